@@ -1,0 +1,86 @@
+// TeksTable: a RocksDB memtable that weaves a concurrent cuckoo hash (point
+// reads and writes in O(1)) and a skip list (ordered reads) over one pool of
+// entries. This header is all an application needs to pick it from C++:
+//
+//   options.memtable_factory = teksdb::NewTeksTableFactory();
+//
+// Linking (or LD_PRELOAD-ing) libteksdb also registers the factory with
+// RocksDB's ObjectRegistry, so option strings and OPTIONS files find it:
+//
+//   memtable_factory=teks                       everything on (the default)
+//   memtable_factory=teks-acsp                  a paper variant (see below)
+//   memtable_factory={id=teks;shortcut=false}   options by name
+//   db_bench --memtablerep=teks  /  --memtablerep='id=teks;async=false'
+//
+// Options (all booleans, "true"/"false"); the paper's ablation (Fig. 4):
+//   async            link new keys into the skip list in the background
+//                    (false: link synchronously on the write path)
+//   concurrent_hash  insert new keys into the hash lock-free
+//                    (false: one writer at a time)
+//   shortcut         seek to a key present in the memtable through the hash
+//   inplace          drop versions no reader can need; takes effect only
+//                    under the TeksDB layer (teks_db.h), which proves it
+//                    safe; a plain factory always keeps every version
+// Variant ids: teks-s (none of the above), teks-a (async), teks-ac
+// (+concurrent_hash), teks-acsp (+shortcut), teks-acsp-in (= teks).
+//
+// Unknown option names and malformed values are rejected with
+// Status::InvalidArgument naming them. DB::Open refuses, with a message,
+// column families TeksTable cannot serve: user-defined timestamps, and
+// comparators under which keys with different bytes can be equal.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rocksdb/memtablerep.h"
+#include "rocksdb/types.h"
+
+namespace ROCKSDB_NAMESPACE {
+class ObjectLibrary;
+}  // namespace ROCKSDB_NAMESPACE
+
+namespace teksdb {
+
+struct TeksTableOptions {
+  bool async = true;
+  bool concurrent_hash = true;
+  bool shortcut = true;
+  bool inplace = true;
+
+  // The options of a paper variant id ("teks", "teks-s", ...); false if the
+  // id names none.
+  static bool ForVariant(const std::string& id, TeksTableOptions* out);
+};
+
+// Tells TeksTable which versions no reader can need. Implemented by the
+// TeksDB layer; a factory without one keeps every version.
+class VersionDropPolicy {
+ public:
+  virtual ~VersionDropPolicy() = default;
+  // A sequence number S such that every current and future reader of the
+  // memtables reads at a sequence >= S, and every write with a sequence
+  // <= S is already in the memtable. A version shadowed by a newer non-merge
+  // version with sequence <= S is then unreachable.
+  virtual ROCKSDB_NAMESPACE::SequenceNumber OldestReadableSequence() const = 0;
+};
+
+// The name TeksTable registers under and reports from Name().
+constexpr const char* kTeksTableFactoryName = "TeksTableFactory";
+constexpr const char* kTeksTableNickName = "teks";
+
+std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> NewTeksTableFactory(
+    const TeksTableOptions& options = TeksTableOptions(),
+    std::shared_ptr<VersionDropPolicy> drop_policy = nullptr);
+
+// The options of a factory made by NewTeksTableFactory or the registry, or
+// nullptr if `factory` is not TeksTable's.
+const TeksTableOptions* GetTeksTableOptions(
+    const ROCKSDB_NAMESPACE::MemTableRepFactory& factory);
+
+// Registers "teks", its variants and "TeksTableFactory" in `library`. Done
+// for ObjectLibrary::Default() when libteksdb loads; exposed for programs
+// that keep their own registries.
+void RegisterTeksTable(ROCKSDB_NAMESPACE::ObjectLibrary& library);
+
+}  // namespace teksdb

@@ -1,0 +1,77 @@
+// BackgroundLinker implementation: the worker loop and its wake-ups.
+#include "background_linker.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "link_queue.h"
+
+namespace teksdb {
+namespace {
+constexpr size_t kLinkBatch = 256;
+constexpr auto kSleepBackstop = std::chrono::milliseconds(5);
+}  // namespace
+
+BackgroundLinker::~BackgroundLinker() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void BackgroundLinker::Register(LinkQueue* queue) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queues_.push_back(queue);
+  if (!worker_.joinable()) worker_ = std::thread([this] { Run(); });
+}
+
+void BackgroundLinker::Unregister(LinkQueue* queue) {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_cv_.wait(lock, [&] { return busy_ != queue; });
+  queues_.erase(std::find(queues_.begin(), queues_.end(), queue));
+}
+
+void BackgroundLinker::Notify() {
+  // seq_cst pairs with the worker's store before its last check for work.
+  if (sleeping_.load(std::memory_order_seq_cst) &&
+      sleeping_.exchange(false, std::memory_order_seq_cst)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    work_cv_.notify_one();
+  }
+}
+
+LinkQueue* BackgroundLinker::PickQueueLocked() {
+  for (size_t i = 0; i < queues_.size(); ++i) {
+    LinkQueue* q = queues_[(next_ + i) % queues_.size()];
+    if (q->HasPending()) {
+      next_ = (next_ + i + 1) % queues_.size();
+      return q;
+    }
+  }
+  return nullptr;
+}
+
+void BackgroundLinker::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    LinkQueue* q = PickQueueLocked();
+    if (q == nullptr) {
+      sleeping_.store(true, std::memory_order_seq_cst);
+      if (PickQueueLocked() == nullptr && !stop_) {
+        work_cv_.wait_for(lock, kSleepBackstop);
+      }
+      sleeping_.store(false, std::memory_order_relaxed);
+      continue;
+    }
+    busy_ = q;
+    lock.unlock();
+    q->LinkSome(kLinkBatch);
+    lock.lock();
+    busy_ = nullptr;
+    idle_cv_.notify_all();
+  }
+}
+
+}  // namespace teksdb

@@ -1,0 +1,59 @@
+// BackgroundLinker: one worker thread, shared by every memtable a factory
+// creates, that links records from their LinkQueues into their skip lists
+// off the write path (paper §4.5: "a single background worker ... receives
+// help from user threads").
+//
+// Thread safety:
+//   - Register/Unregister/Notify may be called from any thread.
+//   - The worker takes a queue, marks it busy under `mu_`, links a batch
+//     without the lock, then clears busy. Unregister() waits while its queue
+//     is busy, so once it returns the worker never touches that queue again.
+//   - Notify() is cheap on the write path: it takes the mutex only when the
+//     worker announced it is going to sleep (`sleeping_`), and exactly one
+//     notifier wakes it. The worker re-checks for work after announcing,
+//     under the mutex, so no wake-up is lost; a short timed wait backs that
+//     up. Correctness never depends on the worker: readers help.
+//
+// Lifetime: shared_ptr-owned by the factory and by each LinkQueue, so it
+// outlives every queue registered with it; the destructor joins the thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace teksdb {
+
+class LinkQueue;
+
+class BackgroundLinker {
+ public:
+  BackgroundLinker() = default;
+  ~BackgroundLinker();
+  BackgroundLinker(const BackgroundLinker&) = delete;
+  BackgroundLinker& operator=(const BackgroundLinker&) = delete;
+
+  // Starts the worker thread on the first registration.
+  void Register(LinkQueue* queue);
+  void Unregister(LinkQueue* queue);
+  void Notify();
+
+ private:
+  void Run();
+  // REQUIRES: mu_ held. A registered queue with pending work, round robin.
+  LinkQueue* PickQueueLocked();
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::condition_variable idle_cv_;
+  std::vector<LinkQueue*> queues_;
+  size_t next_ = 0;
+  LinkQueue* busy_ = nullptr;
+  bool stop_ = false;
+  std::atomic<bool> sleeping_{false};
+  std::thread worker_;
+};
+
+}  // namespace teksdb

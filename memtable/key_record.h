@@ -1,0 +1,109 @@
+// KeyRecord: the one place a user key has in TeksTable (paper §4, Fig. 2).
+//
+// A record is at once the value the cuckoo hash maps a user key to, the node
+// the ordered index (skip list) links, and the head of the key's
+// VersionChain. Since the hash points at the node itself, the paper's
+// shortcut pointer from hash entry to skip-list node is the record pointer.
+//
+// Memory layout. Every MemTableRep::Allocate() reserves a whole record, like
+// RocksDB's InlineSkipList, so the key bytes sit in the node a scan touches:
+//
+//   [ next[h-1] ... next[1] ] [ next[0] | chain | state | linked | height ]
+//   [ Version header ] [ entry: varint32 | user key | tag | value ... ]
+//
+// Upper skip-list levels sit at negative offsets from the record. When the
+// entry turns out to update a key that already has a record, only its
+// Version (header + entry) is used and the record part stays unused.
+//
+// Thread safety:
+//   - state: PENDING while its inserter settles a race with another
+//     inserter of the same key in the hash; LIVE once it owns the key (and
+//     then forever); REMOVED if it lost. Only LIVE records are read.
+//   - linked: set (release) once the record is in the skip list's level 0;
+//     the shortcut seek only jumps to linked records.
+//   - next pointers follow InlineSkipList's rules (see ordered_index.h).
+//
+// Invariants: the record's own key (its first entry's user key) never
+// changes; records are never freed while the memtable lives.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <new>
+
+#include "version_chain.h"
+
+namespace teksdb {
+
+class KeyRecord {
+ public:
+  static constexpr int kMaxHeight = 12;
+  enum State : uint8_t { kPending = 0, kLive = 1, kRemoved = 2 };
+
+  // Bytes to reserve for a record of `height` whose entry is `entry_len`.
+  static size_t AllocationSize(int height, size_t entry_len) {
+    return sizeof(std::atomic<KeyRecord*>) * (height - 1) + sizeof(KeyRecord) +
+           entry_len;
+  }
+
+  // Builds a record of `height` at the start of `memory` (AllocationSize
+  // bytes, pointer-aligned). Its entry bytes are to be written by the caller.
+  static KeyRecord* Create(char* memory, int height) {
+    auto* tower = reinterpret_cast<std::atomic<KeyRecord*>*>(memory);
+    for (int i = 0; i < height - 1; ++i) new (&tower[i]) std::atomic<KeyRecord*>(nullptr);
+    char* at = memory + sizeof(std::atomic<KeyRecord*>) * (height - 1);
+    return new (at) KeyRecord(height);
+  }
+
+  Version* first_version() { return &first_version_; }
+  const Version* first_version() const { return &first_version_; }
+  // The record's own user key: that of the entry it was allocated with.
+  Slice user_key() const { return first_version_.view().user_key(); }
+  const char* key_entry() const { return first_version_.entry(); }
+
+  VersionChain& versions() { return chain_; }
+  const VersionChain& versions() const { return chain_; }
+
+  int height() const { return height_; }
+
+  // Acquire: observe a fully initialized record and entry.
+  KeyRecord* Next(int level) const {
+    return next_slot(level).load(std::memory_order_acquire);
+  }
+  void SetNextRelaxed(int level, KeyRecord* x) {
+    next_slot(level).store(x, std::memory_order_relaxed);
+  }
+  bool CasNext(int level, KeyRecord* expected, KeyRecord* x) {
+    return next_slot(level).compare_exchange_strong(
+        expected, x, std::memory_order_release, std::memory_order_relaxed);
+  }
+
+  State state() const {
+    return static_cast<State>(state_.load(std::memory_order_acquire));
+  }
+  void set_state(State s) { state_.store(s, std::memory_order_release); }
+
+  bool linked() const { return linked_.load(std::memory_order_acquire) != 0; }
+  void set_linked() { linked_.store(1, std::memory_order_release); }
+
+  // The head node of a skip list: a record with no entry.
+  static KeyRecord* CreateHead(char* memory) { return Create(memory, kMaxHeight); }
+
+ private:
+  explicit KeyRecord(int height)
+      : chain_(&first_version_), height_(static_cast<uint8_t>(height)) {}
+
+  std::atomic<KeyRecord*>& next_slot(int level) const {
+    return const_cast<std::atomic<KeyRecord*>*>(&next0_)[-level];
+  }
+
+  std::atomic<KeyRecord*> next0_{nullptr};
+  VersionChain chain_;
+  std::atomic<uint8_t> state_{kPending};
+  std::atomic<uint8_t> linked_{0};
+  uint8_t height_;
+  Version first_version_;  // last member: the entry bytes follow it
+};
+static_assert(sizeof(KeyRecord) == 32, "record header is four words");
+
+}  // namespace teksdb

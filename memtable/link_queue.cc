@@ -1,0 +1,83 @@
+// LinkQueue implementation: tickets, the linked-ticket ring and watermark.
+#include "link_queue.h"
+
+#include <thread>
+
+#include "background_linker.h"
+#include "cpu_relax.h"
+
+namespace teksdb {
+
+LinkQueue::LinkQueue(OrderedIndex* index, std::shared_ptr<BackgroundLinker> linker)
+    : index_(index),
+      linked_ring_(new std::atomic<uint64_t>[kRingSize]),
+      linker_(std::move(linker)) {
+  // Start every slot at a value that is no ticket, so none reads as linked
+  // before its ticket is.
+  for (uint64_t i = 0; i < kRingSize; ++i) linked_ring_[i].store(~uint64_t{0});
+  linker_->Register(this);
+}
+
+LinkQueue::~LinkQueue() { linker_->Unregister(this); }
+
+void LinkQueue::Enqueue(KeyRecord* record) {
+  // seq_cst pairs with the linker's check for work before it sleeps.
+  const uint64_t ticket = issued_.fetch_add(1, std::memory_order_seq_cst);
+  while (ticket >= watermark_.load(std::memory_order_acquire) + kRingSize) {
+    if (LinkSome(64) == 0) std::this_thread::yield();
+  }
+  const uint64_t backlog = ticket + 1 - watermark_.load(std::memory_order_relaxed);
+  uint64_t largest = largest_backlog_.load(std::memory_order_relaxed);
+  while (backlog > largest &&
+         !largest_backlog_.compare_exchange_weak(largest, backlog,
+                                                 std::memory_order_relaxed)) {
+  }
+  queue_.enqueue(Task{record, ticket});
+  linker_->Notify();
+}
+
+size_t LinkQueue::LinkSome(size_t max) {
+  size_t linked = 0;
+  Task task;
+  while (linked < max && queue_.try_dequeue(task)) {
+    index_->Insert(task.record);
+    MarkLinked(task.ticket);
+    ++linked;
+  }
+  return linked;
+}
+
+void LinkQueue::MarkLinked(uint64_t ticket) {
+  // Release: the skip-list links of this record happen before anyone who
+  // sees the watermark pass `ticket`.
+  linked_ring_[ticket % kRingSize].store(ticket, std::memory_order_release);
+  uint64_t w = watermark_.load(std::memory_order_acquire);
+  while (linked_ring_[w % kRingSize].load(std::memory_order_acquire) == w) {
+    // On failure `w` reloads; every thread racing here advances the same
+    // contiguous run, each step exactly once.
+    if (watermark_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel)) ++w;
+  }
+}
+
+void LinkQueue::WaitUntilLinked() {
+  const uint64_t target = issued_.load(std::memory_order_acquire);
+  for (int idle = 0; watermark_.load(std::memory_order_acquire) < target;) {
+    // Tickets below `target` may still be on their way into the queue, or
+    // in another thread's hands: help with what is there, then pause (and
+    // give the core away if that thread may be descheduled).
+    if (LinkSome(256) != 0) {
+      idle = 0;
+    } else if (++idle < 64) {
+      CpuRelax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
+size_t LinkQueue::MemoryUsage() const {
+  return sizeof(*this) + kRingSize * sizeof(linked_ring_[0]) +
+         largest_backlog_.load(std::memory_order_relaxed) * sizeof(Task) * 2;
+}
+
+}  // namespace teksdb

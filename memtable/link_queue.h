@@ -1,0 +1,80 @@
+// LinkQueue: the records of one memtable that are in the hash but not yet in
+// the skip list, and the completeness barrier over them (paper §4.5).
+//
+// Writers put a new key's record into the cuckoo hash synchronously and
+// Enqueue() it here; the shared BackgroundLinker, and any reader that needs
+// order, take records out (moodycamel::ConcurrentQueue) and link them into
+// the OrderedIndex.
+//
+// Completeness barrier. Each enqueued record gets a ticket (0, 1, 2, ...).
+// Whoever links a record marks its ticket in a ring and advances the
+// watermark past every contiguously linked ticket. WaitUntilLinked() reads
+// the number of tickets issued and helps link until the watermark reaches
+// it, so it returns only once every record enqueued before it started is in
+// the skip list, however many writers keep adding records meanwhile. The
+// queue's emptiness (or size_approx()) is never trusted for that.
+//
+// Thread safety: every method may be called from any number of threads at
+// once. A writer whose ticket is a full ring ahead of the watermark helps
+// link until it is not, which bounds the backlog.
+#pragma once
+
+#include <atomic>
+#include <concurrentqueue/concurrentqueue.h>
+#include <cstdint>
+#include <memory>
+
+#include "ordered_index.h"
+
+namespace teksdb {
+
+class BackgroundLinker;
+
+class LinkQueue {
+ public:
+  // Registers with `linker`, which then links this queue's records in the
+  // background.
+  LinkQueue(OrderedIndex* index, std::shared_ptr<BackgroundLinker> linker);
+  // Waits until the background linker is not working on this queue.
+  // Records still queued are dropped: nobody reads a dying memtable.
+  ~LinkQueue();
+  LinkQueue(const LinkQueue&) = delete;
+  LinkQueue& operator=(const LinkQueue&) = delete;
+
+  void Enqueue(KeyRecord* record);
+
+  // Links up to `max` queued records; returns how many it linked.
+  size_t LinkSome(size_t max);
+
+  // Returns once every record enqueued before the call is linked.
+  void WaitUntilLinked();
+
+  bool HasPending() const {
+    return watermark_.load(std::memory_order_acquire) <
+           issued_.load(std::memory_order_seq_cst);
+  }
+
+  // Bytes held outside the arena: the ring and the queue's blocks (which it
+  // keeps for reuse, so they follow the largest backlog seen).
+  size_t MemoryUsage() const;
+
+ private:
+  static constexpr uint64_t kRingSize = 4096;
+  struct Task {
+    KeyRecord* record;
+    uint64_t ticket;
+  };
+
+  void MarkLinked(uint64_t ticket);
+
+  OrderedIndex* const index_;
+  moodycamel::ConcurrentQueue<Task> queue_;
+  std::atomic<uint64_t> issued_{0};
+  std::atomic<uint64_t> watermark_{0};
+  std::atomic<uint64_t> largest_backlog_{0};
+  // linked_ring_[t % kRingSize] == t once ticket t is linked.
+  std::unique_ptr<std::atomic<uint64_t>[]> linked_ring_;
+  std::shared_ptr<BackgroundLinker> linker_;
+};
+
+}  // namespace teksdb

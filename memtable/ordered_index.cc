@@ -1,0 +1,123 @@
+// OrderedIndex implementation: lock-free skip-list insert and searches.
+#include "ordered_index.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+
+namespace teksdb {
+
+int RandomRecordHeight() {
+  thread_local uint64_t state =
+      std::random_device{}() | (uint64_t{std::random_device{}()} << 32) | 1;
+  // xorshift64: cheap and good enough for coin flips.
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  uint64_t bits = state;
+  int height = 1;
+  while (height < KeyRecord::kMaxHeight && (bits & 3) == 0) {
+    ++height;
+    bits >>= 2;
+  }
+  return height;
+}
+
+OrderedIndex::OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp)
+    : cmp_(cmp),
+      head_bytes_(KeyRecord::AllocationSize(KeyRecord::kMaxHeight, 0)),
+      head_memory_(new char[head_bytes_]),
+      head_(KeyRecord::CreateHead(head_memory_.get())) {}
+
+bool OrderedIndex::Before(const KeyRecord* r, const char* key_entry) const {
+  return cmp_(r->key_entry(), key_entry) < 0;
+}
+
+void OrderedIndex::Insert(KeyRecord* record) {
+  const int height = record->height();
+  int max = MaxHeight();
+  while (height > max &&
+         !max_height_.compare_exchange_weak(max, height, std::memory_order_relaxed)) {
+  }
+  // A reader that sees the new max height before the new levels are linked
+  // finds head->Next(level) == nullptr there and simply moves down.
+  const char* key = record->key_entry();
+  KeyRecord* prev[KeyRecord::kMaxHeight];
+  KeyRecord* next[KeyRecord::kMaxHeight];
+  auto find_splice = [&](int level, KeyRecord* start) {
+    KeyRecord* x = start;
+    while (true) {
+      KeyRecord* n = x->Next(level);
+      if (n == nullptr || !Before(n, key)) {
+        prev[level] = x;
+        next[level] = n;
+        return;
+      }
+      x = n;
+    }
+  };
+  KeyRecord* start = head_;
+  for (int level = std::max(MaxHeight(), height) - 1; level >= 0; --level) {
+    find_splice(level, start);
+    start = prev[level];
+  }
+  for (int level = 0; level < height; ++level) {
+    while (true) {
+      // Relaxed: the release CAS publishes the record with this link.
+      record->SetNextRelaxed(level, next[level]);
+      if (prev[level]->CasNext(level, next[level], record)) break;
+      // Someone linked a node next to ours: search again from prev, which
+      // still sorts before us (nodes are never removed).
+      find_splice(level, prev[level]);
+    }
+    if (level == 0) record->set_linked();
+  }
+}
+
+KeyRecord* OrderedIndex::FindGreaterOrEqual(const Slice& target_internal_key) const {
+  KeyRecord* x = head_;
+  int level = MaxHeight() - 1;
+  while (true) {
+    KeyRecord* n = x->Next(level);
+    if (n != nullptr && cmp_(n->key_entry(), target_internal_key) < 0) {
+      x = n;
+    } else if (level == 0) {
+      return n;
+    } else {
+      --level;
+    }
+  }
+}
+
+KeyRecord* OrderedIndex::FindLessThan(const KeyRecord* record) const {
+  const char* key = record->key_entry();
+  KeyRecord* x = head_;
+  int level = MaxHeight() - 1;
+  while (true) {
+    KeyRecord* n = x->Next(level);
+    if (n != nullptr && Before(n, key)) {
+      x = n;
+    } else if (level == 0) {
+      return x == head_ ? nullptr : x;
+    } else {
+      --level;
+    }
+  }
+}
+
+KeyRecord* OrderedIndex::Last() const {
+  KeyRecord* x = head_;
+  int level = MaxHeight() - 1;
+  while (true) {
+    KeyRecord* n = x->Next(level);
+    if (n != nullptr) {
+      x = n;
+    } else if (level == 0) {
+      return x == head_ ? nullptr : x;
+    } else {
+      --level;
+    }
+  }
+}
+
+}  // namespace teksdb

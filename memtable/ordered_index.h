@@ -1,0 +1,67 @@
+// OrderedIndex: the skip list that keeps KeyRecords sorted by user key, for
+// scans, seeks that miss the hash, and flush (paper §4.3–4.5).
+//
+// It holds one node per user key (the KeyRecord itself), never one per
+// version: updates of an existing key never touch it. Nodes are compared
+// through RocksDB's MemTableRep::KeyComparator on each record's first entry;
+// records of different user keys order by user key whatever their sequence.
+//
+// Thread safety:
+//   - Insert() is lock-free and may run from several threads at once (the
+//     background linker and readers helping it), using CAS per level as
+//     RocksDB's InlineSkipList::InsertConcurrently does. Each record is
+//     inserted at most once (the link queue hands it to one thread).
+//   - Readers take no locks and may run during inserts. A record becomes
+//     visible to level-0 traversal at its level-0 CAS and is then marked
+//     linked().
+//
+// Invariants: nodes are never removed or freed while the index lives; a
+// node's key never changes; each level is sorted at every instant.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "key_record.h"
+#include "rocksdb/memtablerep.h"
+
+namespace teksdb {
+
+class OrderedIndex {
+ public:
+  explicit OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp);
+
+  // REQUIRES: no record of the same user key is in the index.
+  void Insert(KeyRecord* record);
+
+  // The first record whose user key is >= that of `target_internal_key`
+  // (an internal key whose tag is kMaxPackedTag), or nullptr.
+  KeyRecord* FindGreaterOrEqual(const Slice& target_internal_key) const;
+  // The last record whose user key is < that of `record`, or nullptr.
+  KeyRecord* FindLessThan(const KeyRecord* record) const;
+  KeyRecord* First() const { return head_->Next(0); }
+  KeyRecord* Last() const;
+  const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& comparator() const {
+    return cmp_;
+  }
+
+  // Bytes held outside the arena (the head node).
+  size_t MemoryUsage() const { return sizeof(*this) + head_bytes_; }
+
+ private:
+  int MaxHeight() const { return max_height_.load(std::memory_order_relaxed); }
+  // Whether `r` sorts before the record `key_entry` belongs to.
+  bool Before(const KeyRecord* r, const char* key_entry) const;
+
+  const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp_;
+  const size_t head_bytes_;
+  std::unique_ptr<char[]> head_memory_;
+  KeyRecord* head_;
+  std::atomic<int> max_height_{1};
+};
+
+// A random skip-list height (branching factor 4, at most kMaxHeight), from a
+// per-thread generator.
+int RandomRecordHeight();
+
+}  // namespace teksdb

@@ -1,0 +1,125 @@
+// What TeksTable needs from RocksDB 7.8.3 that its installed headers do not
+// declare, and how a memtable entry is laid out.
+//
+// RocksDB passes a MemTableRep an `Allocator*` (really a ConcurrentArena) and
+// a `const LookupKey&`, but `memory/allocator.h` and `db/dbformat.h` are not
+// installed. The declarations below copy only their layouts, member for
+// member and virtual for virtual, so that calls into the library's objects
+// land where the library put them. tests/rocksdb_layout_test.cc checks both
+// against the installed librocksdb; update them together when RocksDB moves.
+//
+// Entry format (written by MemTable::Add, frozen by RocksDB's API contract):
+//   varint32(internal_key_len) | user_key | fixed64(seq << 8 | type) |
+//   varint32(value_len) | value [| protection bytes]
+//
+// Thread safety: everything here is a pure function of immutable bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "rocksdb/slice.h"
+#include "rocksdb/types.h"
+
+namespace ROCKSDB_NAMESPACE {
+
+class Logger;
+
+// Layout of memory/allocator.h's Allocator (base of Arena and ConcurrentArena).
+class Allocator {
+ public:
+  virtual ~Allocator() {}
+  virtual char* Allocate(size_t bytes) = 0;
+  virtual char* AllocateAligned(size_t bytes, size_t huge_page_size = 0,
+                                Logger* logger = nullptr) = 0;
+  virtual size_t BlockSize() const = 0;
+};
+
+// Layout of db/dbformat.h's LookupKey. The constructor is exported by
+// librocksdb; the accessors are inline there as here.
+class LookupKey {
+ public:
+  LookupKey(const Slice& user_key, SequenceNumber sequence,
+            const Slice* ts = nullptr);
+  ~LookupKey();
+  const char* memtable_key() const { return start_; }
+  Slice internal_key() const {
+    return Slice(kstart_, static_cast<size_t>(end_ - kstart_));
+  }
+  Slice user_key() const {
+    return Slice(kstart_, static_cast<size_t>(end_ - kstart_ - 8));
+  }
+
+ private:
+  const char* start_;
+  const char* kstart_;
+  const char* end_;
+  char space_[200];
+};
+
+}  // namespace ROCKSDB_NAMESPACE
+
+namespace teksdb {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "entry tags are decoded as little-endian fixed64");
+
+using ROCKSDB_NAMESPACE::SequenceNumber;
+using ROCKSDB_NAMESPACE::Slice;
+
+// db/dbformat.h's ValueType values that can appear in a memtable entry.
+enum EntryType : uint8_t {
+  kEntryDeletion = 0x0,
+  kEntryValue = 0x1,
+  kEntryMerge = 0x2,
+  kEntrySingleDeletion = 0x7,
+  kEntryBlobIndex = 0x11,
+  kEntryDeletionWithTimestamp = 0x14,
+  kEntryWideColumnEntity = 0x16,
+};
+
+// The largest packed (seq << 8 | type): sorts before every real entry of a
+// user key, so seeking to it finds the key's newest version.
+constexpr uint64_t kMaxPackedTag = ~uint64_t{0};
+
+// True when a reader that finds this type stops looking at older versions of
+// the key (everything except merge operands).
+inline bool EndsVersionSearch(uint8_t type) {
+  return type != kEntryMerge;
+}
+
+// A decoded view of one memtable entry.
+struct EntryView {
+  Slice internal_key;
+
+  static EntryView Decode(const char* entry) {
+    uint32_t len = 0;
+    int shift = 0;
+    const auto* p = reinterpret_cast<const uint8_t*>(entry);
+    while (true) {
+      uint32_t byte = *p++;
+      len |= (byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) break;
+      shift += 7;
+    }
+    return EntryView{Slice(reinterpret_cast<const char*>(p), len)};
+  }
+
+  Slice user_key() const {
+    return Slice(internal_key.data(), internal_key.size() - 8);
+  }
+  uint64_t packed_tag() const {
+    uint64_t tag;
+    std::memcpy(&tag, internal_key.data() + internal_key.size() - 8, 8);
+    return tag;  // little-endian hosts only, as RocksDB's EncodeFixed64
+  }
+  SequenceNumber sequence() const { return packed_tag() >> 8; }
+  uint8_t type() const { return static_cast<uint8_t>(packed_tag() & 0xff); }
+};
+
+inline bool SameBytes(const Slice& a, const Slice& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace teksdb

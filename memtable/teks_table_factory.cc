@@ -1,0 +1,206 @@
+// TeksTableFactory: the MemTableRepFactory that creates TeksTableReps, its
+// options (the paper's ablation switches), their validation, and its
+// registration in RocksDB's ObjectRegistry as "teks".
+//
+// Thread safety: a factory is shared by every column family and memtable
+// that uses it. Its options are fixed once configured; the write buffer
+// size it sizes hashes from is an atomic; its BackgroundLinker is
+// thread-safe.
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <unordered_map>
+
+#include "background_linker.h"
+#include "rocksdb/comparator.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/options.h"
+#include "rocksdb/utilities/object_registry.h"
+#include "rocksdb/utilities/options_type.h"
+#include "teks_table_rep.h"
+#include "teksdb/teks_table.h"
+
+namespace teksdb {
+
+using ROCKSDB_NAMESPACE::ColumnFamilyOptions;
+using ROCKSDB_NAMESPACE::ConfigOptions;
+using ROCKSDB_NAMESPACE::DBOptions;
+using ROCKSDB_NAMESPACE::MemTableRep;
+using ROCKSDB_NAMESPACE::MemTableRepFactory;
+using ROCKSDB_NAMESPACE::OptionType;
+using ROCKSDB_NAMESPACE::OptionTypeFlags;
+using ROCKSDB_NAMESPACE::OptionTypeInfo;
+using ROCKSDB_NAMESPACE::OptionVerificationType;
+using ROCKSDB_NAMESPACE::Status;
+
+namespace {
+
+constexpr const char* kOptionNames = "async, concurrent_hash, shortcut, inplace";
+
+// The hash starts with a slot per this many bytes of write buffer: room for
+// every key of a buffer of ~300-byte entries, under 3% of its size. Tables
+// are chained (each twice the last) if more keys arrive.
+constexpr size_t kWriteBufferBytesPerHashSlot = 256;
+constexpr size_t kMinHashSlots = 1024;
+
+Status ParseBoolean(const ConfigOptions&, const std::string& name,
+                    const std::string& value, void* addr) {
+  bool* out = static_cast<bool*>(addr);
+  if (value == "true" || value == "1") {
+    *out = true;
+  } else if (value == "false" || value == "0") {
+    *out = false;
+  } else {
+    return Status::InvalidArgument("TeksTable option " + name,
+                                   "'" + value + "' is not true or false");
+  }
+  return Status::OK();
+}
+
+OptionTypeInfo BooleanOption(int offset) {
+  return OptionTypeInfo(offset, OptionType::kBoolean,
+                        OptionVerificationType::kNormal, OptionTypeFlags::kNone,
+                        ParseBoolean);
+}
+
+const std::unordered_map<std::string, OptionTypeInfo> kTeksTableOptionsInfo = {
+    {"async", BooleanOption(offsetof(TeksTableOptions, async))},
+    {"concurrent_hash", BooleanOption(offsetof(TeksTableOptions, concurrent_hash))},
+    {"shortcut", BooleanOption(offsetof(TeksTableOptions, shortcut))},
+    {"inplace", BooleanOption(offsetof(TeksTableOptions, inplace))},
+};
+
+class TeksTableFactory : public MemTableRepFactory {
+ public:
+  TeksTableFactory(const TeksTableOptions& options,
+                   std::shared_ptr<VersionDropPolicy> drop_policy)
+      : options_(options),
+        drop_policy_(std::move(drop_policy)),
+        linker_(std::make_shared<BackgroundLinker>()) {
+    RegisterOptions("TeksTableOptions", &options_, &kTeksTableOptionsInfo);
+  }
+
+  const char* Name() const override { return kTeksTableFactoryName; }
+  const char* NickName() const override { return kTeksTableNickName; }
+  bool IsInsertConcurrentlySupported() const override { return true; }
+  bool CanHandleDuplicatedKey() const override { return true; }
+  const TeksTableOptions& options() const { return options_; }
+
+  using MemTableRepFactory::CreateMemTableRep;
+  MemTableRep* CreateMemTableRep(const MemTableRep::KeyComparator& cmp,
+                                 ROCKSDB_NAMESPACE::Allocator* allocator,
+                                 const ROCKSDB_NAMESPACE::SliceTransform*,
+                                 ROCKSDB_NAMESPACE::Logger*) override {
+    const size_t slots = std::max(
+        kMinHashSlots, write_buffer_size_.load(std::memory_order_relaxed) /
+                           kWriteBufferBytesPerHashSlot);
+    return new TeksTableRep(cmp, allocator, options_, slots, linker_, drop_policy_);
+  }
+
+  // Called by DB::Open for each column family using this factory.
+  Status ValidateOptions(const DBOptions& db_opts,
+                         const ColumnFamilyOptions& cf_opts) const override {
+    const ROCKSDB_NAMESPACE::Comparator* cmp = cf_opts.comparator;
+    if (cmp != nullptr && cmp->timestamp_size() > 0) {
+      return Status::InvalidArgument(
+          "TeksTable does not support user-defined timestamps",
+          std::string("comparator ") + cmp->Name() + " has timestamp size " +
+              std::to_string(cmp->timestamp_size()));
+    }
+    if (cmp != nullptr && cmp->CanKeysWithDifferentByteContentsBeEqual()) {
+      return Status::InvalidArgument(
+          "TeksTable hashes user keys by their bytes",
+          std::string("comparator ") + cmp->Name() +
+              " says keys with different bytes can be equal "
+              "(override CanKeysWithDifferentByteContentsBeEqual if not)");
+    }
+    size_t seen = write_buffer_size_.load(std::memory_order_relaxed);
+    while (cf_opts.write_buffer_size > seen &&
+           !write_buffer_size_.compare_exchange_weak(seen, cf_opts.write_buffer_size)) {
+    }
+    return MemTableRepFactory::ValidateOptions(db_opts, cf_opts);
+  }
+
+ protected:
+  // Unknown option names are an InvalidArgument naming them (RocksDB's
+  // default is NotFound), unless the caller asked to ignore them.
+  Status ConfigureOptions(
+      const ConfigOptions& config_options,
+      const std::unordered_map<std::string, std::string>& opts_map,
+      std::unordered_map<std::string, std::string>* unused) override {
+    std::unordered_map<std::string, std::string> remaining;
+    Status s = MemTableRepFactory::ConfigureOptions(config_options, opts_map,
+                                                    &remaining);
+    if (s.ok() && !remaining.empty() && !config_options.ignore_unknown_options) {
+      return Status::InvalidArgument(
+          "unknown TeksTable option '" + remaining.begin()->first + "'",
+          std::string("known options: ") + kOptionNames);
+    }
+    if (unused != nullptr) unused->insert(remaining.begin(), remaining.end());
+    return s;
+  }
+
+ private:
+  TeksTableOptions options_;
+  const std::shared_ptr<VersionDropPolicy> drop_policy_;
+  const std::shared_ptr<BackgroundLinker> linker_;
+  // RocksDB's default until ValidateOptions tells the real one.
+  mutable std::atomic<size_t> write_buffer_size_{64 << 20};
+};
+
+// Registers on load, so that LD_PRELOAD into db_bench, or linking the shared
+// library, is enough for option strings to find "teks".
+[[maybe_unused]] const bool kRegisteredWithDefaultLibrary = [] {
+  RegisterTeksTable(*ROCKSDB_NAMESPACE::ObjectLibrary::Default());
+  return true;
+}();
+
+}  // namespace
+
+bool TeksTableOptions::ForVariant(const std::string& id, TeksTableOptions* out) {
+  // The paper's Fig. 4 variants, each adding one mechanism to the last.
+  static const std::unordered_map<std::string, TeksTableOptions> kVariants = {
+      {"teks-s", {false, false, false, false}},
+      {"teks-a", {true, false, false, false}},
+      {"teks-ac", {true, true, false, false}},
+      {"teks-acsp", {true, true, true, false}},
+      {"teks-acsp-in", {true, true, true, true}},
+      {kTeksTableNickName, {true, true, true, true}},
+      {kTeksTableFactoryName, {true, true, true, true}},
+  };
+  auto it = kVariants.find(id);
+  if (it == kVariants.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+std::shared_ptr<MemTableRepFactory> NewTeksTableFactory(
+    const TeksTableOptions& options, std::shared_ptr<VersionDropPolicy> drop_policy) {
+  return std::make_shared<TeksTableFactory>(options, std::move(drop_policy));
+}
+
+const TeksTableOptions* GetTeksTableOptions(const MemTableRepFactory& factory) {
+  const auto* teks = dynamic_cast<const TeksTableFactory*>(&factory);
+  return teks != nullptr ? &teks->options() : nullptr;
+}
+
+void RegisterTeksTable(ROCKSDB_NAMESPACE::ObjectLibrary& library) {
+  // Matches "teks", "TeksTableFactory", and "teks-<variant>".
+  ROCKSDB_NAMESPACE::ObjectLibrary::PatternEntry pattern(kTeksTableNickName, true);
+  pattern.AnotherName(kTeksTableFactoryName);
+  pattern.AddSeparator("-");
+  library.AddFactory<MemTableRepFactory>(
+      pattern, [](const std::string& id, std::unique_ptr<MemTableRepFactory>* guard,
+                  std::string* errmsg) -> MemTableRepFactory* {
+        TeksTableOptions options;
+        if (!TeksTableOptions::ForVariant(id, &options)) {
+          *errmsg = "unknown TeksTable variant '" + id +
+                    "' (known: teks, teks-s, teks-a, teks-ac, teks-acsp, teks-acsp-in)";
+          return nullptr;
+        }
+        guard->reset(new TeksTableFactory(options, nullptr));
+        return guard->get();
+      });
+}
+
+}  // namespace teksdb

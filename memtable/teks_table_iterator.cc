@@ -1,0 +1,67 @@
+// TeksTableIterator implementation.
+#include "teks_table_iterator.h"
+
+#include "teks_table_rep.h"
+
+namespace teksdb {
+
+TeksTableIterator::TeksTableIterator(
+    TeksTableRep* rep, const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp)
+    : rep_(rep), cmp_(cmp) {}
+
+void TeksTableIterator::AtNewestOf(KeyRecord* record) {
+  record_ = record;
+  version_ = record != nullptr ? record->versions().Newest() : nullptr;
+}
+
+void TeksTableIterator::Next() {
+  version_ = version_->older();
+  if (version_ == nullptr) AtNewestOf(record_->Next(0));
+}
+
+void TeksTableIterator::Prev() {
+  // Found by sequence, not by link: `version_` may have been dropped from the
+  // chain since we reached it.
+  Version* newer = record_->versions().NewerThan(version_);
+  if (newer != nullptr) {
+    version_ = newer;
+    return;
+  }
+  record_ = rep_->ordered_index().FindLessThan(record_);
+  version_ = record_ != nullptr ? record_->versions().Oldest() : nullptr;
+}
+
+void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
+  rep_->WaitUntilLinked();
+  KeyRecord* record = rep_->SeekRecord(internal_key);
+  const Slice user_key(internal_key.data(), internal_key.size() - 8);
+  if (record == nullptr || !SameBytes(record->user_key(), user_key)) {
+    AtNewestOf(record);
+    return;
+  }
+  uint64_t tag;
+  std::memcpy(&tag, internal_key.data() + user_key.size(), sizeof(tag));
+  record_ = record;
+  version_ = record->versions().FirstAtOrBelow(tag);
+  if (version_ == nullptr) AtNewestOf(record->Next(0));
+}
+
+void TeksTableIterator::SeekForPrev(const Slice& internal_key,
+                                    const char* memtable_key) {
+  Seek(internal_key, memtable_key);
+  if (!Valid()) SeekToLast();
+  while (Valid() && cmp_(key(), internal_key) > 0) Prev();
+}
+
+void TeksTableIterator::SeekToFirst() {
+  rep_->WaitUntilLinked();
+  AtNewestOf(rep_->ordered_index().First());
+}
+
+void TeksTableIterator::SeekToLast() {
+  rep_->WaitUntilLinked();
+  record_ = rep_->ordered_index().Last();
+  version_ = record_ != nullptr ? record_->versions().Oldest() : nullptr;
+}
+
+}  // namespace teksdb

@@ -1,0 +1,44 @@
+// TeksTableIterator: RocksDB's memtable iterator over a TeksTableRep, in
+// internal-key order: records by user key through the skip list, and within
+// a record its versions newest first.
+//
+// Thread safety: one iterator is used by one thread; any number may run
+// while writers insert. Each Seek*() first makes the skip list complete up
+// to every record inserted before it (a tailing iterator reads at the
+// newest sequence, so it must see records inserted after its creation).
+// Next()/Prev() between seeks may or may not see records inserted after
+// the last seek, as with the stock skip list.
+#pragma once
+
+#include "key_record.h"
+#include "rocksdb/memtablerep.h"
+
+namespace teksdb {
+
+class TeksTableRep;
+
+class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
+ public:
+  TeksTableIterator(TeksTableRep* rep,
+                    const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp);
+
+  bool Valid() const override { return version_ != nullptr; }
+  const char* key() const override { return version_->entry(); }
+  void Next() override;
+  void Prev() override;
+  void Seek(const Slice& internal_key, const char* memtable_key) override;
+  void SeekForPrev(const Slice& internal_key, const char* memtable_key) override;
+  void SeekToFirst() override;
+  void SeekToLast() override;
+
+ private:
+  // Positions at `record`'s newest version (or nowhere if null).
+  void AtNewestOf(KeyRecord* record);
+
+  TeksTableRep* const rep_;
+  const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp_;
+  KeyRecord* record_ = nullptr;
+  Version* version_ = nullptr;
+};
+
+}  // namespace teksdb

@@ -1,0 +1,133 @@
+// TeksTableRep implementation: the write path (Allocate, InsertKey), the
+// sequence-gated point read (Get), and the entry points of ordered reads.
+#include "teks_table_rep.h"
+
+#include <cstring>
+#include <string>
+
+#include "background_linker.h"
+#include "rocksdb_internals.h"
+#include "teks_table_iterator.h"
+
+namespace teksdb {
+
+TeksTableRep::TeksTableRep(const KeyComparator& cmp,
+                           ROCKSDB_NAMESPACE::Allocator* allocator,
+                           const TeksTableOptions& options, size_t initial_hash_slots,
+                           std::shared_ptr<BackgroundLinker> linker,
+                           std::shared_ptr<VersionDropPolicy> drop_policy)
+    : MemTableRep(allocator),
+      options_(options),
+      drop_policy_(options.inplace ? std::move(drop_policy) : nullptr),
+      hash_(initial_hash_slots, !options.concurrent_hash),
+      index_(cmp) {
+  if (options_.async) link_queue_.reset(new LinkQueue(&index_, std::move(linker)));
+}
+
+TeksTableRep::~TeksTableRep() = default;
+
+ROCKSDB_NAMESPACE::KeyHandle TeksTableRep::Allocate(const size_t len, char** buf) {
+  const int height = RandomRecordHeight();
+  char* memory = allocator_->AllocateAligned(KeyRecord::AllocationSize(height, len));
+  KeyRecord* record = KeyRecord::Create(memory, height);
+  *buf = record->first_version()->mutable_entry();
+  return record;
+}
+
+bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
+  auto* record = static_cast<KeyRecord*>(handle);
+  const Slice user_key = record->user_key();
+  const uint64_t hash = CuckooIndex::Hash(user_key);
+  KeyRecord* owner = hash_.FindLive(user_key, hash);
+  if (owner == nullptr) owner = hash_.FindOrInsert(user_key, hash, record);
+  if (owner == record) {
+    if (link_queue_ != nullptr) {
+      link_queue_->Enqueue(record);
+    } else {
+      index_.Insert(record);
+    }
+    return true;
+  }
+  // An update: the entry joins the key's chain; its record part stays unused.
+  if (!owner->versions().Insert(record->first_version())) return false;
+  if (drop_policy_ != nullptr) MaybeDropShadowedVersions(owner);
+  return true;
+}
+
+void TeksTableRep::MaybeDropShadowedVersions(KeyRecord* record) {
+  Version* newest = record->versions().Newest();
+  if (newest->older() == nullptr) return;
+  record->versions().DropShadowed(drop_policy_->OldestReadableSequence());
+}
+
+bool TeksTableRep::Contains(const char* key) const {
+  const EntryView target = EntryView::Decode(key);
+  const Slice user_key = target.user_key();
+  KeyRecord* record = hash_.FindLive(user_key, CuckooIndex::Hash(user_key));
+  if (record == nullptr) return false;
+  const SequenceNumber seq = target.sequence();
+  for (Version* v = record->versions().Newest(); v != nullptr; v = v->older()) {
+    if (v->sequence() == seq) return true;
+  }
+  return false;
+}
+
+void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
+                       bool (*callback_func)(void* arg, const char* entry)) {
+  const Slice user_key = k.user_key();
+  KeyRecord* record = hash_.FindLive(user_key, CuckooIndex::Hash(user_key));
+  if (record == nullptr) return;
+  uint64_t lookup_tag;
+  std::memcpy(&lookup_tag, user_key.data() + user_key.size(), sizeof(lookup_tag));
+  // Versions newer than the reader's sequence are skipped, never shown; the
+  // callback asks for older ones while it collects merge operands or its
+  // ReadCallback rejects a version.
+  for (Version* v = record->versions().FirstAtOrBelow(lookup_tag);
+       v != nullptr && callback_func(callback_args, v->entry()); v = v->older()) {
+  }
+}
+
+size_t TeksTableRep::ApproximateMemoryUsage() {
+  return hash_.MemoryUsage() + index_.MemoryUsage() +
+         (link_queue_ != nullptr ? link_queue_->MemoryUsage() : 0);
+}
+
+void TeksTableRep::WaitUntilLinked() {
+  if (link_queue_ != nullptr) link_queue_->WaitUntilLinked();
+}
+
+KeyRecord* TeksTableRep::SeekRecord(const Slice& target_internal_key) const {
+  const Slice user_key(target_internal_key.data(), target_internal_key.size() - 8);
+  if (options_.shortcut) {
+    KeyRecord* record = hash_.FindLive(user_key, CuckooIndex::Hash(user_key));
+    if (record != nullptr && record->linked()) return record;
+  }
+  // Through the skip list, to the first record of a user key >= user_key:
+  // search for the key with the largest tag, which sorts before all its
+  // versions.
+  char stack_buffer[256];
+  std::string heap_buffer;
+  char* target = stack_buffer;
+  if (target_internal_key.size() > sizeof(stack_buffer)) {
+    heap_buffer.resize(target_internal_key.size());
+    target = &heap_buffer[0];
+  }
+  std::memcpy(target, user_key.data(), user_key.size());
+  std::memset(target + user_key.size(), 0xff, 8);
+  return index_.FindGreaterOrEqual(Slice(target, target_internal_key.size()));
+}
+
+ROCKSDB_NAMESPACE::MemTableRep::Iterator* TeksTableRep::GetIterator(
+    ROCKSDB_NAMESPACE::Arena* arena) {
+  WaitUntilLinked();
+  const KeyComparator& cmp = index_.comparator();
+  if (arena == nullptr) return new TeksTableIterator(this, cmp);
+  // Arena derives from Allocator alone (memory/arena.h), so the pointer is
+  // the Allocator's; the owner runs only the destructor, as for RocksDB's
+  // own reps.
+  auto* arena_allocator = reinterpret_cast<ROCKSDB_NAMESPACE::Allocator*>(arena);
+  void* memory = arena_allocator->AllocateAligned(sizeof(TeksTableIterator));
+  return new (memory) TeksTableIterator(this, cmp);
+}
+
+}  // namespace teksdb

@@ -1,0 +1,88 @@
+// TeksTableRep: the MemTableRep that weaves the cuckoo hash and the skip list
+// over one pool of records (paper §4). The data paths:
+//
+//   put  -> record (Allocate) -> hash: new key?  -> link queue -> skip list
+//                                      existing? -> that key's VersionChain
+//   get  -> hash -> record -> first version <= the reader's sequence
+//   seek -> hash (shortcut, if the key is here) or skip list -> versions
+//
+// Thread safety: as RocksDB's MemTableRep contract requires. Inserts may run
+// concurrently with each other (allow_concurrent_memtable_write) and with
+// any reads; reads take no locks. Iterators and Get may outlive
+// MarkReadOnly()/MarkFlushed() and run until the rep is destroyed.
+//
+// Invariants:
+//   - Every entry RocksDB inserts is in exactly one VersionChain: that of
+//     its user key's one LIVE record, so Get never needs the skip list.
+//   - Without a VersionDropPolicy every version is kept until destruction
+//     (flush sees every entry it counted). With one, a version is unlinked
+//     only when the policy proves no reader can need it.
+//   - Every ordered read first makes the skip list complete up to every
+//     record inserted before it (LinkQueue::WaitUntilLinked).
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "cuckoo_index.h"
+#include "link_queue.h"
+#include "ordered_index.h"
+#include "rocksdb/memtablerep.h"
+#include "teksdb/teks_table.h"
+
+namespace teksdb {
+
+class BackgroundLinker;
+
+class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
+ public:
+  TeksTableRep(const KeyComparator& cmp, ROCKSDB_NAMESPACE::Allocator* allocator,
+               const TeksTableOptions& options, size_t initial_hash_slots,
+               std::shared_ptr<BackgroundLinker> linker,
+               std::shared_ptr<VersionDropPolicy> drop_policy);
+  ~TeksTableRep() override;
+
+  ROCKSDB_NAMESPACE::KeyHandle Allocate(const size_t len, char** buf) override;
+
+  bool InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) override;
+  bool InsertKeyConcurrently(ROCKSDB_NAMESPACE::KeyHandle handle) override {
+    return InsertKey(handle);
+  }
+  bool InsertKeyWithHint(ROCKSDB_NAMESPACE::KeyHandle handle, void**) override {
+    return InsertKey(handle);
+  }
+  bool InsertKeyWithHintConcurrently(ROCKSDB_NAMESPACE::KeyHandle handle,
+                                     void**) override {
+    return InsertKey(handle);
+  }
+  void Insert(ROCKSDB_NAMESPACE::KeyHandle handle) override { InsertKey(handle); }
+  void InsertConcurrently(ROCKSDB_NAMESPACE::KeyHandle handle) override {
+    InsertKey(handle);
+  }
+
+  bool Contains(const char* key) const override;
+  void Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
+           bool (*callback_func)(void* arg, const char* entry)) override;
+  size_t ApproximateMemoryUsage() override;
+
+  Iterator* GetIterator(ROCKSDB_NAMESPACE::Arena* arena) override;
+
+  // The shortcut seek (paper §4.4): the record of `user_key` if it is here
+  // and already in the skip list, else the first record with a user key >=
+  // `user_key` found through the skip list.
+  KeyRecord* SeekRecord(const Slice& target_internal_key) const;
+  void WaitUntilLinked();
+  const OrderedIndex& ordered_index() const { return index_; }
+
+ private:
+  void MaybeDropShadowedVersions(KeyRecord* record);
+
+  const TeksTableOptions options_;
+  const std::shared_ptr<VersionDropPolicy> drop_policy_;
+  CuckooIndex hash_;
+  OrderedIndex index_;
+  // Null when options_.async is false: new keys are linked on the write path.
+  std::unique_ptr<LinkQueue> link_queue_;
+};
+
+}  // namespace teksdb
