@@ -1,0 +1,119 @@
+// Test support implementation (see test_support.h).
+#include "test_support.h"
+
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+namespace teksdb {
+namespace test {
+
+char* TestArena::Allocate(size_t bytes) { return AllocateAligned(bytes); }
+
+char* TestArena::AllocateAligned(size_t bytes, size_t, ROCKSDB_NAMESPACE::Logger*) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // new[] of char is aligned for any fundamental type.
+  blocks_.emplace_back(new char[bytes == 0 ? 1 : bytes]);
+  return blocks_.back().get();
+}
+
+int InternalKeyOrder::Compare(const Slice& a, const Slice& b) {
+  const Slice ua(a.data(), a.size() - 8), ub(b.data(), b.size() - 8);
+  const int r = ua.compare(ub);
+  if (r != 0) return r;
+  uint64_t ta, tb;
+  std::memcpy(&ta, a.data() + ua.size(), 8);
+  std::memcpy(&tb, b.data() + ub.size(), 8);
+  return ta > tb ? -1 : (ta < tb ? 1 : 0);
+}
+
+int InternalKeyOrder::operator()(const char* a, const char* b) const {
+  return Compare(EntryView::Decode(a).internal_key, EntryView::Decode(b).internal_key);
+}
+
+int InternalKeyOrder::operator()(const char* a, const Slice& internal_key) const {
+  return Compare(EntryView::Decode(a).internal_key, internal_key);
+}
+
+std::string InternalKey(const Slice& user_key, SequenceNumber seq, uint8_t type) {
+  std::string k(user_key.data(), user_key.size());
+  const uint64_t tag = (seq << 8) | type;
+  k.append(reinterpret_cast<const char*>(&tag), 8);
+  return k;
+}
+
+namespace {
+void PutVarint32(std::string* out, uint32_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+}  // namespace
+
+RepHarness::RepHarness(const TeksTableOptions& options,
+                       std::shared_ptr<VersionDropPolicy> policy)
+    : factory_(NewTeksTableFactory(options, std::move(policy))),
+      rep_(factory_->CreateMemTableRep(order_, &arena_, nullptr, nullptr)) {}
+
+RepHarness::~RepHarness() { rep_.reset(); }
+
+bool RepHarness::Add(const Slice& user_key, SequenceNumber seq, uint8_t type,
+                     const Slice& value) {
+  std::string encoded;
+  PutVarint32(&encoded, static_cast<uint32_t>(user_key.size() + 8));
+  encoded += InternalKey(user_key, seq, type);
+  PutVarint32(&encoded, static_cast<uint32_t>(value.size()));
+  encoded.append(value.data(), value.size());
+  char* buf = nullptr;
+  ROCKSDB_NAMESPACE::KeyHandle handle = rep_->Allocate(encoded.size(), &buf);
+  std::memcpy(buf, encoded.data(), encoded.size());
+  return rep_->InsertKeyConcurrently(handle);
+}
+
+std::vector<std::string> RepHarness::GetEntries(const Slice& user_key, SequenceNumber seq,
+                                                size_t max_entries) {
+  struct Collector {
+    std::vector<std::string> entries;
+    size_t max;
+  } collector{{}, max_entries};
+  ROCKSDB_NAMESPACE::LookupKey key(user_key, seq);
+  rep_->Get(key, &collector, [](void* arg, const char* entry) {
+    auto* c = static_cast<Collector*>(arg);
+    c->entries.push_back(DecodeEntry(entry).value);
+    return c->entries.size() < c->max;
+  });
+  return collector.entries;
+}
+
+DecodedEntry DecodeEntry(const char* entry) {
+  const EntryView view = EntryView::Decode(entry);
+  const char* p = view.internal_key.data() + view.internal_key.size();
+  uint32_t len = 0;
+  int shift = 0;
+  while (true) {
+    const uint32_t byte = static_cast<uint8_t>(*p++);
+    len |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) break;
+    shift += 7;
+  }
+  return DecodedEntry{view.user_key().ToString(), view.sequence(), view.type(),
+                      std::string(p, len)};
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  std::random_device rd;
+  path_ = (std::filesystem::temp_directory_path() /
+           (prefix + "-" + std::to_string(rd()) + std::to_string(rd())))
+              .string();
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+}  // namespace test
+}  // namespace teksdb

@@ -1,0 +1,88 @@
+// Test support: what rep-level tests need to drive a MemTableRep without a
+// RocksDB MemTable around it, and small helpers shared by the DB-level tests.
+//
+// Thread safety: TestArena and InternalKeyOrder may be used from many
+// threads at once; RepHarness inserts from any thread (like MemTable::Add).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rocksdb/memtablerep.h"
+#include "rocksdb_internals.h"
+#include "teksdb/teks_table.h"
+
+namespace teksdb {
+namespace test {
+
+// A thread-safe Allocator over heap blocks, freed at destruction.
+class TestArena : public ROCKSDB_NAMESPACE::Allocator {
+ public:
+  char* Allocate(size_t bytes) override;
+  char* AllocateAligned(size_t bytes, size_t huge_page_size = 0,
+                        ROCKSDB_NAMESPACE::Logger* logger = nullptr) override;
+  size_t BlockSize() const override { return 4096; }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+};
+
+// Internal-key order with a bytewise user comparator: user key ascending,
+// then packed (seq << 8 | type) descending -- RocksDB's memtable order.
+class InternalKeyOrder : public ROCKSDB_NAMESPACE::MemTableRep::KeyComparator {
+ public:
+  int operator()(const char* a, const char* b) const override;
+  int operator()(const char* a, const Slice& internal_key) const override;
+  static int Compare(const Slice& a, const Slice& b);
+};
+
+// Encodes an internal key: user_key | fixed64(seq << 8 | type).
+std::string InternalKey(const Slice& user_key, SequenceNumber seq, uint8_t type);
+
+// A TeksTableRep over a TestArena, fed the way MemTable::Add feeds a rep.
+class RepHarness {
+ public:
+  explicit RepHarness(const TeksTableOptions& options = TeksTableOptions(),
+                      std::shared_ptr<VersionDropPolicy> policy = nullptr);
+  ~RepHarness();
+  // Allocates, encodes and inserts one entry; returns InsertKey's result.
+  bool Add(const Slice& user_key, SequenceNumber seq, uint8_t type, const Slice& value);
+  // What MemTable::Get would collect: entries from the first version visible
+  // at `seq` while `want_more(entry)` says so.
+  std::vector<std::string> GetEntries(const Slice& user_key, SequenceNumber seq,
+                                      size_t max_entries = ~size_t{0});
+  ROCKSDB_NAMESPACE::MemTableRep& rep() { return *rep_; }
+
+ private:
+  TestArena arena_;
+  InternalKeyOrder order_;
+  std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> factory_;
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> rep_;
+};
+
+// The user key, sequence, type and value of a memtable entry.
+struct DecodedEntry {
+  std::string user_key;
+  SequenceNumber seq;
+  uint8_t type;
+  std::string value;
+};
+DecodedEntry DecodeEntry(const char* entry);
+
+// A fresh directory under the system temp dir, removed at destruction.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix);
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace test
+}  // namespace teksdb
