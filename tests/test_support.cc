@@ -1,6 +1,8 @@
 // Test support implementation (see test_support.h).
 #include "test_support.h"
 
+#include "ordered_index.h"
+
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -52,6 +54,26 @@ void PutVarint32(std::string* out, uint32_t v) {
 }
 }  // namespace
 
+std::string EncodeEntry(const Slice& user_key, SequenceNumber seq, uint8_t type,
+                        const Slice& value) {
+  std::string encoded;
+  PutVarint32(&encoded, static_cast<uint32_t>(user_key.size() + 8));
+  encoded += InternalKey(user_key, seq, type);
+  PutVarint32(&encoded, static_cast<uint32_t>(value.size()));
+  encoded.append(value.data(), value.size());
+  return encoded;
+}
+
+KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
+                      const Slice& value) {
+  const std::string entry = EncodeEntry(user_key, seq, kEntryValue, value);
+  const int height = RandomRecordHeight();
+  KeyRecord* record = KeyRecord::Create(
+      arena->AllocateAligned(KeyRecord::AllocationSize(height, entry.size())), height);
+  std::memcpy(record->first_version()->mutable_entry(), entry.data(), entry.size());
+  return record;
+}
+
 RepHarness::RepHarness(const TeksTableOptions& options,
                        std::shared_ptr<VersionDropPolicy> policy)
     : factory_(NewTeksTableFactory(options, std::move(policy))),
@@ -61,11 +83,7 @@ RepHarness::~RepHarness() { rep_.reset(); }
 
 bool RepHarness::Add(const Slice& user_key, SequenceNumber seq, uint8_t type,
                      const Slice& value) {
-  std::string encoded;
-  PutVarint32(&encoded, static_cast<uint32_t>(user_key.size() + 8));
-  encoded += InternalKey(user_key, seq, type);
-  PutVarint32(&encoded, static_cast<uint32_t>(value.size()));
-  encoded.append(value.data(), value.size());
+  const std::string encoded = EncodeEntry(user_key, seq, type, value);
   char* buf = nullptr;
   ROCKSDB_NAMESPACE::KeyHandle handle = rep_->Allocate(encoded.size(), &buf);
   std::memcpy(buf, encoded.data(), encoded.size());

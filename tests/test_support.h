@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "key_record.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb_internals.h"
 #include "teksdb/teks_table.h"
@@ -42,6 +43,15 @@ class InternalKeyOrder : public ROCKSDB_NAMESPACE::MemTableRep::KeyComparator {
 
 // Encodes an internal key: user_key | fixed64(seq << 8 | type).
 std::string InternalKey(const Slice& user_key, SequenceNumber seq, uint8_t type);
+
+// Encodes a memtable entry as MemTable::Add does.
+std::string EncodeEntry(const Slice& user_key, SequenceNumber seq, uint8_t type,
+                        const Slice& value);
+
+// A KeyRecord of a random height, allocated in `arena`, whose entry is
+// (user_key, seq, kEntryValue, value).
+KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
+                      const Slice& value = Slice());
 
 // A TeksTableRep over a TestArena, fed the way MemTable::Add feeds a rep.
 class RepHarness {

@@ -1,0 +1,186 @@
+// Tests of TeksTableRep through the MemTableRep interface, for every paper
+// variant: sequence-gated Get, duplicate refusal, iterator order and seeks
+// (with and without the shortcut), Contains, memory accounting, and version
+// dropping under a drop policy.
+#include "teks_table_rep.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+namespace teksdb {
+namespace {
+
+using test::DecodeEntry;
+using test::RepHarness;
+
+class FixedPolicy : public VersionDropPolicy {
+ public:
+  explicit FixedPolicy(SequenceNumber s) : s_(s) {}
+  SequenceNumber OldestReadableSequence() const override { return s_; }
+
+ private:
+  SequenceNumber s_;
+};
+
+class TeksTableRepTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  TeksTableOptions Options() const {
+    TeksTableOptions options;
+    EXPECT_TRUE(TeksTableOptions::ForVariant(GetParam(), &options));
+    return options;
+  }
+};
+
+// (user key, seq) pairs of a full scan.
+std::vector<std::pair<std::string, SequenceNumber>> Scan(
+    ROCKSDB_NAMESPACE::MemTableRep::Iterator* it) {
+  std::vector<std::pair<std::string, SequenceNumber>> out;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const auto e = DecodeEntry(it->key());
+    out.emplace_back(e.user_key, e.seq);
+  }
+  return out;
+}
+
+TEST_P(TeksTableRepTest, GetSeesTheNewestVersionAtItsSequenceAndNoNewer) {
+  RepHarness h(Options());
+  ASSERT_TRUE(h.Add("a", 10, kEntryValue, "a10"));
+  ASSERT_TRUE(h.Add("a", 30, kEntryValue, "a30"));
+  ASSERT_TRUE(h.Add("a", 20, kEntryValue, "a20"));
+  EXPECT_TRUE(h.GetEntries("a", 9, 1).empty());
+  EXPECT_EQ(h.GetEntries("a", 10, 1), std::vector<std::string>{"a10"});
+  EXPECT_EQ(h.GetEntries("a", 25, 1), std::vector<std::string>{"a20"});
+  EXPECT_EQ(h.GetEntries("a", 99, 1), std::vector<std::string>{"a30"});
+  EXPECT_TRUE(h.GetEntries("b", 99).empty());
+}
+
+TEST_P(TeksTableRepTest, GetFeedsOlderVersionsWhileTheCallbackAsks) {
+  RepHarness h(Options());
+  ASSERT_TRUE(h.Add("m", 1, kEntryValue, "base"));
+  ASSERT_TRUE(h.Add("m", 2, kEntryMerge, "op2"));
+  ASSERT_TRUE(h.Add("m", 3, kEntryMerge, "op3"));
+  ASSERT_TRUE(h.Add("n", 4, kEntryValue, "other key"));
+  EXPECT_EQ(h.GetEntries("m", 3), (std::vector<std::string>{"op3", "op2", "base"}));
+  EXPECT_EQ(h.GetEntries("m", 2), (std::vector<std::string>{"op2", "base"}));
+}
+
+TEST_P(TeksTableRepTest, RefusesAnExactKeyAndSequenceDuplicate) {
+  RepHarness h(Options());
+  ASSERT_TRUE(h.Add("k", 5, kEntryValue, "v"));
+  EXPECT_FALSE(h.Add("k", 5, kEntryMerge, "w"));
+  EXPECT_TRUE(h.Add("other", 5, kEntryValue, "different keys may share a seq"));
+  EXPECT_TRUE(h.rep().Contains(test::EncodeEntry("k", 5, kEntryValue, "").data()));
+  EXPECT_FALSE(h.rep().Contains(test::EncodeEntry("k", 6, kEntryValue, "").data()));
+}
+
+TEST_P(TeksTableRepTest, IteratesInInternalKeyOrderAndSeeksLikeTheSkipList) {
+  RepHarness h(Options());
+  std::mt19937 rng(7);
+  std::map<std::string, std::vector<SequenceNumber>> expected;  // key -> seqs
+  for (SequenceNumber seq = 1; seq <= 600; ++seq) {
+    const std::string key = "k" + std::to_string(rng() % 150);
+    ASSERT_TRUE(h.Add(key, seq, kEntryValue, "v"));
+    expected[key].push_back(seq);
+  }
+  std::vector<std::pair<std::string, SequenceNumber>> want;
+  for (auto& [key, seqs] : expected) {
+    for (auto it = seqs.rbegin(); it != seqs.rend(); ++it) want.emplace_back(key, *it);
+  }
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> it(h.rep().GetIterator(nullptr));
+  ASSERT_EQ(Scan(it.get()), want);
+
+  // Backward from the end.
+  std::vector<std::pair<std::string, SequenceNumber>> backward;
+  for (it->SeekToLast(); it->Valid(); it->Prev()) {
+    const auto e = DecodeEntry(it->key());
+    backward.emplace_back(e.user_key, e.seq);
+  }
+  std::reverse(backward.begin(), backward.end());
+  ASSERT_EQ(backward, want);
+
+  // Seek and SeekForPrev to present and absent keys at various sequences.
+  for (int probe = 0; probe < 400; ++probe) {
+    const std::string key = "k" + std::to_string(rng() % 170);
+    const SequenceNumber seq = rng() % 650;
+    const std::string target = test::InternalKey(key, seq, 0x16);
+    auto first_at_or_after = std::lower_bound(
+        want.begin(), want.end(), std::make_pair(key, seq),
+        [](const auto& a, const auto& b) {
+          return a.first != b.first ? a.first < b.first : a.second > b.second;
+        });
+    it->Seek(target, nullptr);
+    if (first_at_or_after == want.end()) {
+      EXPECT_FALSE(it->Valid());
+    } else {
+      ASSERT_TRUE(it->Valid());
+      const auto e = DecodeEntry(it->key());
+      EXPECT_EQ(std::make_pair(e.user_key, e.seq), *first_at_or_after) << key << "@" << seq;
+    }
+    it->SeekForPrev(target, nullptr);
+    if (first_at_or_after != want.end() && *first_at_or_after == std::make_pair(key, seq)) {
+      ASSERT_TRUE(it->Valid());
+      EXPECT_EQ(DecodeEntry(it->key()).seq, seq);
+    } else if (first_at_or_after == want.begin()) {
+      EXPECT_FALSE(it->Valid());
+    } else {
+      ASSERT_TRUE(it->Valid());
+      const auto e = DecodeEntry(it->key());
+      EXPECT_EQ(std::make_pair(e.user_key, e.seq), *(first_at_or_after - 1));
+    }
+  }
+}
+
+TEST_P(TeksTableRepTest, ReportsMemoryHeldOutsideTheArena) {
+  RepHarness h(Options());
+  const size_t empty = h.rep().ApproximateMemoryUsage();
+  EXPECT_GT(empty, 0u);
+  // More keys than the first table (sized for the default 64 MiB write
+  // buffer) has slots: the hash must grow, and say so.
+  for (int i = 0; i < 300000; ++i) {
+    ASSERT_TRUE(h.Add("key" + std::to_string(i), i + 1, kEntryValue, ""));
+  }
+  EXPECT_GT(h.rep().ApproximateMemoryUsage(), empty + (1u << 20));
+}
+
+TEST_P(TeksTableRepTest, KeepsEveryVersionWithoutADropPolicy) {
+  RepHarness h(Options());
+  for (SequenceNumber seq = 1; seq <= 50; ++seq) ASSERT_TRUE(h.Add("hot", seq, kEntryValue, "v"));
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> it(h.rep().GetIterator(nullptr));
+  EXPECT_EQ(Scan(it.get()).size(), 50u);
+}
+
+TEST_P(TeksTableRepTest, DropsShadowedVersionsOnlyWhenThePolicyAllows) {
+  const bool inplace = Options().inplace;
+  RepHarness dropping(Options(), std::make_shared<FixedPolicy>(1000));
+  RepHarness pinned(Options(), std::make_shared<FixedPolicy>(0));
+  for (SequenceNumber seq = 1; seq <= 50; ++seq) {
+    ASSERT_TRUE(dropping.Add("hot", seq, kEntryValue, std::to_string(seq)));
+    ASSERT_TRUE(pinned.Add("hot", seq, kEntryValue, std::to_string(seq)));
+  }
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> it(
+      dropping.rep().GetIterator(nullptr));
+  EXPECT_EQ(Scan(it.get()).size(), inplace ? 1u : 50u);
+  EXPECT_EQ(dropping.GetEntries("hot", 1000, 1), std::vector<std::string>{"50"});
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> pinned_it(
+      pinned.rep().GetIterator(nullptr));
+  EXPECT_EQ(Scan(pinned_it.get()).size(), 50u);
+}
+
+INSTANTIATE_TEST_SUITE_P(PaperVariants, TeksTableRepTest,
+                         ::testing::Values("teks-s", "teks-a", "teks-ac", "teks-acsp",
+                                           "teks-acsp-in"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = (c == '-') ? '_' : c;
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace teksdb
