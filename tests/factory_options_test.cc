@@ -1,0 +1,219 @@
+// Tests of TeksTable's factory as RocksDB users reach it: the ObjectRegistry
+// names and variants, option strings, OPTIONS-file round trips, and the
+// errors for bad input (InvalidArgument naming the culprit) and unsupported
+// configurations (refused at DB::Open with a message).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "rocksdb/comparator.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
+#include "rocksdb/utilities/options_util.h"
+#include "teksdb/teks_table.h"
+#include "test_support.h"
+
+namespace teksdb {
+namespace {
+
+using ROCKSDB_NAMESPACE::ConfigOptions;
+using ROCKSDB_NAMESPACE::MemTableRepFactory;
+using ROCKSDB_NAMESPACE::Status;
+
+Status Create(const std::string& id, std::shared_ptr<MemTableRepFactory>* factory) {
+  ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.ignore_unsupported_options = false;
+  return MemTableRepFactory::CreateFromString(config, id, factory);
+}
+
+TEST(FactoryOptionsTest, RegistryFindsTeksByNickNameAndClassName) {
+  for (const char* id : {"teks", "TeksTableFactory"}) {
+    std::shared_ptr<MemTableRepFactory> factory;
+    ASSERT_TRUE(Create(id, &factory).ok()) << id;
+    EXPECT_STREQ(factory->Name(), kTeksTableFactoryName);
+    EXPECT_TRUE(factory->IsInstanceOf("teks"));
+    EXPECT_TRUE(factory->IsInsertConcurrentlySupported());
+    EXPECT_TRUE(factory->CanHandleDuplicatedKey());
+    const TeksTableOptions* options = GetTeksTableOptions(*factory);
+    ASSERT_NE(options, nullptr);
+    EXPECT_TRUE(options->async && options->concurrent_hash && options->shortcut &&
+                options->inplace);
+  }
+}
+
+TEST(FactoryOptionsTest, PaperVariantsSetTheAblationSwitches) {
+  struct Expect {
+    const char* id;
+    bool async, concurrent_hash, shortcut, inplace;
+  };
+  for (const Expect& e : {Expect{"teks-s", false, false, false, false},
+                          Expect{"teks-a", true, false, false, false},
+                          Expect{"teks-ac", true, true, false, false},
+                          Expect{"teks-acsp", true, true, true, false},
+                          Expect{"teks-acsp-in", true, true, true, true}}) {
+    std::shared_ptr<MemTableRepFactory> factory;
+    ASSERT_TRUE(Create(e.id, &factory).ok()) << e.id;
+    const TeksTableOptions* o = GetTeksTableOptions(*factory);
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(o->async, e.async) << e.id;
+    EXPECT_EQ(o->concurrent_hash, e.concurrent_hash) << e.id;
+    EXPECT_EQ(o->shortcut, e.shortcut) << e.id;
+    EXPECT_EQ(o->inplace, e.inplace) << e.id;
+  }
+}
+
+TEST(FactoryOptionsTest, OptionsByName) {
+  std::shared_ptr<MemTableRepFactory> factory;
+  ASSERT_TRUE(Create("id=teks;async=false;shortcut=0", &factory).ok());
+  const TeksTableOptions* o = GetTeksTableOptions(*factory);
+  ASSERT_NE(o, nullptr);
+  EXPECT_FALSE(o->async);
+  EXPECT_FALSE(o->shortcut);
+  EXPECT_TRUE(o->concurrent_hash);
+}
+
+TEST(FactoryOptionsTest, MalformedValueIsInvalidArgumentNamingIt) {
+  std::shared_ptr<MemTableRepFactory> factory;
+  const Status s = Create("id=teks;async=maybe", &factory);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("async"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("maybe"), std::string::npos) << s.ToString();
+}
+
+TEST(FactoryOptionsTest, UnknownOptionIsInvalidArgumentNamingIt) {
+  std::shared_ptr<MemTableRepFactory> factory;
+  const Status s = Create("id=teks;shortcuts=true", &factory);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("shortcuts"), std::string::npos) << s.ToString();
+}
+
+TEST(FactoryOptionsTest, UnknownVariantIsRefusedNamingIt) {
+  std::shared_ptr<MemTableRepFactory> factory;
+  const Status s = Create("teks-turbo", &factory);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("teks-turbo"), std::string::npos) << s.ToString();
+}
+
+TEST(FactoryOptionsTest, ColumnFamilyOptionStringsPickItUp) {
+  ConfigOptions config;
+  ROCKSDB_NAMESPACE::ColumnFamilyOptions cf;
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+                  config, cf, "memtable_factory={id=teks;inplace=false}", &cf)
+                  .ok());
+  ASSERT_NE(cf.memtable_factory, nullptr);
+  const TeksTableOptions* o = GetTeksTableOptions(*cf.memtable_factory);
+  ASSERT_NE(o, nullptr);
+  EXPECT_FALSE(o->inplace);
+}
+
+TEST(FactoryOptionsTest, OptionsFileRoundTripKeepsFactoryAndOptions) {
+  test::TempDir dir("teks-options");
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  TeksTableOptions teks;
+  teks.async = false;
+  teks.shortcut = false;
+  options.memtable_factory = NewTeksTableFactory(teks);
+  ROCKSDB_NAMESPACE::DB* db = nullptr;
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+  ASSERT_TRUE(db->Put({}, "k", "v").ok());
+  delete db;
+
+  ConfigOptions config;
+  config.ignore_unsupported_options = false;
+  ROCKSDB_NAMESPACE::DBOptions db_options;
+  std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor> cfs;
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::LoadLatestOptions(config, dir.path(), &db_options, &cfs).ok());
+  ASSERT_EQ(cfs.size(), 1u);
+  ASSERT_NE(cfs[0].options.memtable_factory, nullptr);
+  EXPECT_STREQ(cfs[0].options.memtable_factory->Name(), kTeksTableFactoryName);
+  const TeksTableOptions* o = GetTeksTableOptions(*cfs[0].options.memtable_factory);
+  ASSERT_NE(o, nullptr);
+  EXPECT_FALSE(o->async);
+  EXPECT_FALSE(o->shortcut);
+  EXPECT_TRUE(o->concurrent_hash);
+}
+
+// A bytewise comparator with an 8-byte user-defined timestamp.
+class TimestampedComparator : public ROCKSDB_NAMESPACE::Comparator {
+ public:
+  TimestampedComparator() : Comparator(8) {}
+  const char* Name() const override { return "test.TimestampedComparator"; }
+  int Compare(const ROCKSDB_NAMESPACE::Slice& a,
+              const ROCKSDB_NAMESPACE::Slice& b) const override {
+    return a.compare(b);
+  }
+  int CompareTimestamp(const ROCKSDB_NAMESPACE::Slice& a,
+                       const ROCKSDB_NAMESPACE::Slice& b) const override {
+    return a.compare(b);
+  }
+  int CompareWithoutTimestamp(const ROCKSDB_NAMESPACE::Slice& a, bool,
+                              const ROCKSDB_NAMESPACE::Slice& b, bool) const override {
+    return a.compare(b);
+  }
+  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+  bool CanKeysWithDifferentByteContentsBeEqual() const override { return false; }
+};
+
+// A comparator that does not promise byte-equal keys compare equal only.
+class CaseInsensitiveComparator : public ROCKSDB_NAMESPACE::Comparator {
+ public:
+  const char* Name() const override { return "test.CaseInsensitive"; }
+  int Compare(const ROCKSDB_NAMESPACE::Slice& a,
+              const ROCKSDB_NAMESPACE::Slice& b) const override {
+    return strncasecmp(a.data(), b.data(), std::min(a.size(), b.size())) != 0
+               ? strncasecmp(a.data(), b.data(), std::min(a.size(), b.size()))
+               : static_cast<int>(a.size()) - static_cast<int>(b.size());
+  }
+  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+};
+
+Status OpenWith(const ROCKSDB_NAMESPACE::Comparator* cmp) {
+  test::TempDir dir("teks-refuse");
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  options.comparator = cmp;
+  options.memtable_factory = NewTeksTableFactory();
+  ROCKSDB_NAMESPACE::DB* db = nullptr;
+  Status s = ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db);
+  delete db;
+  return s;
+}
+
+TEST(FactoryOptionsTest, UserDefinedTimestampsAreRefusedAtOpen) {
+  TimestampedComparator cmp;
+  const Status s = OpenWith(&cmp);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("timestamp"), std::string::npos) << s.ToString();
+}
+
+TEST(FactoryOptionsTest, ComparatorsWithByteDifferentEqualKeysAreRefusedAtOpen) {
+  CaseInsensitiveComparator cmp;
+  const Status s = OpenWith(&cmp);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("test.CaseInsensitive"), std::string::npos) << s.ToString();
+}
+
+TEST(FactoryOptionsTest, ReverseBytewiseComparatorWorks) {
+  test::TempDir dir("teks-reverse");
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  options.comparator = ROCKSDB_NAMESPACE::ReverseBytewiseComparator();
+  options.memtable_factory = NewTeksTableFactory();
+  ROCKSDB_NAMESPACE::DB* db = nullptr;
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+  for (const char* k : {"b", "a", "c"}) ASSERT_TRUE(db->Put({}, k, k).ok());
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db->NewIterator({}));
+  std::string order;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) order += it->key().ToString();
+  EXPECT_EQ(order, "cba");
+  it.reset();
+  delete db;
+}
+
+}  // namespace
+}  // namespace teksdb
