@@ -38,10 +38,12 @@ namespace {
 constexpr const char* kOptionNames = "async, concurrent_hash, shortcut, inplace";
 
 // The hash starts with a slot per this many bytes of write buffer: room for
-// every key of a buffer of ~300-byte entries, under 3% of its size. Tables
-// are chained (each twice the last) if more keys arrive.
-constexpr size_t kWriteBufferBytesPerHashSlot = 256;
+// every key of a full buffer of ~500-byte entries, at 1.6% of its size. A
+// huge buffer is rarely filled, so the first table is capped; tables are
+// chained (each twice the last) when more keys arrive.
+constexpr size_t kWriteBufferBytesPerHashSlot = 512;
 constexpr size_t kMinHashSlots = 1024;
+constexpr size_t kMaxInitialHashSlots = size_t{4} << 20;
 
 Status ParseBoolean(const ConfigOptions&, const std::string& name,
                     const std::string& value, void* addr) {
@@ -91,9 +93,9 @@ class TeksTableFactory : public MemTableRepFactory {
                                  ROCKSDB_NAMESPACE::Allocator* allocator,
                                  const ROCKSDB_NAMESPACE::SliceTransform*,
                                  ROCKSDB_NAMESPACE::Logger*) override {
-    const size_t slots = std::max(
-        kMinHashSlots, write_buffer_size_.load(std::memory_order_relaxed) /
-                           kWriteBufferBytesPerHashSlot);
+    const size_t slots = std::clamp(
+        write_buffer_size_.load(std::memory_order_relaxed) / kWriteBufferBytesPerHashSlot,
+        kMinHashSlots, kMaxInitialHashSlots);
     return new TeksTableRep(cmp, allocator, options_, slots, linker_, drop_policy_);
   }
 
