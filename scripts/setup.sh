@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian (bookworm) packages TeksDB needs to build, test and
+# benchmark, and nothing else. Idempotent: asks dpkg first and runs apt-get
+# only when something is missing. Non-interactive (safe under CI, no stdin).
+# Uses sudo only when not running as root.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build   # toolchain
+  librocksdb-dev rocksdb-tools        # RocksDB 7.8.3 headers/library, /usr/bin/db_bench
+  libconcurrentqueue-dev              # link queue
+  libgflags-dev libsnappy-dev         # RocksDB's CMake config wants these
+  libgtest-dev                        # tests
+  time                                # GNU /usr/bin/time, peak RSS in bench.sh
+  python3                             # bench.sh report
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == installed ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup.sh: all ${#packages[@]} packages present" >&2
+  exit 0
+fi
+
+echo "setup.sh: installing ${missing[*]}" >&2
+sudo=()
+if ((EUID != 0)); then
+  command -v sudo >/dev/null || { echo "setup.sh: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo -n)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+  "${missing[@]}" </dev/null

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The test entry point. Installs what is missing (scripts/setup.sh), then
+# builds and runs three ctest phases, each in its own build directory:
+#
+#   asan     build-asan  TEKSDB_SANITIZE=address (ASan + UBSan)  -L sequential
+#   tsan     build-tsan  TEKSDB_SANITIZE=thread                  -L concurrent
+#   release  build       RelWithDebInfo                          -L preload
+#
+# A phase whose configure or build fails, or whose ctest finds no tests,
+# counts as one failure; the other phases still run. Ends with a summary and
+# the line "N passed, M failed" (tests over all phases); exits non-zero if
+# anything failed.
+#
+# Environment: TEKSDB_BUILD_DIR (build; the sanitizer builds are
+#   $TEKSDB_BUILD_DIR-asan and -tsan), JOBS (build parallelism, nproc),
+#   TEST_TIMEOUT (seconds per test, 300), PHASES (asan tsan release).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+build=${TEKSDB_BUILD_DIR:-build}
+jobs=${JOBS:-$(nproc)}
+timeout=${TEST_TIMEOUT:-300}
+read -r -a phases <<<"${PHASES:-asan tsan release}"
+log() { echo "[test] $*" >&2; }
+
+started=$SECONDS
+bash scripts/setup.sh
+setup_s=$((SECONDS - started))
+
+logs=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-test.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+
+total_passed=0
+total_failed=0
+summary=()
+
+# phase NAME DIR LABEL CMAKE_ARGS... -- CTEST_ARGS...
+# Runs with the sanitizer options exported by the caller.
+phase() {
+  local name=$1 dir=$2 label=$3
+  shift 3
+  local cmake_args=() ctest_args=()
+  while (($#)) && [[ $1 != -- ]]; do cmake_args+=("$1"); shift; done
+  (($#)) && shift
+  ctest_args=("$@")
+
+  local t0=$SECONDS build_s test_s rc passed=0 failed=0 total=0 status
+  [[ -f "$dir/CMakeCache.txt" ]] || cmake_args=(-G Ninja "${cmake_args[@]}")
+  log "=== $name: configure and build $dir (${cmake_args[*]})"
+  if ! cmake -S . -B "$dir" "${cmake_args[@]}" || ! cmake --build "$dir" -j "$jobs"; then
+    build_s=$((SECONDS - t0))
+    summary+=("$(printf '%-8s build %4ss  test     -  BUILD FAILED (counted as 1 failure)' "$name" "$build_s")")
+    total_failed=$((total_failed + 1))
+    return 0
+  fi
+  build_s=$((SECONDS - t0))
+
+  t0=$SECONDS
+  log "=== $name: ctest --test-dir $dir -L $label ${ctest_args[*]}"
+  set +e
+  ctest --test-dir "$dir" -L "$label" --output-on-failure --no-tests=error \
+    --timeout "$timeout" "${ctest_args[@]}" 2>&1 | tee "$logs/$name.log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  test_s=$((SECONDS - t0))
+
+  # "92% tests passed, 1 tests failed out of 12"
+  local line
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$logs/$name.log" | tail -n 1 || true)
+  if [[ -n "$line" ]]; then
+    failed=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$line")
+    total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
+    passed=$((total - failed))
+    status="$passed/$total passed"
+    ((rc == 0 || failed > 0)) || { failed=1; status+=", ctest exit $rc"; }
+  else
+    failed=1
+    status="no ctest summary (exit $rc; no tests labelled $label?), counted as 1 failure"
+  fi
+  if ((failed > 0)) && grep -q 'The following tests FAILED' "$logs/$name.log"; then
+    local names
+    names=$(sed -n '/The following tests FAILED/,$p' "$logs/$name.log" |
+      sed -nE 's/^[[:space:]]*[0-9]+ - ([^ ]+).*/\1/p' | paste -sd' ')
+    status+="; FAILED: $names"
+  fi
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  summary+=("$(printf '%-8s build %4ss  test %4ss  %s' "$name" "$build_s" "$test_s" "$status")")
+}
+
+for p in "${phases[@]}"; do
+  case $p in
+    asan)
+      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        phase asan "$build-asan" sequential -DTEKSDB_SANITIZE=address -- -j "$jobs" ;;
+    tsan)
+      # librocksdb.so is not instrumented; see tests/tsan.supp, if any.
+      tsan_options=halt_on_error=1:second_deadlock_stack=1
+      [[ -f tests/tsan.supp ]] && tsan_options+=":suppressions=$root/tests/tsan.supp"
+      TSAN_OPTIONS=$tsan_options phase tsan "$build-tsan" concurrent -DTEKSDB_SANITIZE=thread -- ;;
+    release)
+      phase release "$build" preload -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= -- ;;
+    *) echo "test.sh: unknown phase '$p' (asan, tsan, release)" >&2; exit 2 ;;
+  esac
+done
+
+echo
+echo "==================== TeksDB test summary ===================="
+printf 'setup    %4ss\n' "$setup_s"
+printf '%s\n' "${summary[@]}"
+printf 'total    %4ss\n' "$((SECONDS - started))"
+echo "============================================================="
+echo "$total_passed passed, $total_failed failed"
+((total_failed == 0))
