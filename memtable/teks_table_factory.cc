@@ -93,9 +93,9 @@ class TeksTableFactory : public MemTableRepFactory {
                                  ROCKSDB_NAMESPACE::Allocator* allocator,
                                  const ROCKSDB_NAMESPACE::SliceTransform*,
                                  ROCKSDB_NAMESPACE::Logger*) override {
-    const size_t slots = std::clamp(
-        write_buffer_size_.load(std::memory_order_relaxed) / kWriteBufferBytesPerHashSlot,
-        kMinHashSlots, kMaxInitialHashSlots);
+    const size_t slots =
+        std::clamp(ExpectedWriteBufferSize(*allocator) / kWriteBufferBytesPerHashSlot,
+                   kMinHashSlots, kMaxInitialHashSlots);
     return new TeksTableRep(cmp, allocator, options_, slots, linker_, drop_policy_);
   }
 
@@ -116,9 +116,10 @@ class TeksTableFactory : public MemTableRepFactory {
               " says keys with different bytes can be equal "
               "(override CanKeysWithDifferentByteContentsBeEqual if not)");
     }
-    size_t seen = write_buffer_size_.load(std::memory_order_relaxed);
-    while (cf_opts.write_buffer_size > seen &&
-           !write_buffer_size_.compare_exchange_weak(seen, cf_opts.write_buffer_size)) {
+    size_t seen = smallest_write_buffer_size_.load(std::memory_order_relaxed);
+    while (cf_opts.write_buffer_size < seen &&
+           !smallest_write_buffer_size_.compare_exchange_weak(seen,
+                                                              cf_opts.write_buffer_size)) {
     }
     return MemTableRepFactory::ValidateOptions(db_opts, cf_opts);
   }
@@ -143,11 +144,24 @@ class TeksTableFactory : public MemTableRepFactory {
   }
 
  private:
+  // The write buffer a new memtable will fill: the smallest one DB::Open
+  // validated this factory for (RocksDB's 64 MiB default if none), and no
+  // more than the arena block size implies. RocksDB sanitizes
+  // arena_block_size to min(1 MiB, write_buffer_size / 8) unless set, which
+  // also covers column families created after open (not validated).
+  size_t ExpectedWriteBufferSize(const ROCKSDB_NAMESPACE::Allocator& allocator) const {
+    size_t expected = smallest_write_buffer_size_.load(std::memory_order_relaxed);
+    if (expected == kNoWriteBufferSeen) expected = size_t{64} << 20;
+    const size_t block = allocator.BlockSize();
+    if (block < (size_t{1} << 20)) expected = std::min(expected, block * 8);
+    return expected;
+  }
+
+  static constexpr size_t kNoWriteBufferSeen = ~size_t{0};
   TeksTableOptions options_;
   const std::shared_ptr<VersionDropPolicy> drop_policy_;
   const std::shared_ptr<BackgroundLinker> linker_;
-  // RocksDB's default until ValidateOptions tells the real one.
-  mutable std::atomic<size_t> write_buffer_size_{64 << 20};
+  mutable std::atomic<size_t> smallest_write_buffer_size_{kNoWriteBufferSeen};
 };
 
 // Registers on load, so that LD_PRELOAD into db_bench, or linking the shared

@@ -215,5 +215,39 @@ TEST(FactoryOptionsTest, ReverseBytewiseComparatorWorks) {
   delete db;
 }
 
+// The hash is sized from the write buffer, and counted in the memtable's
+// memory: a hash sized for a bigger buffer than the real one would make
+// every new memtable look full (RocksDB asserts against that).
+TEST(FactoryOptionsTest, SmallWriteBuffersFlushNormally) {
+  test::TempDir dir("teks-small");
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 256 << 10;
+  options.memtable_factory = NewTeksTableFactory();
+  ROCKSDB_NAMESPACE::DB* db = nullptr;
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+  ROCKSDB_NAMESPACE::ColumnFamilyHandle* created = nullptr;
+  ROCKSDB_NAMESPACE::ColumnFamilyOptions cf_options(options);
+  cf_options.write_buffer_size = 128 << 10;
+  ASSERT_TRUE(db->CreateColumnFamily(cf_options, "small", &created).ok());
+  const std::string value(100, 'v');
+  for (int i = 0; i < 20000; ++i) {
+    const std::string key = "key" + std::to_string(i);
+    ASSERT_TRUE(db->Put({}, key, value).ok());
+    ASSERT_TRUE(db->Put({}, created, key, value).ok());
+  }
+  std::string got;
+  ASSERT_TRUE(db->Get({}, created, "key12345", &got).ok());
+  EXPECT_EQ(got, value);
+  uint64_t memtable_bytes = 0;
+  ASSERT_TRUE(db->GetIntProperty("rocksdb.cur-size-active-mem-table", &memtable_bytes));
+  EXPECT_LT(memtable_bytes, uint64_t{256} << 10);
+  ROCKSDB_NAMESPACE::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(created, &meta);
+  EXPECT_GT(meta.file_count, 1u);  // the small column family flushed repeatedly
+  ASSERT_TRUE(db->DestroyColumnFamilyHandle(created).ok());
+  delete db;
+}
+
 }  // namespace
 }  // namespace teksdb
