@@ -89,6 +89,13 @@ inline bool EndsVersionSearch(uint8_t type) {
   return type != kEntryMerge;
 }
 
+inline bool IsPutLike(uint8_t type) {
+  return type == kEntryValue || type == kEntryBlobIndex || type == kEntryWideColumnEntity;
+}
+inline bool IsDeleteLike(uint8_t type) {
+  return type == kEntryDeletion || type == kEntryDeletionWithTimestamp;
+}
+
 // A decoded view of one memtable entry.
 struct EntryView {
   Slice internal_key;

@@ -104,23 +104,39 @@ class VersionChain {
     return v;
   }
 
-  // Unlinks every version shadowed by a version that all readers see: below
-  // the newest non-merge version with sequence <= `oldest_readable`.
+  // Unlinks the versions shadowed by the newest version every reader stops
+  // at: the newest non-merge version with sequence <= `oldest_readable`.
+  // The cut must also leave flush and compaction with the same result, and a
+  // SingleDelete does not shadow like the others: it cancels exactly one
+  // older Put, possibly one outside this memtable. So nothing is cut when the
+  // stopping version is a SingleDelete or the part below holds one, nor below
+  // a Put that a later SingleDelete may cancel when the part below holds a
+  // deletion (it would have to resurface then).
   // Returns whether anything was cut.
   bool DropShadowed(SequenceNumber oldest_readable) {
-    for (Version* v = Newest(); v != nullptr; v = v->older()) {
-      const EntryView e = v->view();
-      if (e.sequence() <= oldest_readable && EndsVersionSearch(e.type())) {
-        // Release pairs with readers' acquire loads; concurrent cutters all
-        // store the same nullptr.
-        return v->older_.exchange(nullptr, std::memory_order_acq_rel) !=
-               nullptr;
-      }
+    Version* v = Newest();
+    while (v != nullptr && !(v->sequence() <= oldest_readable &&
+                             EndsVersionSearch(v->view().type()))) {
+      v = v->older();
     }
-    return false;
+    if (v == nullptr || !MayDropBelow(v)) return false;
+    // Release pairs with readers' acquire loads; concurrent cutters all store
+    // the same nullptr.
+    return v->older_.exchange(nullptr, std::memory_order_acq_rel) != nullptr;
   }
 
  private:
+  static bool MayDropBelow(const Version* cutter) {
+    const uint8_t type = cutter->view().type();
+    if (!IsPutLike(type) && !IsDeleteLike(type)) return false;
+    for (const Version* v = cutter->older(); v != nullptr; v = v->older()) {
+      const uint8_t below = v->view().type();
+      if (below == kEntrySingleDeletion) return false;
+      if (IsPutLike(type) && IsDeleteLike(below)) return false;
+    }
+    return true;
+  }
+
   std::atomic<Version*> newest_;
 };
 

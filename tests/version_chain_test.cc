@@ -100,14 +100,40 @@ TEST(VersionChainTest, DropsOnlyBelowTheNewestNonMergeVersionAllReadersSee) {
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{5}));
 }
 
-TEST(VersionChainTest, DeletionsAndSingleDeletionsShadowOlderVersions) {
-  for (uint8_t type : {kEntryDeletion, kEntrySingleDeletion}) {
-    Versions versions;
-    VersionChain chain(versions.Make(1));
-    ASSERT_TRUE(chain.Insert(versions.Make(2, type)));
-    EXPECT_TRUE(chain.DropShadowed(2));
-    EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{2}));
-  }
+TEST(VersionChainTest, ADeletionShadowsEverythingOlder) {
+  Versions versions;
+  VersionChain chain(versions.Make(1));
+  ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
+  ASSERT_TRUE(chain.Insert(versions.Make(3)));
+  ASSERT_TRUE(chain.Insert(versions.Make(4, kEntryDeletion)));
+  EXPECT_TRUE(chain.DropShadowed(4));
+  EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{4}));
+}
+
+// A SingleDelete cancels one older Put, maybe one already flushed: with
+// v1 flushed and SD2, Put3, SD4 here, dropping SD2 (shadowed by Put3 for
+// readers) would let flush cancel SD4 against Put3 and resurrect v1.
+TEST(VersionChainTest, SingleDeletionsAreNeverDroppedNorCutBelow) {
+  Versions versions;
+  VersionChain chain(versions.Make(2, kEntrySingleDeletion));
+  ASSERT_TRUE(chain.Insert(versions.Make(3)));
+  EXPECT_FALSE(chain.DropShadowed(3));
+  ASSERT_TRUE(chain.Insert(versions.Make(4, kEntrySingleDeletion)));
+  EXPECT_FALSE(chain.DropShadowed(4));
+  ASSERT_TRUE(chain.Insert(versions.Make(5, kEntryDeletion)));
+  EXPECT_FALSE(chain.DropShadowed(5));
+  EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{5, 4, 3, 2}));
+}
+
+// A later SingleDelete may cancel a Put; a deletion below it must then
+// still be there.
+TEST(VersionChainTest, APutDoesNotCutADeletionBelowIt) {
+  Versions versions;
+  VersionChain chain(versions.Make(1));
+  ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
+  ASSERT_TRUE(chain.Insert(versions.Make(3)));
+  EXPECT_FALSE(chain.DropShadowed(3));
+  EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{3, 2, 1}));
 }
 
 TEST(VersionChainTest, NothingIsDroppedWhileAReaderIsOlderThanTheShadow) {
