@@ -30,14 +30,7 @@ std::string Key(int writer, int i) {
   return buf;
 }
 
-class ConcurrentRepTest : public ::testing::TestWithParam<std::string> {
- protected:
-  TeksTableOptions Options() const {
-    TeksTableOptions options;
-    EXPECT_TRUE(TeksTableOptions::ForVariant(GetParam(), &options));
-    return options;
-  }
-};
+using ConcurrentRepTest = test::VariantTest;
 
 TEST_P(ConcurrentRepTest, IteratorsSeeEveryKeyInsertedBeforeThem) {
   RepHarness h(Options());
@@ -177,11 +170,7 @@ TEST_P(ConcurrentRepTest, ConcurrentWritersOfOneKeyLeaveEveryVersionInOrder) {
 
 INSTANTIATE_TEST_SUITE_P(PaperVariants, ConcurrentRepTest,
                          ::testing::Values("teks-s", "teks-ac", "teks-acsp-in"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) c = (c == '-') ? '_' : c;
-                           return name;
-                         });
+                         test::VariantTestName);
 
 TEST(ConcurrentRepLifetimeTest, RepsSharingALinkerDieWithWorkQueued) {
   auto factory = NewTeksTableFactory();

@@ -29,14 +29,7 @@ class FixedPolicy : public VersionDropPolicy {
   SequenceNumber s_;
 };
 
-class TeksTableRepTest : public ::testing::TestWithParam<std::string> {
- protected:
-  TeksTableOptions Options() const {
-    TeksTableOptions options;
-    EXPECT_TRUE(TeksTableOptions::ForVariant(GetParam(), &options));
-    return options;
-  }
-};
+using TeksTableRepTest = test::VariantTest;
 
 // (user key, seq) pairs of a full scan.
 std::vector<std::pair<std::string, SequenceNumber>> Scan(
@@ -176,11 +169,7 @@ TEST_P(TeksTableRepTest, DropsShadowedVersionsOnlyWhenThePolicyAllows) {
 INSTANTIATE_TEST_SUITE_P(PaperVariants, TeksTableRepTest,
                          ::testing::Values("teks-s", "teks-a", "teks-ac", "teks-acsp",
                                            "teks-acsp-in"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) c = (c == '-') ? '_' : c;
-                           return name;
-                         });
+                         test::VariantTestName);
 
 }  // namespace
 }  // namespace teksdb

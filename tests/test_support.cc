@@ -120,6 +120,18 @@ DecodedEntry DecodeEntry(const char* entry) {
                       std::string(p, len)};
 }
 
+TeksTableOptions VariantTest::Options() const {
+  TeksTableOptions options;
+  EXPECT_TRUE(TeksTableOptions::ForVariant(GetParam(), &options)) << GetParam();
+  return options;
+}
+
+std::string VariantTestName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name) c = (c == '-') ? '_' : c;
+  return name;
+}
+
 TempDir::TempDir(const std::string& prefix) {
   std::random_device rd;
   path_ = (std::filesystem::temp_directory_path() /

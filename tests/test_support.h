@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "key_record.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb_internals.h"
@@ -82,6 +84,14 @@ struct DecodedEntry {
   std::string value;
 };
 DecodedEntry DecodeEntry(const char* entry);
+
+// Base of tests run once per paper variant id ("teks-s", ... ).
+class VariantTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  TeksTableOptions Options() const;
+};
+// A gtest parameter name for a variant id ("teks-s" -> "teks_s").
+std::string VariantTestName(const ::testing::TestParamInfo<std::string>& info);
 
 // A fresh directory under the system temp dir, removed at destruction.
 class TempDir {
