@@ -222,25 +222,41 @@ void TeksDB::ReleaseSnapshot(const ROCKSDB_NAMESPACE::Snapshot* snapshot) {
   StackableDB::ReleaseSnapshot(snapshot);
 }
 
+// RocksDB validates the memtable factory at DB::Open but not when a column
+// family is created later: do it here, so the same configurations are
+// refused either way.
+Status TeksDB::PrepareColumnFamily(const ColumnFamilyOptions& options,
+                                   ColumnFamilyOptions* prepared) {
+  *prepared = WithTeksTable(options, registry_);
+  return prepared->memtable_factory->ValidateOptions(GetDBOptions(), *prepared);
+}
+
 Status TeksDB::CreateColumnFamily(const ColumnFamilyOptions& options,
                                   const std::string& column_family_name,
                                   ColumnFamilyHandle** handle) {
-  return StackableDB::CreateColumnFamily(WithTeksTable(options, registry_),
-                                         column_family_name, handle);
+  ColumnFamilyOptions prepared;
+  Status s = PrepareColumnFamily(options, &prepared);
+  if (!s.ok()) return s;
+  return StackableDB::CreateColumnFamily(prepared, column_family_name, handle);
 }
 
 Status TeksDB::CreateColumnFamilies(const ColumnFamilyOptions& options,
                                     const std::vector<std::string>& column_family_names,
                                     std::vector<ColumnFamilyHandle*>* handles) {
-  return StackableDB::CreateColumnFamilies(WithTeksTable(options, registry_),
-                                           column_family_names, handles);
+  ColumnFamilyOptions prepared;
+  Status s = PrepareColumnFamily(options, &prepared);
+  if (!s.ok()) return s;
+  return StackableDB::CreateColumnFamilies(prepared, column_family_names, handles);
 }
 
 Status TeksDB::CreateColumnFamilies(const std::vector<ColumnFamilyDescriptor>& column_families,
                                     std::vector<ColumnFamilyHandle*>* handles) {
   std::vector<ColumnFamilyDescriptor> cfs;
   for (const ColumnFamilyDescriptor& cf : column_families) {
-    cfs.emplace_back(cf.name, WithTeksTable(cf.options, registry_));
+    ColumnFamilyOptions prepared;
+    Status s = PrepareColumnFamily(cf.options, &prepared);
+    if (!s.ok()) return s;
+    cfs.emplace_back(cf.name, prepared);
   }
   return StackableDB::CreateColumnFamilies(cfs, handles);
 }

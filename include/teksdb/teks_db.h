@@ -112,6 +112,9 @@ class TeksDB : public ROCKSDB_NAMESPACE::StackableDB {
 
  private:
   struct SnapshotRegistrations;
+  ROCKSDB_NAMESPACE::Status PrepareColumnFamily(
+      const ROCKSDB_NAMESPACE::ColumnFamilyOptions& options,
+      ROCKSDB_NAMESPACE::ColumnFamilyOptions* prepared);
   TeksDB(ROCKSDB_NAMESPACE::DB* db, std::shared_ptr<ReaderRegistry> registry);
 
   const std::shared_ptr<ReaderRegistry> registry_;

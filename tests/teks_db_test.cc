@@ -1,0 +1,148 @@
+// Tests of the TeksDB layer itself (include/teksdb/teks_db.h): what it
+// refuses, and that it really drops versions no reader needs while keeping
+// the ones a live snapshot or iterator still reads. Read-for-read equality
+// with stock RocksDB is differential_test.cc's job.
+#include "teksdb/teks_db.h"
+
+#include <gtest/gtest.h>
+
+#include "rocksdb/comparator.h"
+#include "rocksdb/utilities/debug.h"
+#include "teksdb/teks_table.h"
+#include "test_support.h"
+
+namespace teksdb {
+namespace {
+
+using ROCKSDB_NAMESPACE::Options;
+using ROCKSDB_NAMESPACE::Status;
+
+Options BasicOptions() {
+  Options options;
+  options.create_if_missing = true;
+  return options;
+}
+
+TEST(TeksDBTest, RefusesOptionsUnderWhichDropsWouldBeUnsafe) {
+  for (int which = 0; which < 2; ++which) {
+    test::TempDir dir("teksdb-refuse");
+    Options options = BasicOptions();
+    if (which == 0) {
+      options.unordered_write = true;
+    } else {
+      options.two_write_queues = true;
+    }
+    std::unique_ptr<TeksDB> db;
+    const Status s = TeksDB::Open(options, dir.path(), &db);
+    ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find(which == 0 ? "unordered_write" : "two_write_queues"),
+              std::string::npos);
+  }
+}
+
+// The smallest comparator with a user-defined timestamp.
+class TimestampedComparator : public ROCKSDB_NAMESPACE::Comparator {
+ public:
+  TimestampedComparator() : Comparator(8) {}
+  const char* Name() const override { return "test.Timestamped"; }
+  int Compare(const ROCKSDB_NAMESPACE::Slice& a,
+              const ROCKSDB_NAMESPACE::Slice& b) const override {
+    return a.compare(b);
+  }
+  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+  bool CanKeysWithDifferentByteContentsBeEqual() const override { return false; }
+};
+
+TEST(TeksDBTest, ValidatesColumnFamiliesCreatedAfterOpen) {
+  test::TempDir dir("teksdb-cf");
+  std::unique_ptr<TeksDB> db;
+  ASSERT_TRUE(TeksDB::Open(BasicOptions(), dir.path(), &db).ok());
+  TimestampedComparator cmp;
+  ROCKSDB_NAMESPACE::ColumnFamilyOptions cf_options;
+  cf_options.comparator = &cmp;
+  ROCKSDB_NAMESPACE::ColumnFamilyHandle* handle = nullptr;
+  const Status s = db->CreateColumnFamily(cf_options, "ts", &handle);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("timestamp"), std::string::npos);
+  EXPECT_EQ(handle, nullptr);
+  ASSERT_TRUE(db->CreateColumnFamily({}, "plain", &handle).ok());
+  EXPECT_STREQ(db->GetOptions(handle).memtable_factory->Name(), kTeksTableFactoryName);
+  ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+}
+
+// How many versions of `key` the memtable holds (utilities/debug.h walks
+// RocksDB's internal iterator, which sees every entry the memtable yields).
+size_t VersionsInMemtable(TeksDB* db, const std::string& key) {
+  std::vector<ROCKSDB_NAMESPACE::KeyVersion> versions;
+  EXPECT_TRUE(ROCKSDB_NAMESPACE::GetAllKeyVersions(db->GetBaseDB(), key, key, 100000,
+                                                   &versions)
+                  .ok());
+  return versions.size();
+}
+
+TEST(TeksDBTest, DropsVersionsNoReaderNeedsAndKeepsSnapshotsWhole) {
+  test::TempDir dir("teksdb-drop");
+  std::unique_ptr<TeksDB> db;
+  ASSERT_TRUE(TeksDB::Open(BasicOptions(), dir.path(), &db).ok());
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(db->Put({}, "hot", std::to_string(i)).ok());
+  // A snapshot pins version 49 of "hot" ...
+  const ROCKSDB_NAMESPACE::Snapshot* snapshot = db->GetSnapshot();
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> held(db->NewIterator({}));
+  for (int i = 100; i < 200; ++i) ASSERT_TRUE(db->Put({}, "hot", std::to_string(i)).ok());
+  ROCKSDB_NAMESPACE::ReadOptions at_snapshot;
+  at_snapshot.snapshot = snapshot;
+  std::string value;
+  ASSERT_TRUE(db->Get(at_snapshot, "hot", &value).ok());
+  EXPECT_EQ(value, "99");
+  held->Seek("hot");
+  ASSERT_TRUE(held->Valid());
+  EXPECT_EQ(held->value().ToString(), "99");
+  held.reset();
+  db->ReleaseSnapshot(snapshot);
+  // ... and once they are gone, the next update drops everything older.
+  ASSERT_TRUE(db->Put({}, "hot", "last").ok());
+  // The update's own sequence is not yet published while it is inserted,
+  // so the version before it stays until the next update of the key.
+  EXPECT_EQ(VersionsInMemtable(db.get(), "hot"), 2u);
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db->NewIterator({}));
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->value().ToString(), "last");
+}
+
+TEST(TeksDBTest, KeepsVersionsAHeldSnapshotNeeds) {
+  test::TempDir dir("teksdb-keep");
+  std::unique_ptr<TeksDB> db;
+  ASSERT_TRUE(TeksDB::Open(BasicOptions(), dir.path(), &db).ok());
+  ASSERT_TRUE(db->Put({}, "hot", "old").ok());
+  const ROCKSDB_NAMESPACE::Snapshot* snapshot = db->GetSnapshot();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(db->Put({}, "hot", std::to_string(i)).ok());
+  // A version goes only once its successor is at or below the oldest
+  // reader: the snapshot on the oldest version keeps the whole chain.
+  EXPECT_EQ(VersionsInMemtable(db.get(), "hot"), 11u);
+  ROCKSDB_NAMESPACE::ReadOptions at_snapshot;
+  at_snapshot.snapshot = snapshot;
+  std::string value;
+  ASSERT_TRUE(db->Get(at_snapshot, "hot", &value).ok());
+  EXPECT_EQ(value, "old");
+  db->ReleaseSnapshot(snapshot);
+  ASSERT_TRUE(db->Put({}, "hot", "after").ok());
+  EXPECT_EQ(VersionsInMemtable(db.get(), "hot"), 2u);
+}
+
+TEST(TeksDBTest, APlainFactoryKeepsEveryVersion) {
+  test::TempDir dir("teksdb-plain");
+  Options options = BasicOptions();
+  options.memtable_factory = NewTeksTableFactory();
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &raw).ok());
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db(raw);
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(db->Put({}, "hot", std::to_string(i)).ok());
+  std::vector<ROCKSDB_NAMESPACE::KeyVersion> versions;
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::GetAllKeyVersions(db.get(), "hot", "hot", 100, &versions).ok());
+  EXPECT_EQ(versions.size(), 10u);
+}
+
+}  // namespace
+}  // namespace teksdb
