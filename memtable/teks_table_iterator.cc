@@ -23,7 +23,11 @@ void TeksTableIterator::AtNewestOf(KeyRecord* record) {
 
 void TeksTableIterator::Next() {
   version_ = version_->older();
-  if (version_ == nullptr) AtNewestOf(record_->Next(0));
+  if (version_ != nullptr) return;
+  // A tailing iterator reads at the newest sequence: the next record must be
+  // there if its key was written before this step, linked or not yet.
+  rep_->WaitUntilLinked();
+  AtNewestOf(record_->Next(0));
 }
 
 void TeksTableIterator::Prev() {
@@ -34,6 +38,7 @@ void TeksTableIterator::Prev() {
     version_ = newer;
     return;
   }
+  rep_->WaitUntilLinked();
   record_ = rep_->ordered_index().FindLessThan(record_);
   version_ = record_ != nullptr ? record_->versions().Oldest() : nullptr;
 }

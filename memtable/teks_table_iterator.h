@@ -3,11 +3,11 @@
 // a record its versions newest first.
 //
 // Thread safety: one iterator is used by one thread; any number may run
-// while writers insert. Each Seek*() first makes the skip list complete up
-// to every record inserted before it (a tailing iterator reads at the
-// newest sequence, so it must see records inserted after its creation).
-// Next()/Prev() between seeks may or may not see records inserted after
-// the last seek, as with the stock skip list.
+// while writers insert. Each positioning step that moves to another record
+// (every Seek*, and Next/Prev past a record's last version) first makes the
+// skip list complete up to every record inserted before it: a tailing
+// iterator reads at the newest sequence, so, as with the stock skip list,
+// it must see keys written before the step.
 #pragma once
 
 #include "key_record.h"

@@ -1127,14 +1127,9 @@ TEST_P(TailingIteratorTest, SeesLaterWritesLikeSkipList) {
   EXPECT_GT(d.stats().iterator_entries, static_cast<uint64_t>(rounds) * 10);
 }
 
-// KNOWN LIBRARY BUG (the asynchronous variants fail): TeksTableIterator::Next
-// follows skip-list links without first making the skip list complete
-// (TeksTableRep::WaitUntilLinked is called by Seek/SeekToFirst/SeekToLast
-// only). A tailing iterator positioned before a key that was just written
-// (Put returned) steps over it while the background linker has not linked
-// it yet; the stock skip list shows it. E.g. keys k1, k4 present; tailing
-// iterator Seek(k4) -> k4; Put(k5); Next() -> the skip list gives k5,
-// TeksTable (async) often gives <end>. teks-s (synchronous linking) passes.
+// Regression: a tailing iterator positioned before a key that was just
+// written must step onto it even before the background linker has linked
+// it (keys k1, k4 present; Seek(k4) -> k4; Put(k5); Next() -> k5).
 INSTANTIATE_TEST_SUITE_P(
     Memtables, TailingIteratorTest,
     ::testing::Values(Config{"PlainTeksS", Layer::kPlainFactory, Variant("teks-s"),
