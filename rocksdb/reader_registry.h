@@ -13,7 +13,8 @@
 // reader's floor cannot be below what the dropper uses. Slots beyond
 // `high_water_` are never scanned, so a reader raises it before claiming.
 // When all slots are taken, readers count in `overflow_readers_`, which
-// stops all drops while non-zero.
+// stops all drops while non-zero. A deferred hold (HoldUntilReadersReach)
+// keeps its slot's floor until every other floor has reached its target.
 //
 // Thread safety: everything may be called from any thread at once.
 // Invariants: OldestReadableSequence() <= the sequence of every registered
@@ -23,6 +24,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 #include "rocksdb/db.h"
 #include "teksdb/teks_table.h"
@@ -42,6 +45,7 @@ class ReaderRegistry : public VersionDropPolicy {
     Registration(Registration&& other) noexcept { *this = std::move(other); }
     Registration& operator=(Registration&& other) noexcept;
     ~Registration() { Release(); }
+    bool active() const { return registry_ != nullptr; }
     // Raises the floor to `seq`. REQUIRES: the reader reads at >= seq.
     void RaiseFloor(SequenceNumber seq);
     void Release();
@@ -64,14 +68,33 @@ class ReaderRegistry : public VersionDropPolicy {
 
   SequenceNumber OldestReadableSequence() const override;
 
+  // The attached DB's last published sequence (0 if none).
+  SequenceNumber PublishedSequence() const;
+
+  // Keeps `hold`'s floor until every registered reader's floor, and the
+  // published sequence, have reached `seq`; then frees it. For a prepared
+  // transaction's hold after its commit: readers that began before the
+  // commit may read below it and must keep seeing what it shadows.
+  void HoldUntilReadersReach(Registration hold, SequenceNumber seq);
+
  private:
+  bool PruneOverflowHolds(SequenceNumber readers, uint64_t overflow) const;
+
   static constexpr int kSlots = 256;
   static constexpr uint64_t kFree = ~uint64_t{0};
 
   std::atomic<ROCKSDB_NAMESPACE::DB*> db_{nullptr};
-  std::atomic<uint64_t> floors_[kSlots];
+  mutable std::atomic<uint64_t> floors_[kSlots];
+  // For a slot given to HoldUntilReadersReach: the sequence readers must
+  // reach before it is freed; kFree for an ordinary reader. Freed lazily by
+  // OldestReadableSequence(), hence mutable.
+  mutable std::atomic<uint64_t> release_at_[kSlots];
   std::atomic<int> high_water_{0};
-  std::atomic<uint64_t> overflow_readers_{0};
+  mutable std::atomic<uint64_t> overflow_readers_{0};
+  // Deferred holds that got no slot: their targets, each also counted in
+  // overflow_readers_ until freed.
+  mutable std::mutex overflow_holds_mu_;
+  mutable std::vector<SequenceNumber> overflow_hold_targets_;
 };
 
 }  // namespace teksdb
