@@ -1,5 +1,5 @@
 // ReaderRegistry implementation (protocol in reader_registry.h).
-#include "reader_registry.h"
+#include "teksdb/reader_registry.h"
 
 #include <algorithm>
 
