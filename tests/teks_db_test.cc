@@ -3,6 +3,7 @@
 // the ones a live snapshot or iterator still reads. Read-for-read equality
 // with stock RocksDB is differential_test.cc's job.
 #include "teksdb/teks_db.h"
+#include "teksdb/teks_transaction_db.h"
 
 #include <gtest/gtest.h>
 
@@ -142,6 +143,93 @@ TEST(TeksDBTest, APlainFactoryKeepsEveryVersion) {
   std::vector<ROCKSDB_NAMESPACE::KeyVersion> versions;
   ASSERT_TRUE(ROCKSDB_NAMESPACE::GetAllKeyVersions(db.get(), "hot", "hot", 100, &versions).ok());
   EXPECT_EQ(versions.size(), 10u);
+}
+
+std::unique_ptr<TeksTransactionDB> OpenWritePrepared(const std::string& path) {
+  ROCKSDB_NAMESPACE::TransactionDBOptions txn_options;
+  txn_options.write_policy = ROCKSDB_NAMESPACE::WRITE_PREPARED;
+  std::unique_ptr<TeksTransactionDB> db;
+  EXPECT_TRUE(TeksTransactionDB::Open(BasicOptions(), txn_options, path, &db).ok());
+  return db;
+}
+
+TEST(TeksTransactionDBTest, DropsVersionsOfCommittedWrites) {
+  test::TempDir dir("teksdb-txn-drop");
+  auto db = OpenWritePrepared(dir.path());
+  ASSERT_NE(db, nullptr);
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(db->Put({}, "hot", std::to_string(i)).ok());
+  ROCKSDB_NAMESPACE::Transaction* txn = db->BeginTransaction({});
+  ASSERT_TRUE(txn->SetName("t1").ok());
+  ASSERT_TRUE(txn->Put("hot", "txn").ok());
+  ASSERT_TRUE(txn->Prepare().ok());
+  ASSERT_TRUE(txn->Commit().ok());
+  delete txn;
+  ASSERT_TRUE(db->Put({}, "hot", "after").ok());
+  ASSERT_TRUE(db->Put({}, "hot", "last").ok());
+  std::vector<ROCKSDB_NAMESPACE::KeyVersion> versions;
+  ASSERT_TRUE(ROCKSDB_NAMESPACE::GetAllKeyVersions(db->GetRootDB(), "hot", "hot", 100,
+                                                   &versions)
+                  .ok());
+  EXPECT_LE(versions.size(), 2u);
+}
+
+// A snapshot taken while a transaction is prepared does not see its write,
+// even after the commit: the prepared version must not shadow (and so drop)
+// the one the snapshot reads, whatever is written later.
+TEST(TeksTransactionDBTest, APreparedWriteNeverShadowsWhatOlderReadersSee) {
+  test::TempDir dir("teksdb-txn-hold");
+  auto db = OpenWritePrepared(dir.path());
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(db->Put({}, "k", "old").ok());
+  ROCKSDB_NAMESPACE::Transaction* txn = db->BeginTransaction({});
+  ASSERT_TRUE(txn->SetName("t1").ok());
+  ASSERT_TRUE(txn->Put("k", "prepared").ok());
+  ASSERT_TRUE(txn->Prepare().ok());
+  const ROCKSDB_NAMESPACE::Snapshot* snapshot = db->GetSnapshot();
+  ASSERT_TRUE(txn->Commit().ok());
+  delete txn;
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(db->Put({}, "k", "newer" + std::to_string(i)).ok());
+  ROCKSDB_NAMESPACE::ReadOptions at_snapshot;
+  at_snapshot.snapshot = snapshot;
+  std::string value;
+  ASSERT_TRUE(db->Get(at_snapshot, "k", &value).ok());
+  EXPECT_EQ(value, "old");
+  std::string latest;
+  ASSERT_TRUE(db->Get({}, "k", &latest).ok());
+  EXPECT_EQ(latest, "newer4");
+  db->ReleaseSnapshot(snapshot);
+  ASSERT_TRUE(db->Put({}, "k", "final").ok());
+  std::vector<ROCKSDB_NAMESPACE::KeyVersion> versions;
+  ASSERT_TRUE(
+      ROCKSDB_NAMESPACE::GetAllKeyVersions(db->GetRootDB(), "k", "k", 100, &versions).ok());
+  EXPECT_LE(versions.size(), 2u);  // once the snapshot is gone, so are they
+}
+
+TEST(TeksTransactionDBTest, ReusesTheTransactionObjectItWasGiven) {
+  test::TempDir dir("teksdb-txn-reuse");
+  auto db = OpenWritePrepared(dir.path());
+  ASSERT_NE(db, nullptr);
+  ROCKSDB_NAMESPACE::Transaction* txn = db->BeginTransaction({});
+  ASSERT_TRUE(txn->Put("a", "1").ok());
+  ASSERT_TRUE(txn->Commit().ok());
+  ROCKSDB_NAMESPACE::Transaction* again = db->BeginTransaction({}, {}, txn);
+  EXPECT_EQ(again, txn);
+  ASSERT_TRUE(again->SetName("second").ok());
+  ASSERT_TRUE(again->Put("b", "2").ok());
+  ASSERT_TRUE(again->Prepare().ok());
+  EXPECT_EQ(db->GetTransactionByName("second"), again);
+  ASSERT_TRUE(again->Commit().ok());
+  delete again;
+  std::string value;
+  ASSERT_TRUE(db->Get({}, "b", &value).ok());
+  EXPECT_EQ(value, "2");
+}
+
+TEST(TeksTransactionDBTest, RefusesTimestampedSnapshots) {
+  test::TempDir dir("teksdb-txn-ts");
+  auto db = OpenWritePrepared(dir.path());
+  ASSERT_NE(db, nullptr);
+  EXPECT_TRUE(db->CreateTimestampedSnapshot(1).first.IsNotSupported());
 }
 
 }  // namespace

@@ -1,0 +1,135 @@
+// TeksTransactionDB implementation: open through the layer's options, wrap
+// transactions in RegisteredTransaction, forward the rest.
+#include "teksdb/teks_transaction_db.h"
+
+#include "registered_transaction.h"
+
+namespace teksdb {
+
+using ROCKSDB_NAMESPACE::ColumnFamilyDescriptor;
+using ROCKSDB_NAMESPACE::ColumnFamilyHandle;
+using ROCKSDB_NAMESPACE::DBOptions;
+using ROCKSDB_NAMESPACE::Status;
+using ROCKSDB_NAMESPACE::Transaction;
+using ROCKSDB_NAMESPACE::TransactionDB;
+
+Status TeksTransactionDB::Open(const ROCKSDB_NAMESPACE::Options& options,
+                               const ROCKSDB_NAMESPACE::TransactionDBOptions& txn_db_options,
+                               const std::string& path,
+                               std::unique_ptr<TeksTransactionDB>* db) {
+  std::vector<ColumnFamilyDescriptor> cfs = {
+      ColumnFamilyDescriptor(ROCKSDB_NAMESPACE::kDefaultColumnFamilyName,
+                             ROCKSDB_NAMESPACE::ColumnFamilyOptions(options))};
+  std::vector<ColumnFamilyHandle*> handles;
+  Status s = Open(DBOptions(options), txn_db_options, path, cfs, &handles, db);
+  if (s.ok()) {
+    // The default column family's handle is owned by the DB itself.
+    delete handles[0];
+  }
+  return s;
+}
+
+Status TeksTransactionDB::Open(const DBOptions& db_options,
+                               const ROCKSDB_NAMESPACE::TransactionDBOptions& txn_db_options,
+                               const std::string& path,
+                               const std::vector<ColumnFamilyDescriptor>& column_families,
+                               std::vector<ColumnFamilyHandle*>* handles,
+                               std::unique_ptr<TeksTransactionDB>* db) {
+  auto registry = std::make_shared<ReaderRegistry>();
+  DBOptions options;
+  std::vector<ColumnFamilyDescriptor> cfs;
+  Status s = PrepareTeksOpen(db_options, column_families, registry, &options, &cfs);
+  if (!s.ok()) return s;
+  TransactionDB* inner = nullptr;
+  s = TransactionDB::Open(options, txn_db_options, path, cfs, handles, &inner);
+  if (!s.ok()) return s;
+  db->reset(new TeksTransactionDB(std::move(registry), inner));
+  return s;
+}
+
+TeksTransactionDB::TeksTransactionDB(std::shared_ptr<ReaderRegistry> registry,
+                                     TransactionDB* inner)
+    : TeksLayer(std::move(registry), inner), wrappers_(std::make_shared<TransactionWrappers>()) {}
+
+TransactionDB* TeksTransactionDB::inner() const { return static_cast<TransactionDB*>(db_); }
+
+Status TeksTransactionDB::Write(const ROCKSDB_NAMESPACE::WriteOptions& options,
+                                const ROCKSDB_NAMESPACE::TransactionDBWriteOptimizations& optimizations,
+                                ROCKSDB_NAMESPACE::WriteBatch* updates) {
+  return inner()->Write(options, optimizations, updates);
+}
+
+Transaction* TeksTransactionDB::BeginTransaction(
+    const ROCKSDB_NAMESPACE::WriteOptions& write_options,
+    const ROCKSDB_NAMESPACE::TransactionOptions& txn_options, Transaction* old_txn) {
+  // Registered before the transaction can take any sequence.
+  auto lifetime = registry_->Register();
+  auto* reused = static_cast<RegisteredTransaction*>(old_txn);
+  Transaction* txn = inner()->BeginTransaction(write_options, txn_options,
+                                               reused != nullptr ? reused->TakeInner() : nullptr);
+  if (reused != nullptr) {
+    reused->Rebind(txn, std::move(lifetime));
+    return reused;
+  }
+  return new RegisteredTransaction(std::unique_ptr<Transaction>(txn), registry_.get(),
+                                   wrappers_, std::move(lifetime));
+}
+
+Transaction* TeksTransactionDB::Wrapped(Transaction* txn) {
+  if (txn == nullptr) return nullptr;
+  if (Transaction* held = wrappers_->Find(txn)) return held;
+  // Recovered at open, maybe prepared: its sequences are unknown here, so
+  // its hold blocks every drop until it commits or rolls back.
+  ReaderRegistry::Registration prepare_hold;
+  if (txn->GetState() == Transaction::PREPARED) prepare_hold = registry_->Register(0);
+  return new RegisteredTransaction(std::unique_ptr<Transaction>(txn), registry_.get(),
+                                   wrappers_, registry_->Register(), std::move(prepare_hold));
+}
+
+Transaction* TeksTransactionDB::GetTransactionByName(
+    const ROCKSDB_NAMESPACE::TransactionName& name) {
+  return Wrapped(inner()->GetTransactionByName(name));
+}
+
+void TeksTransactionDB::GetAllPreparedTransactions(std::vector<Transaction*>* transactions) {
+  inner()->GetAllPreparedTransactions(transactions);
+  for (Transaction*& txn : *transactions) txn = Wrapped(txn);
+}
+
+std::unordered_multimap<uint32_t, ROCKSDB_NAMESPACE::KeyLockInfo>
+TeksTransactionDB::GetLockStatusData() {
+  return inner()->GetLockStatusData();
+}
+
+std::vector<ROCKSDB_NAMESPACE::DeadlockPath> TeksTransactionDB::GetDeadlockInfoBuffer() {
+  return inner()->GetDeadlockInfoBuffer();
+}
+
+void TeksTransactionDB::SetDeadlockInfoBufferSize(uint32_t target_size) {
+  inner()->SetDeadlockInfoBufferSize(target_size);
+}
+
+std::pair<Status, std::shared_ptr<const ROCKSDB_NAMESPACE::Snapshot>>
+TeksTransactionDB::CreateTimestampedSnapshot(ROCKSDB_NAMESPACE::TxnTimestamp) {
+  return {Status::NotSupported("TeksTransactionDB does not support timestamped snapshots",
+                               "the layer cannot see when they are released"),
+          nullptr};
+}
+
+std::shared_ptr<const ROCKSDB_NAMESPACE::Snapshot> TeksTransactionDB::GetTimestampedSnapshot(
+    ROCKSDB_NAMESPACE::TxnTimestamp ts) const {
+  return inner()->GetTimestampedSnapshot(ts);
+}
+
+void TeksTransactionDB::ReleaseTimestampedSnapshotsOlderThan(ROCKSDB_NAMESPACE::TxnTimestamp ts) {
+  inner()->ReleaseTimestampedSnapshotsOlderThan(ts);
+}
+
+Status TeksTransactionDB::GetTimestampedSnapshots(
+    ROCKSDB_NAMESPACE::TxnTimestamp ts_lb, ROCKSDB_NAMESPACE::TxnTimestamp ts_ub,
+    std::vector<std::shared_ptr<const ROCKSDB_NAMESPACE::Snapshot>>& timestamped_snapshots)
+    const {
+  return inner()->GetTimestampedSnapshots(ts_lb, ts_ub, timestamped_snapshots);
+}
+
+}  // namespace teksdb
