@@ -28,13 +28,9 @@
 // time; nothing about speed is asserted. Threads collect their errors and
 // the main thread reports them.
 //
-// Runs under AddressSanitizer + UBSan, not ThreadSanitizer: TSan can only
-// see synchronization in instrumented code, and RocksDB hands memory and
-// work between threads (write groups, ConcurrentArena shards, memtable
-// reference counts) inside Debian's uninstrumented librocksdb, so every run
-// reports races TSan cannot judge. TeksTable's own thread safety is checked
-// under TSan by the concurrent_* tests, which drive the rep from many
-// threads the way RocksDB does.
+// Runs under ThreadSanitizer and under AddressSanitizer + UBSan. Debian's
+// librocksdb is not instrumented, so TSan cannot see RocksDB's own
+// hand-offs between threads; tests/tsan.supp names exactly those.
 #include <gtest/gtest.h>
 
 #include <algorithm>
