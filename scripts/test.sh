@@ -2,7 +2,7 @@
 # The test entry point. Installs what is missing (scripts/setup.sh), then
 # builds and runs three ctest phases, each in its own build directory:
 #
-#   asan     build-asan  TEKSDB_SANITIZE=address (ASan + UBSan)  -L sequential
+#   asan     build-asan  TEKSDB_SANITIZE=address (ASan + UBSan)  -L 'sequential|concurrent' (all)
 #   tsan     build-tsan  TEKSDB_SANITIZE=thread                  -L concurrent
 #   release  build       RelWithDebInfo                          -L preload
 #
@@ -93,7 +93,7 @@ for p in "${phases[@]}"; do
   case $p in
     asan)
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        phase asan "$build-asan" sequential -DTEKSDB_SANITIZE=address -- -j "$jobs" ;;
+        phase asan "$build-asan" 'sequential|concurrent' -DTEKSDB_SANITIZE=address -- -j "$jobs" ;;
     tsan)
       # librocksdb.so is not instrumented: calls it makes into TSan's
       # interceptors are ignored, and tests/tsan.supp names its internal
