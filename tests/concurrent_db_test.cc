@@ -133,18 +133,6 @@ class Errors {
   uint64_t count_ = 0;
 };
 
-// Counts the flushes RocksDB starts by itself because a write buffer filled.
-class AutomaticFlushCounter : public ROCKSDB_NAMESPACE::EventListener {
- public:
-  void OnFlushCompleted(DB* /*db*/, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
-    if (info.flush_reason == ROCKSDB_NAMESPACE::FlushReason::kWriteBufferFull) count_++;
-  }
-  uint64_t count() const { return count_.load(); }
-
- private:
-  std::atomic<uint64_t> count_{0};
-};
-
 enum class Layer { kPlainFactory, kTeksDB };
 
 struct Config {
@@ -196,8 +184,8 @@ class Database {
  private:
   const Config config_;
   test::TempDir dir_;
-  const std::shared_ptr<AutomaticFlushCounter> automatic_flushes_ =
-      std::make_shared<AutomaticFlushCounter>();
+  const std::shared_ptr<test::AutomaticFlushCounter> automatic_flushes_ =
+      std::make_shared<test::AutomaticFlushCounter>();
   Options options_;
   std::unique_ptr<DB> db_;
 };

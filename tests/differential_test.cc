@@ -170,18 +170,6 @@ std::string PrintConfigName(const ::testing::TestParamInfo<Config>& info) {
 }
 void PrintTo(const Config& config, std::ostream* os) { *os << config.name; }
 
-// Counts the flushes RocksDB starts by itself because a write buffer filled.
-class AutomaticFlushCounter : public ROCKSDB_NAMESPACE::EventListener {
- public:
-  void OnFlushCompleted(DB* /*db*/, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
-    if (info.flush_reason == ROCKSDB_NAMESPACE::FlushReason::kWriteBufferFull) count_++;
-  }
-  uint64_t count() const { return count_.load(); }
-
- private:
-  std::atomic<uint64_t> count_{0};
-};
-
 // ---------------------------------------------------------------------------
 // One database of a differential pair.
 
@@ -287,8 +275,8 @@ class Side {
 
   const Layer layer_;
   test::TempDir dir_;
-  const std::shared_ptr<AutomaticFlushCounter> automatic_flushes_ =
-      std::make_shared<AutomaticFlushCounter>();
+  const std::shared_ptr<test::AutomaticFlushCounter> automatic_flushes_ =
+      std::make_shared<test::AutomaticFlushCounter>();
   Options options_;
   TransactionDBOptions txn_db_options_;
   std::unique_ptr<DB> plain_;
@@ -525,6 +513,12 @@ class History {
 // The differential driver shared by both suites: two sides, the column
 // families they share, snapshots held on both, and the comparisons.
 
+// Picks an index by weight.
+size_t PickWeighted(std::mt19937_64& rng, const std::vector<double>& weights) {
+  std::discrete_distribution<size_t> dist(weights.begin(), weights.end());
+  return dist(rng);
+}
+
 class DifferentialDriver {
  public:
   DifferentialDriver(const Config& config, uint64_t seed)
@@ -583,6 +577,34 @@ class DifferentialDriver {
       *label = "latest";
     }
     return ro;
+  }
+
+  // A random read compared on both sides, or a snapshot taken or released
+  // for later reads. Returns whether it read.
+  bool RandomRead(History* history) {
+    enum ReadOp { kGet, kMultiGet, kWalk, kTakeSnapshot, kReleaseSnapshot };
+    static const std::vector<double> kWeights = {14, 5, 7, 2, 1.5};
+    switch (static_cast<ReadOp>(PickWeighted(rng(), kWeights))) {
+      case kGet:
+        CompareGet(history);
+        return true;
+      case kMultiGet:
+        CompareMultiGet(history);
+        return true;
+      case kWalk:
+        CompareFreshWalk(history);
+        return true;
+      case kTakeSnapshot:
+        if (snapshots().size() >= 4) ReleaseRandomSnapshot();
+        history->Add("Take snapshot");
+        TakeSnapshot();
+        return false;
+      case kReleaseSnapshot:
+        history->Add("Release a snapshot");
+        ReleaseRandomSnapshot();
+        return false;
+    }
+    return false;
   }
 
   void TakeSnapshot() {
@@ -809,11 +831,6 @@ class DifferentialDriver {
   ReadStats stats_;
 };
 
-// Picks an index by weight.
-size_t PickWeighted(std::mt19937_64& rng, const std::vector<double>& weights) {
-  std::discrete_distribution<size_t> dist(weights.begin(), weights.end());
-  return dist(rng);
-}
 
 // ---------------------------------------------------------------------------
 // Suite 1: random operations through DB (plain factory) or TeksDB (layer).
@@ -970,12 +987,12 @@ TEST_P(DifferentialTest, RandomOperationsMatchSkipList) {
   uint64_t flushes = 0, reopens = 0;
 
   enum Op {
-    kWrite, kBatch, kGet, kMultiGet, kWalk, kTakeSnapshot, kReleaseSnapshot,
-    kHoldIterators, kUseHeldIterators, kFlush, kCompact, kReopen, kCompareAll,
+    kWrite, kBatch, kRead, kHoldIterators, kUseHeldIterators, kFlush, kCompact, kReopen,
+    kCompareAll,
   };
   // With small buffers RocksDB flushes by itself; explicit flushes are rarer.
   const std::vector<double> weights = {
-      45, 8, 14, 5, 7, 2, 1.5, 2, 2, d.small_buffer() ? 0.1 : 0.6, 0.2, 0.12, 0.3};
+      45, 8, 29.5, 2, 2, d.small_buffer() ? 0.1 : 0.6, 0.2, 0.12, 0.3};
   for (uint64_t op = 0; op < ops; ++op) {
     SCOPED_TRACE("operation " + std::to_string(op));
     const Op kind = static_cast<Op>(PickWeighted(d.rng(), weights));
@@ -984,23 +1001,8 @@ TEST_P(DifferentialTest, RandomOperationsMatchSkipList) {
       case kBatch:
         writer.WriteBoth(writer.NextGroup(op, /*batch=*/kind == kBatch), &history);
         break;
-      case kGet:
-        d.CompareGet(&history);
-        break;
-      case kMultiGet:
-        d.CompareMultiGet(&history);
-        break;
-      case kWalk:
-        d.CompareFreshWalk(&history);
-        break;
-      case kTakeSnapshot:
-        if (d.snapshots().size() >= 4) d.ReleaseRandomSnapshot();
-        history.Add("Take snapshot");
-        d.TakeSnapshot();
-        break;
-      case kReleaseSnapshot:
-        history.Add("Release a snapshot");
-        d.ReleaseRandomSnapshot();
+      case kRead:
+        d.RandomRead(&history);
         break;
       case kHoldIterators:
         if (d.num_held_iterators() >= 4) d.UseHeldIterators(&history);
@@ -1524,15 +1526,13 @@ TEST_P(WritePreparedDifferentialTest, TransactionsMatchSkipList) {
 
   enum Op {
     kBegin, kTxnWrite, kTxnRead, kTxnWalk, kPrepare, kCommit, kRollback, kOutsideWrite,
-    kGet, kMultiGet, kWalk, kTakeSnapshot, kReleaseSnapshot, kFlush, kReopen,
+    kRead, kFlush, kReopen,
   };
-  const std::vector<double> weights = {4, 18, 8, 3, 2.5, 3, 1.5, 14, 10, 3, 5, 1.5, 1, 0.4, 0.25};
+  const std::vector<double> weights = {4, 18, 8, 3, 2.5, 3, 1.5, 14, 20.5, 0.4, 0.25};
   for (uint64_t op = 0; op < ops; ++op) {
     SCOPED_TRACE("operation " + std::to_string(op));
     const Op kind = static_cast<Op>(PickWeighted(d.rng(), weights));
-    if ((kind == kGet || kind == kMultiGet || kind == kWalk) && txns.any_prepared()) {
-      reads_over_prepared++;
-    }
+    const bool prepared_before = txns.any_prepared();
     switch (kind) {
       case kBegin:
         if (txns.num_open() < 3) txns.Begin(&history);
@@ -1558,23 +1558,8 @@ TEST_P(WritePreparedDifferentialTest, TransactionsMatchSkipList) {
       case kOutsideWrite:
         txns.WriteOutside(op, &writer, &history);
         break;
-      case kGet:
-        d.CompareGet(&history);
-        break;
-      case kMultiGet:
-        d.CompareMultiGet(&history);
-        break;
-      case kWalk:
-        d.CompareFreshWalk(&history);
-        break;
-      case kTakeSnapshot:
-        if (d.snapshots().size() >= 4) d.ReleaseRandomSnapshot();
-        history.Add("Take snapshot");
-        d.TakeSnapshot();
-        break;
-      case kReleaseSnapshot:
-        history.Add("Release a snapshot");
-        d.ReleaseRandomSnapshot();
+      case kRead:
+        if (d.RandomRead(&history) && prepared_before) reads_over_prepared++;
         break;
       case kFlush:
         d.Flush(&history);

@@ -136,28 +136,6 @@ TEST(FactoryOptionsTest, OptionsFileRoundTripKeepsFactoryAndOptions) {
   EXPECT_TRUE(o->concurrent_hash);
 }
 
-// A bytewise comparator with an 8-byte user-defined timestamp.
-class TimestampedComparator : public ROCKSDB_NAMESPACE::Comparator {
- public:
-  TimestampedComparator() : Comparator(8) {}
-  const char* Name() const override { return "test.TimestampedComparator"; }
-  int Compare(const ROCKSDB_NAMESPACE::Slice& a,
-              const ROCKSDB_NAMESPACE::Slice& b) const override {
-    return a.compare(b);
-  }
-  int CompareTimestamp(const ROCKSDB_NAMESPACE::Slice& a,
-                       const ROCKSDB_NAMESPACE::Slice& b) const override {
-    return a.compare(b);
-  }
-  int CompareWithoutTimestamp(const ROCKSDB_NAMESPACE::Slice& a, bool,
-                              const ROCKSDB_NAMESPACE::Slice& b, bool) const override {
-    return a.compare(b);
-  }
-  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-  bool CanKeysWithDifferentByteContentsBeEqual() const override { return false; }
-};
-
 // A comparator that does not promise byte-equal keys compare equal only.
 class CaseInsensitiveComparator : public ROCKSDB_NAMESPACE::Comparator {
  public:
@@ -185,7 +163,7 @@ Status OpenWith(const ROCKSDB_NAMESPACE::Comparator* cmp) {
 }
 
 TEST(FactoryOptionsTest, UserDefinedTimestampsAreRefusedAtOpen) {
-  TimestampedComparator cmp;
+  test::TimestampedComparator cmp;
   const Status s = OpenWith(&cmp);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("timestamp"), std::string::npos) << s.ToString();

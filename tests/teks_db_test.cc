@@ -41,25 +41,11 @@ TEST(TeksDBTest, RefusesOptionsUnderWhichDropsWouldBeUnsafe) {
   }
 }
 
-// The smallest comparator with a user-defined timestamp.
-class TimestampedComparator : public ROCKSDB_NAMESPACE::Comparator {
- public:
-  TimestampedComparator() : Comparator(8) {}
-  const char* Name() const override { return "test.Timestamped"; }
-  int Compare(const ROCKSDB_NAMESPACE::Slice& a,
-              const ROCKSDB_NAMESPACE::Slice& b) const override {
-    return a.compare(b);
-  }
-  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-  bool CanKeysWithDifferentByteContentsBeEqual() const override { return false; }
-};
-
 TEST(TeksDBTest, ValidatesColumnFamiliesCreatedAfterOpen) {
   test::TempDir dir("teksdb-cf");
   std::unique_ptr<TeksDB> db;
   ASSERT_TRUE(TeksDB::Open(BasicOptions(), dir.path(), &db).ok());
-  TimestampedComparator cmp;
+  test::TimestampedComparator cmp;
   ROCKSDB_NAMESPACE::ColumnFamilyOptions cf_options;
   cf_options.comparator = &cmp;
   ROCKSDB_NAMESPACE::ColumnFamilyHandle* handle = nullptr;

@@ -5,6 +5,7 @@
 // threads at once; RepHarness inserts from any thread (like MemTable::Add).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "key_record.h"
+#include "rocksdb/comparator.h"
+#include "rocksdb/listener.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb_internals.h"
 #include "teksdb/teks_table.h"
@@ -92,6 +95,40 @@ class VariantTest : public ::testing::TestWithParam<std::string> {
 };
 // A gtest parameter name for a variant id ("teks-s" -> "teks_s").
 std::string VariantTestName(const ::testing::TestParamInfo<std::string>& info);
+
+// A bytewise comparator with an 8-byte user-defined timestamp.
+class TimestampedComparator : public ROCKSDB_NAMESPACE::Comparator {
+ public:
+  TimestampedComparator() : Comparator(8) {}
+  const char* Name() const override { return "test.TimestampedComparator"; }
+  int Compare(const ROCKSDB_NAMESPACE::Slice& a,
+              const ROCKSDB_NAMESPACE::Slice& b) const override {
+    return a.compare(b);
+  }
+  int CompareTimestamp(const ROCKSDB_NAMESPACE::Slice& a,
+                       const ROCKSDB_NAMESPACE::Slice& b) const override {
+    return a.compare(b);
+  }
+  int CompareWithoutTimestamp(const ROCKSDB_NAMESPACE::Slice& a, bool,
+                              const ROCKSDB_NAMESPACE::Slice& b, bool) const override {
+    return a.compare(b);
+  }
+  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+  bool CanKeysWithDifferentByteContentsBeEqual() const override { return false; }
+};
+
+// Counts the flushes RocksDB starts by itself because a write buffer filled.
+class AutomaticFlushCounter : public ROCKSDB_NAMESPACE::EventListener {
+ public:
+  void OnFlushCompleted(ROCKSDB_NAMESPACE::DB* /*db*/, const ROCKSDB_NAMESPACE::FlushJobInfo& info) override {
+    if (info.flush_reason == ROCKSDB_NAMESPACE::FlushReason::kWriteBufferFull) count_++;
+  }
+  uint64_t count() const { return count_.load(); }
+
+ private:
+  std::atomic<uint64_t> count_{0};
+};
 
 // A fresh directory under the system temp dir, removed at destruction.
 class TempDir {
