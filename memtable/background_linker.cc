@@ -67,7 +67,9 @@ void BackgroundLinker::Run() {
     }
     busy_ = q;
     lock.unlock();
-    q->LinkSome(kLinkBatch);
+    // Nothing to take: the pending records are still on their way into the
+    // queue or in a helping reader's hands. Let those threads run.
+    if (q->LinkSome(kLinkBatch) == 0) std::this_thread::yield();
     lock.lock();
     busy_ = nullptr;
     idle_cv_.notify_all();

@@ -197,7 +197,7 @@ KeyRecord* CuckooIndex::FindLive(const Slice& user_key, uint64_t hash) const {
 
 void CuckooIndex::CollectAll(const Slice& user_key, uint64_t hash,
                              const KeyRecord* exclude, Matches* out) const {
-  for (Table* t = newest_.load(std::memory_order_acquire); t; t = t->older) {
+  for (Table* t = newest_.load(std::memory_order_seq_cst); t; t = t->older) {
     const int table_start = out->count;
     auto collect = [&](KeyRecord* r) {
       if (r != exclude && out->count < kMaxMatches) out->records[out->count++] = r;
@@ -228,6 +228,9 @@ KeyRecord* CuckooIndex::FindOrInsert(const Slice& user_key, uint64_t hash,
     }
     candidate->set_state(KeyRecord::kPending);
     Publish(hash, candidate);
+    // Two inserters of the key each publish, then scan for the other: a
+    // full fence keeps both from missing each other (each would then win).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (Settle(user_key, hash, candidate) == Settlement::kWon) {
       candidate->set_state(KeyRecord::kLive);
       return candidate;
@@ -243,7 +246,7 @@ KeyRecord* CuckooIndex::FindOrInsert(const Slice& user_key, uint64_t hash,
 // Waits only ever point from lower to higher addresses, so none is circular.
 CuckooIndex::Settlement CuckooIndex::Settle(const Slice& user_key, uint64_t hash,
                                             KeyRecord* candidate) const {
-  while (true) {
+  for (int spins = 0;; ) {
     Matches others;
     CollectAll(user_key, hash, candidate, &others);
     bool wait = false;
@@ -257,7 +260,12 @@ CuckooIndex::Settlement CuckooIndex::Settle(const Slice& user_key, uint64_t hash
       }
     }
     if (!wait) return Settlement::kWon;
-    CpuRelax();
+    // The other inserter may be descheduled: spin briefly, then yield.
+    if (++spins < 64) {
+      CpuRelax();
+    } else {
+      std::this_thread::yield();
+    }
   }
 }
 
@@ -276,7 +284,8 @@ void CuckooIndex::Publish(uint64_t hash, KeyRecord* candidate) {
     // `t` is full enough that no cuckoo path was found: chain a larger table.
     Table* bigger = new Table((t->mask + 1) * 2, t);
     memory_usage_.fetch_add(bigger->Bytes(), std::memory_order_relaxed);
-    newest_.store(bigger, std::memory_order_release);
+    // seq_cst, like the loads in CollectAll: see the fence in FindOrInsert.
+    newest_.store(bigger, std::memory_order_seq_cst);
   }
 }
 

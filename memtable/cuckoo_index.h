@@ -32,6 +32,10 @@
 // index is destroyed; PENDING records are never displaced.
 #pragma once
 
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#error "CuckooIndex packs a tag into the top 16 bits of 48-bit user pointers"
+#endif
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

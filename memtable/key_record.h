@@ -16,9 +16,11 @@
 // Version (header + entry) is used and the record part stays unused.
 //
 // Thread safety:
-//   - state: PENDING while its inserter settles a race with another
-//     inserter of the same key in the hash; LIVE once it owns the key (and
-//     then forever); REMOVED if it lost. Only LIVE records are read.
+//   - state: every record is built PENDING (an update's record stays so,
+//     unused). A new key's record is PENDING while its inserter settles a
+//     race with other inserters of the key in the hash, then LIVE for good,
+//     or REMOVED if it lost (and PENDING again if its inserter retries).
+//     Only LIVE records are read.
 //   - linked: set (release) once the record is in the skip list's level 0;
 //     the shortcut seek only jumps to linked records.
 //   - next pointers follow InlineSkipList's rules (see ordered_index.h).

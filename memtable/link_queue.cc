@@ -51,6 +51,15 @@ void LinkQueue::MarkLinked(uint64_t ticket) {
   // Release: the skip-list links of this record happen before anyone who
   // sees the watermark pass `ticket`.
   linked_ring_[ticket % kRingSize].store(ticket, std::memory_order_release);
+  // Two threads marking neighbouring tickets each store, then read the
+  // other's slot: without a full fence both may miss the other's store (x86
+  // lets a load pass an earlier store) and leave the watermark stuck below a
+  // linked ticket.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  AdvanceWatermark();
+}
+
+void LinkQueue::AdvanceWatermark() {
   uint64_t w = watermark_.load(std::memory_order_acquire);
   while (linked_ring_[w % kRingSize].load(std::memory_order_acquire) == w) {
     // On failure `w` reloads; every thread racing here advances the same
@@ -67,7 +76,7 @@ void LinkQueue::WaitUntilLinked() {
     // give the core away if that thread may be descheduled).
     if (LinkSome(256) != 0) {
       idle = 0;
-    } else if (++idle < 64) {
+    } else if (AdvanceWatermark(), ++idle < 64) {
       CpuRelax();
     } else {
       std::this_thread::yield();

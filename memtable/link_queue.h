@@ -66,6 +66,8 @@ class LinkQueue {
   };
 
   void MarkLinked(uint64_t ticket);
+  // Moves the watermark past every contiguously linked ticket.
+  void AdvanceWatermark();
 
   OrderedIndex* const index_;
   moodycamel::ConcurrentQueue<Task> queue_;

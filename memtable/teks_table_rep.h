@@ -12,8 +12,9 @@
 // MarkReadOnly()/MarkFlushed() and run until the rep is destroyed.
 //
 // Invariants:
-//   - Every entry RocksDB inserts is in exactly one VersionChain: that of
-//     its user key's one LIVE record, so Get never needs the skip list.
+//   - Every entry RocksDB inserts (exact duplicates refused) joins exactly
+//     one VersionChain, that of its user key's one LIVE record, and stays
+//     reachable there until dropped; Get never needs the skip list.
 //   - Without a VersionDropPolicy every version is kept until destruction
 //     (flush sees every entry it counted). With one, a version is unlinked
 //     only when the policy proves no reader can need it.

@@ -18,7 +18,10 @@
 //     memtable lives: they sit in the arena, and readers (iterators pinning
 //     keys) may hold them arbitrarily long.
 //   - Links only ever point to older versions. Dropping cuts one link to
-//     nullptr; a reader already past the cut finishes on the old, intact path.
+//     nullptr. A reader already past a cut keeps walking the unlinked part,
+//     which a later cut (by a dropper with an older view) may shorten again;
+//     such readers only ever need versions at or above the cut, and memtable
+//     iterators just move on to the next record.
 #pragma once
 
 #include <atomic>
@@ -120,9 +123,8 @@ class VersionChain {
       v = v->older();
     }
     if (v == nullptr || !MayDropBelow(v)) return false;
-    // Release pairs with readers' acquire loads; concurrent cutters all store
-    // the same nullptr.
-    return v->older_.exchange(nullptr, std::memory_order_acq_rel) != nullptr;
+    // Storing nullptr publishes nothing; concurrent cutters all store it.
+    return v->older_.exchange(nullptr, std::memory_order_relaxed) != nullptr;
   }
 
  private:

@@ -58,10 +58,17 @@ RegisteredTransaction::RegisteredTransaction(std::unique_ptr<Transaction> inner,
 }
 
 RegisteredTransaction::~RegisteredTransaction() {
+  // A transaction deleted while prepared leaves its entries uncommitted in
+  // the memtable for good (until recovery decides): they must never shadow
+  // anything, so its hold stays as long as the DB is open.
+  const bool still_prepared = inner_ != nullptr && inner_->GetState() == PREPARED;
   // The wrapped transaction may still read until it is gone; only then may
   // the registrations (members) release their floors.
   if (inner_ != nullptr) wrappers_->Remove(inner_.get());
   inner_.reset();
+  if (still_prepared && prepare_hold_.active()) {
+    registry_->HoldUntilReadersReach(std::move(prepare_hold_), kMaxSequenceNumber);
+  }
 }
 
 Transaction* RegisteredTransaction::TakeInner() {
@@ -419,8 +426,11 @@ Status RegisteredTransaction::SetReadTimestampForValidation(TxnTimestamp ts) {
   return inner_->SetReadTimestampForValidation(ts);
 }
 
-Status RegisteredTransaction::SetCommitTimestamp(TxnTimestamp ts) {
-  return inner_->SetCommitTimestamp(ts);
+// A commit timestamp lets CommitAndTryCreateSnapshot create a timestamped
+// snapshot inside RocksDB that outlives every call the layer sees.
+Status RegisteredTransaction::SetCommitTimestamp(TxnTimestamp) {
+  return Status::NotSupported("TeksTransactionDB does not support commit timestamps",
+                              "their snapshots would not be registered readers");
 }
 
 TxnTimestamp RegisteredTransaction::GetCommitTimestamp() const {

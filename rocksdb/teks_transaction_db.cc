@@ -35,6 +35,11 @@ Status TeksTransactionDB::Open(const DBOptions& db_options,
                                const std::vector<ColumnFamilyDescriptor>& column_families,
                                std::vector<ColumnFamilyHandle*>* handles,
                                std::unique_ptr<TeksTransactionDB>* db) {
+  if (txn_db_options.write_policy == ROCKSDB_NAMESPACE::WRITE_UNPREPARED) {
+    return Status::InvalidArgument(
+        "TeksTransactionDB does not support write_policy=WRITE_UNPREPARED",
+        "its transactions write uncommitted entries before Prepare");
+  }
   auto registry = std::make_shared<ReaderRegistry>();
   DBOptions options;
   std::vector<ColumnFamilyDescriptor> cfs;

@@ -211,11 +211,28 @@ TEST(TeksTransactionDBTest, ReusesTheTransactionObjectItWasGiven) {
   EXPECT_EQ(value, "2");
 }
 
-TEST(TeksTransactionDBTest, RefusesTimestampedSnapshots) {
+TEST(TeksTransactionDBTest, RefusesTimestampedSnapshotsAndCommitTimestamps) {
   test::TempDir dir("teksdb-txn-ts");
   auto db = OpenWritePrepared(dir.path());
   ASSERT_NE(db, nullptr);
   EXPECT_TRUE(db->CreateTimestampedSnapshot(1).first.IsNotSupported());
+  std::unique_ptr<ROCKSDB_NAMESPACE::Transaction> txn(db->BeginTransaction({}));
+  const Status s = txn->SetCommitTimestamp(7);
+  ASSERT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find("commit timestamps"), std::string::npos);
+}
+
+// WriteUnprepared transactions put uncommitted entries in the memtable
+// before Prepare, which the layer cannot hold back.
+TEST(TeksTransactionDBTest, RefusesWriteUnprepared) {
+  test::TempDir dir("teksdb-txn-unprepared");
+  ROCKSDB_NAMESPACE::TransactionDBOptions txn_options;
+  txn_options.write_policy = ROCKSDB_NAMESPACE::WRITE_UNPREPARED;
+  std::unique_ptr<TeksTransactionDB> db;
+  const Status s = TeksTransactionDB::Open(BasicOptions(), txn_options, dir.path(), &db);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("WRITE_UNPREPARED"), std::string::npos);
+  EXPECT_EQ(db, nullptr);
 }
 
 }  // namespace

@@ -8,13 +8,18 @@
 // sequence P and stores min(P, cap) as its floor. RocksDB then gives it a
 // sequence >= P (published sequences only grow), or reads at its snapshot
 // (cap). A dropper reads the last published sequence first and the slots
-// after; all of these are seq_cst, so a registration the dropper does not
-// see was made after the dropper read the published sequence, and that
-// reader's floor cannot be below what the dropper uses. Slots beyond
+// after. Slot accesses are seq_cst, and RocksDB's read of its last sequence
+// (acquire only) is ordered by a seq_cst fence on both sides, so a
+// registration the dropper does not see was made after the dropper read the
+// published sequence, and that reader's floor cannot be below what the
+// dropper uses. Slots beyond
 // `high_water_` are never scanned, so a reader raises it before claiming.
 // When all slots are taken, readers count in `overflow_readers_`, which
 // stops all drops while non-zero. A deferred hold (HoldUntilReadersReach)
-// keeps its slot's floor until every other floor has reached its target.
+// keeps its slot's floor until every other floor has reached its target;
+// holds are freed lazily, when a memtable update asks for the oldest
+// sequence. With every slot taken for long, drops stop: always correct,
+// but updates then keep every version, as with the plain factory.
 //
 // Thread safety: everything may be called from any thread at once.
 // Invariants: OldestReadableSequence() <= the sequence of every registered

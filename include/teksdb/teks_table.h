@@ -28,6 +28,9 @@
 // Status::InvalidArgument naming them. DB::Open refuses, with a message,
 // column families TeksTable cannot serve: user-defined timestamps, and
 // comparators under which keys with different bytes can be equal.
+// RocksDB does not consult the factory when a column family is created
+// after open: the TeksDB layer checks those itself; with the plain factory,
+// do not create such column families with TeksTable.
 #pragma once
 
 #include <memory>

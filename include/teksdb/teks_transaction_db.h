@@ -1,6 +1,6 @@
-// TeksTransactionDB: RocksDB's TransactionDB (pessimistic, any write
-// policy; WritePrepared included) with TeksTable memtables and the TeksDB
-// layer's version dropping (see teks_db.h for the layer's rules).
+// TeksTransactionDB: RocksDB's pessimistic TransactionDB (WriteCommitted or
+// WritePrepared) with TeksTable memtables and the TeksDB layer's version
+// dropping (see teks_db.h for the layer's rules).
 //
 //   std::unique_ptr<teksdb::TeksTransactionDB> db;
 //   rocksdb::TransactionDBOptions txn_options;
@@ -16,10 +16,15 @@
 // versions. Transactions recovered in the prepared state stop all version
 // dropping until they are committed or rolled back.
 //
+// A transaction deleted while still prepared stops version dropping until
+// the DB is reopened.
+//
 // Differences from RocksDB's TransactionDB:
 //   - BeginTransaction's `old_txn` must be a transaction this DB returned.
-//   - CreateTimestampedSnapshot returns NotSupported: such snapshots live
-//     beyond any call the layer can see.
+//   - WRITE_UNPREPARED is refused at Open (InvalidArgument): its
+//     transactions put uncommitted entries in the memtable before Prepare.
+//   - CreateTimestampedSnapshot and Transaction::SetCommitTimestamp return
+//     NotSupported: such snapshots live beyond any call the layer can see.
 #pragma once
 
 #include <memory>
