@@ -76,7 +76,11 @@ void LinkQueue::WaitUntilLinked() {
     // give the core away if that thread may be descheduled).
     if (LinkSome(256) != 0) {
       idle = 0;
-    } else if (AdvanceWatermark(), ++idle < 64) {
+      continue;
+    }
+    // A linker may have missed advancing past a ticket another one marked.
+    AdvanceWatermark();
+    if (++idle < 64) {
       CpuRelax();
     } else {
       std::this_thread::yield();

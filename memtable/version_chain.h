@@ -118,9 +118,9 @@ class VersionChain {
   // Returns whether anything was cut.
   bool DropShadowed(SequenceNumber oldest_readable) {
     Version* v = Newest();
-    while (v != nullptr && !(v->sequence() <= oldest_readable &&
-                             EndsVersionSearch(v->view().type()))) {
-      v = v->older();
+    for (; v != nullptr; v = v->older()) {
+      const EntryView e = v->view();
+      if (e.sequence() <= oldest_readable && EndsVersionSearch(e.type())) break;
     }
     if (v == nullptr || !MayDropBelow(v)) return false;
     // Storing nullptr publishes nothing; concurrent cutters all store it.

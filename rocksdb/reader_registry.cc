@@ -27,7 +27,6 @@ void ReaderRegistry::HoldUntilReadersReach(Registration hold, SequenceNumber seq
 }
 
 ReaderRegistry::Registration ReaderRegistry::Register(SequenceNumber cap) {
-  ROCKSDB_NAMESPACE::DB* db = db_.load(std::memory_order_seq_cst);
   for (int i = 0; i < kSlots; ++i) {
     if (floors_[i].load(std::memory_order_relaxed) != kFree) continue;
     int hw = high_water_.load(std::memory_order_seq_cst);
@@ -38,8 +37,7 @@ ReaderRegistry::Registration ReaderRegistry::Register(SequenceNumber cap) {
     // RocksDB reads its last sequence with acquire only: the fence orders
     // the claim before that read (paired with OldestReadableSequence's).
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    const SequenceNumber published = db != nullptr ? db->GetLatestSequenceNumber() : 0;
-    floors_[i].store(std::min(published, cap), std::memory_order_seq_cst);
+    floors_[i].store(std::min(PublishedSequence(), cap), std::memory_order_seq_cst);
     return Registration(this, i);
   }
   overflow_readers_.fetch_add(1, std::memory_order_seq_cst);
