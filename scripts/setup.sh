@@ -11,8 +11,9 @@ packages=(
   libconcurrentqueue-dev              # link queue
   libgflags-dev libsnappy-dev         # RocksDB's CMake config wants these
   libgtest-dev                        # tests
+  libbenchmark-dev libabsl-dev        # tools/memtable_bench (Google Benchmark, absl::flat_hash_map)
   time                                # GNU /usr/bin/time, peak RSS in bench.sh
-  python3                             # bench.sh report
+  python3 python3-venv                # bench.sh report; plots (matplotlib from PyPI, in a venv)
 )
 
 missing=()

@@ -19,51 +19,6 @@ char* TestArena::AllocateAligned(size_t bytes, size_t, ROCKSDB_NAMESPACE::Logger
   return blocks_.back().get();
 }
 
-int InternalKeyOrder::Compare(const Slice& a, const Slice& b) {
-  const Slice ua(a.data(), a.size() - 8), ub(b.data(), b.size() - 8);
-  const int r = ua.compare(ub);
-  if (r != 0) return r;
-  uint64_t ta, tb;
-  std::memcpy(&ta, a.data() + ua.size(), 8);
-  std::memcpy(&tb, b.data() + ub.size(), 8);
-  return ta > tb ? -1 : (ta < tb ? 1 : 0);
-}
-
-int InternalKeyOrder::operator()(const char* a, const char* b) const {
-  return Compare(EntryView::Decode(a).internal_key, EntryView::Decode(b).internal_key);
-}
-
-int InternalKeyOrder::operator()(const char* a, const Slice& internal_key) const {
-  return Compare(EntryView::Decode(a).internal_key, internal_key);
-}
-
-std::string InternalKey(const Slice& user_key, SequenceNumber seq, uint8_t type) {
-  std::string k(user_key.data(), user_key.size());
-  const uint64_t tag = (seq << 8) | type;
-  k.append(reinterpret_cast<const char*>(&tag), 8);
-  return k;
-}
-
-namespace {
-void PutVarint32(std::string* out, uint32_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-}  // namespace
-
-std::string EncodeEntry(const Slice& user_key, SequenceNumber seq, uint8_t type,
-                        const Slice& value) {
-  std::string encoded;
-  PutVarint32(&encoded, static_cast<uint32_t>(user_key.size() + 8));
-  encoded += InternalKey(user_key, seq, type);
-  PutVarint32(&encoded, static_cast<uint32_t>(value.size()));
-  encoded.append(value.data(), value.size());
-  return encoded;
-}
-
 KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
                       const Slice& value) {
   const std::string entry = EncodeEntry(user_key, seq, kEntryValue, value);
@@ -103,21 +58,6 @@ std::vector<std::string> RepHarness::GetEntries(const Slice& user_key, SequenceN
     return c->entries.size() < c->max;
   });
   return collector.entries;
-}
-
-DecodedEntry DecodeEntry(const char* entry) {
-  const EntryView view = EntryView::Decode(entry);
-  const char* p = view.internal_key.data() + view.internal_key.size();
-  uint32_t len = 0;
-  int shift = 0;
-  while (true) {
-    const uint32_t byte = static_cast<uint8_t>(*p++);
-    len |= (byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) break;
-    shift += 7;
-  }
-  return DecodedEntry{view.user_key().ToString(), view.sequence(), view.type(),
-                      std::string(p, len)};
 }
 
 TeksTableOptions VariantTest::Options() const {

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "key_record.h"
+#include "memtable_entry.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/memtablerep.h"
@@ -37,21 +38,12 @@ class TestArena : public ROCKSDB_NAMESPACE::Allocator {
   std::vector<std::unique_ptr<char[]>> blocks_;
 };
 
-// Internal-key order with a bytewise user comparator: user key ascending,
-// then packed (seq << 8 | type) descending -- RocksDB's memtable order.
-class InternalKeyOrder : public ROCKSDB_NAMESPACE::MemTableRep::KeyComparator {
- public:
-  int operator()(const char* a, const char* b) const override;
-  int operator()(const char* a, const Slice& internal_key) const override;
-  static int Compare(const Slice& a, const Slice& b);
-};
-
-// Encodes an internal key: user_key | fixed64(seq << 8 | type).
-std::string InternalKey(const Slice& user_key, SequenceNumber seq, uint8_t type);
-
-// Encodes a memtable entry as MemTable::Add does.
-std::string EncodeEntry(const Slice& user_key, SequenceNumber seq, uint8_t type,
-                        const Slice& value);
+// Entry encoding and internal-key order, shared with tools/memtable_bench.
+using teksdb::DecodedEntry;
+using teksdb::DecodeEntry;
+using teksdb::EncodeEntry;
+using teksdb::InternalKey;
+using teksdb::InternalKeyOrder;
 
 // A KeyRecord of a random height, allocated in `arena`, whose entry is
 // (user_key, seq, kEntryValue, value).
@@ -78,15 +70,6 @@ class RepHarness {
   std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> factory_;
   std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> rep_;
 };
-
-// The user key, sequence, type and value of a memtable entry.
-struct DecodedEntry {
-  std::string user_key;
-  SequenceNumber seq;
-  uint8_t type;
-  std::string value;
-};
-DecodedEntry DecodeEntry(const char* entry);
 
 // Base of tests run once per paper variant id ("teks-s", ... ).
 class VariantTest : public ::testing::TestWithParam<std::string> {

@@ -1,0 +1,386 @@
+// teks_db_bench: db_bench's fillrandom, readrandom, readseq, seekrandom and
+// memstats, for a DB opened through the TeksDB layer (teksdb::TeksDB::Open),
+// which Debian's db_bench cannot do. It exists so that scripts/bench.sh can
+// measure TeksTable with version dropping beside db_bench's runs of the
+// stock memtables and of TeksTable as a plain factory.
+//
+// Flag names, their meaning and the lines it prints are db_bench's
+// ("Memtablerep: ...", "DB path: [...]" before each benchmark, and
+// "<name> : X micros/op Y ops/sec Z seconds N operations; ..."), so one
+// parser reads both. Keys are db_bench's: the key number big-endian in the
+// first 8 bytes, '0'-padded to --key_size. Values are half-compressible, like
+// db_bench's default --compression_ratio=0.5. --teksdb_layer=false opens
+// plain RocksDB instead, for a same-binary comparison.
+//
+// Threads: each benchmark runs on --threads threads at once, released
+// together; each thread has its own random generator, iterators and
+// counters, and only the shared DB is touched concurrently. As in db_bench,
+// micros/op is the threads' summed time over all operations and ops/sec is
+// all operations over the wall time.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include <gflags/gflags.h>
+
+#include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
+#include "rocksdb/memtablerep.h"
+#include "rocksdb/options.h"
+#include "rocksdb/version.h"
+#include "teksdb/teks_db.h"
+#include "teksdb/teks_table.h"
+
+DEFINE_string(benchmarks, "fillrandom,readrandom,readseq,seekrandom",
+              "comma-separated: fillrandom, readrandom, readseq, seekrandom, memstats");
+DEFINE_int64(num, 1000000, "number of distinct keys");
+DEFINE_int64(reads, -1, "reads per thread per read benchmark (-1: --num)");
+DEFINE_int64(writes, -1, "writes per thread in fillrandom (-1: --num)");
+DEFINE_int32(key_size, 16, "key bytes (at least 8)");
+DEFINE_int32(value_size, 100, "value bytes");
+DEFINE_int32(threads, 1, "threads per benchmark");
+DEFINE_int32(seek_nexts, 0, "Next() calls after each seek in seekrandom");
+DEFINE_int64(seed, 0, "random seed (0: from the clock)");
+DEFINE_string(db, "", "DB directory (default: a fresh one under /tmp)");
+DEFINE_string(wal_dir, "", "WAL directory (default: --db)");
+DEFINE_string(memtablerep, "teks", "memtable factory: any name or option string RocksDB accepts");
+DEFINE_bool(teksdb_layer, true, "open through teksdb::TeksDB (false: plain rocksdb::DB)");
+DEFINE_int64(write_buffer_size, 64 << 20, "memtable bytes before a switch");
+DEFINE_int32(max_write_buffer_number, 2, "memtables per column family");
+DEFINE_bool(disable_auto_compactions, false, "no automatic compactions");
+DEFINE_bool(allow_concurrent_memtable_write, true, "concurrent memtable inserts");
+DEFINE_string(compression_type, "snappy", "none, snappy, zlib, bzip2, lz4, lz4hc, xpress or zstd");
+
+namespace {
+
+using ROCKSDB_NAMESPACE::DB;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+
+[[noreturn]] void Fail(const std::string& what) {
+  std::fprintf(stderr, "teks_db_bench: %s\n", what.c_str());
+  std::exit(1);
+}
+
+void Check(const Status& s, const std::string& what) {
+  if (!s.ok()) Fail(what + ": " + s.ToString());
+}
+
+// db_bench's key for number k: big-endian k, then '0' up to key_size.
+void MakeKey(uint64_t k, std::string* key) {
+  key->assign(static_cast<size_t>(FLAGS_key_size), '0');
+  for (int i = 0; i < 8; i++) (*key)[i] = static_cast<char>(k >> (56 - 8 * i));
+}
+
+// A pool of value bytes: 1 MiB of 100-byte pieces whose second half
+// repeats the first, read from a rolling offset.
+class ValueSource {
+ public:
+  explicit ValueSource(uint64_t seed) {
+    std::mt19937_64 rnd(seed);
+    pool_.resize(1 << 20);
+    for (size_t piece = 0; piece + 100 <= pool_.size(); piece += 100) {
+      for (size_t i = 0; i < 50; i++) pool_[piece + i] = static_cast<char>(' ' + rnd() % 95);
+      std::memcpy(&pool_[piece + 50], &pool_[piece], 50);
+    }
+  }
+  Slice Next(size_t size) {
+    if (offset_ + size > pool_.size()) offset_ = 0;
+    Slice value(pool_.data() + offset_, size);
+    offset_ += size;
+    return value;
+  }
+
+ private:
+  std::string pool_;
+  size_t offset_ = 0;
+};
+
+// What one thread did in one benchmark.
+struct ThreadResult {
+  uint64_t ops = 0;
+  uint64_t found = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+};
+
+class Benchmark {
+ public:
+  Benchmark(DB* db, uint64_t seed) : db_(db), seed_(seed) {}
+
+  // Runs `name` (one of kBenchmarks) on --threads threads and prints its
+  // result line.
+  void Run(const std::string& name) {
+    if (name == "memstats") return PrintMemStats();
+    void (Benchmark::*method)(int, ThreadResult*) = nullptr;
+    if (name == "fillrandom") method = &Benchmark::FillRandom;
+    if (name == "readrandom") method = &Benchmark::ReadRandom;
+    if (name == "readseq") method = &Benchmark::ReadSequential;
+    if (name == "seekrandom") method = &Benchmark::SeekRandom;
+
+    std::printf("DB path: [%s]\n", FLAGS_db.c_str());
+    std::fflush(stdout);
+    const int threads = FLAGS_threads;
+    std::vector<ThreadResult> results(static_cast<size_t>(threads));
+    std::vector<std::thread> workers;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool go = false;
+    for (int t = 0; t < threads; t++) {
+      workers.emplace_back([&, t] {
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return go; });
+        }
+        const auto start = std::chrono::steady_clock::now();
+        (this->*method)(t, &results[static_cast<size_t>(t)]);
+        results[static_cast<size_t>(t)].seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      });
+    }
+    const auto start = std::chrono::steady_clock::now();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      go = true;
+    }
+    cv.notify_all();
+    for (std::thread& w : workers) w.join();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Report(name, results, wall);
+  }
+
+ private:
+  uint64_t ReadsPerThread() const {
+    return static_cast<uint64_t>(FLAGS_reads < 0 ? FLAGS_num : FLAGS_reads);
+  }
+  std::mt19937_64 ThreadRandom(int thread) const {
+    return std::mt19937_64(seed_ + 1000003 * static_cast<uint64_t>(thread + 1));
+  }
+  uint64_t RandomKeyNumber(std::mt19937_64* rnd) const {
+    return (*rnd)() % static_cast<uint64_t>(FLAGS_num);
+  }
+  // db_bench's progress on stderr, from thread 0 only.
+  static void Progress(int thread, uint64_t done) {
+    if (thread == 0 && done % (1 << 18) == 0) {
+      std::fprintf(stderr, "... finished %llu ops%30s\r", static_cast<unsigned long long>(done), "");
+    }
+  }
+
+  void FillRandom(int thread, ThreadResult* result) {
+    std::mt19937_64 rnd = ThreadRandom(thread);
+    ValueSource values(seed_ + static_cast<uint64_t>(thread));
+    const uint64_t writes = static_cast<uint64_t>(FLAGS_writes < 0 ? FLAGS_num : FLAGS_writes);
+    ROCKSDB_NAMESPACE::WriteOptions write_options;
+    std::string key;
+    for (uint64_t i = 0; i < writes; i++) {
+      MakeKey(RandomKeyNumber(&rnd), &key);
+      Check(db_->Put(write_options, key, values.Next(static_cast<size_t>(FLAGS_value_size))),
+            "Put");
+      result->bytes += key.size() + static_cast<uint64_t>(FLAGS_value_size);
+      Progress(thread, ++result->ops);
+    }
+  }
+
+  void ReadRandom(int thread, ThreadResult* result) {
+    std::mt19937_64 rnd = ThreadRandom(thread);
+    std::string key;
+    ROCKSDB_NAMESPACE::PinnableSlice value;
+    const uint64_t reads = ReadsPerThread();
+    for (uint64_t i = 0; i < reads; i++) {
+      MakeKey(RandomKeyNumber(&rnd), &key);
+      value.Reset();
+      const Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), db_->DefaultColumnFamily(), key,
+                                &value);
+      if (s.ok()) {
+        result->found++;
+        result->bytes += key.size() + value.size();
+      } else if (!s.IsNotFound()) {
+        Check(s, "Get");
+      }
+      Progress(thread, ++result->ops);
+    }
+  }
+
+  void ReadSequential(int thread, ThreadResult* result) {
+    std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
+        db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
+    const uint64_t reads = ReadsPerThread();
+    for (it->SeekToFirst(); result->ops < reads && it->Valid(); it->Next()) {
+      result->bytes += it->key().size() + it->value().size();
+      Progress(thread, ++result->ops);
+    }
+    Check(it->status(), "readseq iterator");
+  }
+
+  void SeekRandom(int thread, ThreadResult* result) {
+    std::mt19937_64 rnd = ThreadRandom(thread);
+    std::string key;
+    const uint64_t reads = ReadsPerThread();
+    for (uint64_t i = 0; i < reads; i++) {
+      MakeKey(RandomKeyNumber(&rnd), &key);
+      std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
+          db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
+      it->Seek(key);
+      if (it->Valid() && it->key() == key) result->found++;
+      for (int j = 0; j < FLAGS_seek_nexts && it->Valid(); j++) {
+        result->bytes += it->key().size() + it->value().size();
+        it->Next();
+      }
+      Check(it->status(), "seekrandom iterator");
+      Progress(thread, ++result->ops);
+    }
+  }
+
+  void PrintMemStats() {
+    for (const char* property :
+         {"rocksdb.num-immutable-mem-table", "rocksdb.cur-size-active-mem-table",
+          "rocksdb.cur-size-all-mem-tables", "rocksdb.size-all-mem-tables",
+          "rocksdb.num-entries-active-mem-table", "rocksdb.num-entries-imm-mem-tables"}) {
+      std::string value;
+      if (!db_->GetProperty(property, &value)) value = "(failed)";
+      std::printf("%s: %s\n", property, value.c_str());
+    }
+    std::fflush(stdout);
+  }
+
+  static void Report(const std::string& name, const std::vector<ThreadResult>& results,
+                     double wall) {
+    ThreadResult total;
+    for (const ThreadResult& r : results) {
+      total.ops += r.ops;
+      total.found += r.found;
+      total.bytes += r.bytes;
+      total.seconds += r.seconds;
+    }
+    const uint64_t ops = std::max<uint64_t>(total.ops, 1);
+    std::string extra;
+    if (total.bytes > 0) {
+      char rate[64];
+      std::snprintf(rate, sizeof(rate), " %6.1f MB/s", total.bytes / 1048576.0 / wall);
+      extra = rate;
+    }
+    if (name == "readrandom" || name == "seekrandom") {
+      extra += " (" + std::to_string(total.found) + " of " + std::to_string(total.ops) + " found)";
+    }
+    std::fprintf(stderr, "%60s\r", "");
+    std::printf("%-12s : %11.3f micros/op %ld ops/sec %.3f seconds %llu operations;%s\n",
+                name.c_str(), total.seconds * 1e6 / static_cast<double>(ops),
+                static_cast<long>(static_cast<double>(total.ops) / wall), wall,
+                static_cast<unsigned long long>(total.ops), extra.c_str());
+    std::fflush(stdout);
+  }
+
+  DB* db_;
+  uint64_t seed_;
+};
+
+ROCKSDB_NAMESPACE::CompressionType ParseCompression(const std::string& name) {
+  using ROCKSDB_NAMESPACE::CompressionType;
+  static const std::pair<const char*, CompressionType> kTypes[] = {
+      {"none", CompressionType::kNoCompression},   {"snappy", CompressionType::kSnappyCompression},
+      {"zlib", CompressionType::kZlibCompression}, {"bzip2", CompressionType::kBZip2Compression},
+      {"lz4", CompressionType::kLZ4Compression},   {"lz4hc", CompressionType::kLZ4HCCompression},
+      {"xpress", CompressionType::kXpressCompression}, {"zstd", CompressionType::kZSTD}};
+  for (const auto& [type_name, type] : kTypes) {
+    if (name == type_name) return type;
+  }
+  Fail("unknown --compression_type '" + name + "'");
+}
+
+ROCKSDB_NAMESPACE::Options MakeOptions() {
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  options.error_if_exists = true;
+  options.wal_dir = FLAGS_wal_dir;
+  options.write_buffer_size = static_cast<size_t>(FLAGS_write_buffer_size);
+  options.max_write_buffer_number = FLAGS_max_write_buffer_number;
+  options.disable_auto_compactions = FLAGS_disable_auto_compactions;
+  options.allow_concurrent_memtable_write = FLAGS_allow_concurrent_memtable_write;
+  options.compression = ParseCompression(FLAGS_compression_type);
+  ROCKSDB_NAMESPACE::ConfigOptions config;
+  config.ignore_unsupported_options = false;
+  Check(ROCKSDB_NAMESPACE::MemTableRepFactory::CreateFromString(config, FLAGS_memtablerep,
+                                                                &options.memtable_factory),
+        "--memtablerep '" + FLAGS_memtablerep + "'");
+  if (FLAGS_teksdb_layer && teksdb::GetTeksTableOptions(*options.memtable_factory) == nullptr) {
+    Fail("--teksdb_layer needs a TeksTable --memtablerep, not '" + FLAGS_memtablerep +
+         "' (or pass --teksdb_layer=false)");
+  }
+  return options;
+}
+
+const char* const kBenchmarks[] = {"fillrandom", "readrandom", "readseq", "seekrandom",
+                                   "memstats"};
+
+std::vector<std::string> BenchmarkNames() {
+  std::vector<std::string> names;
+  std::stringstream list(FLAGS_benchmarks);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (name.empty()) continue;
+    if (std::find(std::begin(kBenchmarks), std::end(kBenchmarks), name) == std::end(kBenchmarks)) {
+      Fail("unknown benchmark '" + name + "' (known: fillrandom, readrandom, readseq, seekrandom, memstats)");
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+void ValidateFlags() {
+  if (FLAGS_num <= 0) Fail("--num must be positive");
+  if (FLAGS_key_size < 8) Fail("--key_size must be at least 8");
+  if (FLAGS_value_size < 0 || FLAGS_value_size > (1 << 20)) Fail("--value_size must be in [0, 1 MiB]");
+  if (FLAGS_threads <= 0) Fail("--threads must be positive");
+  if (FLAGS_seek_nexts < 0) Fail("--seek_nexts must not be negative");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gflags::SetUsageMessage("db_bench-compatible benchmarks through the TeksDB layer");
+  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  if (argc > 1) Fail(std::string("unexpected argument '") + argv[1] + "'");
+  ValidateFlags();
+  const std::vector<std::string> benchmarks = BenchmarkNames();
+  if (FLAGS_db.empty()) FLAGS_db = "/tmp/teks_db_bench-" + std::to_string(getpid());
+  const uint64_t seed = FLAGS_seed != 0
+                            ? static_cast<uint64_t>(FLAGS_seed)
+                            : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+
+  ROCKSDB_NAMESPACE::Options options = MakeOptions();
+  std::unique_ptr<DB> db;
+  if (FLAGS_teksdb_layer) {
+    std::unique_ptr<teksdb::TeksDB> teks_db;
+    Check(teksdb::TeksDB::Open(options, FLAGS_db, &teks_db), "TeksDB::Open " + FLAGS_db);
+    db = std::move(teks_db);
+  } else {
+    DB* raw = nullptr;
+    Check(DB::Open(options, FLAGS_db, &raw), "DB::Open " + FLAGS_db);
+    db.reset(raw);
+  }
+
+  std::printf("RocksDB:    version %d.%d.%d\n", ROCKSDB_MAJOR, ROCKSDB_MINOR, ROCKSDB_PATCH);
+  std::printf("Keys:       %d bytes each\n", FLAGS_key_size);
+  std::printf("Values:     %d bytes each\n", FLAGS_value_size);
+  std::printf("Entries:    %ld\n", static_cast<long>(FLAGS_num));
+  std::printf("Memtablerep: %s\n", db->GetOptions().memtable_factory->Name());
+  std::printf("TeksDB layer: %s\n", FLAGS_teksdb_layer ? "on" : "off");
+  std::printf("------------------------------------------------\n");
+
+  Benchmark benchmark(db.get(), seed);
+  for (const std::string& name : benchmarks) benchmark.Run(name);
+  Check(db->Close(), "Close");
+  return 0;
+}
