@@ -35,7 +35,6 @@
 
 #include "bench_arena.h"
 #include "memtable_entry.h"
-#include "rocksdb/convenience.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb_internals.h"
 #include "teksdb/teks_table.h"
@@ -83,15 +82,15 @@ const DataSet& Data() {
   return data;
 }
 
+// "skip_list" or a TeksTable variant name ("teks", "teks-s", ...).
 std::shared_ptr<MemTableRepFactory> MakeFactory(const std::string& name) {
-  std::shared_ptr<MemTableRepFactory> factory;
-  ROCKSDB_NAMESPACE::ConfigOptions config;
-  const auto s = MemTableRepFactory::CreateFromString(config, name, &factory);
-  if (!s.ok()) {
-    std::fprintf(stderr, "memtable_bench: memtable '%s': %s\n", name.c_str(), s.ToString().c_str());
+  if (name == "skip_list") return std::make_shared<ROCKSDB_NAMESPACE::SkipListFactory>();
+  TeksTableOptions options;
+  if (!TeksTableOptions::ForVariant(name, &options)) {
+    std::fprintf(stderr, "memtable_bench: unknown memtable '%s'\n", name.c_str());
     std::exit(1);
   }
-  return factory;
+  return NewTeksTableFactory(options);
 }
 
 // One rep with its arena and comparator (the rep refers to both).
