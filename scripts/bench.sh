@@ -1,180 +1,319 @@
 #!/usr/bin/env bash
-# Side-by-side db_bench comparison of TeksTable and RocksDB's memtables.
+# The main job: TeksTable against RocksDB's stock memtables, side by side.
 #
-# Installs what is missing (scripts/setup.sh), builds libteksdb.so (release),
-# then runs Debian's stock /usr/bin/db_bench once per memtable (and repeat),
-# each with LD_PRELOAD=libteksdb.so and otherwise identical settings, in a
-# fresh DB under a temp dir. One db_bench process runs all benchmarks, so
-# the reads see the memtable the fill built; the write buffer is sized so
-# that nothing is flushed, which the script checks. Prints a table (median
-# over repeats): us/op, ops/s, ratio of ops/s to skip_list, peak RSS.
+# Installs what is missing (scripts/setup.sh), builds libteksdb.so and the
+# tools (release), then runs Debian's stock /usr/bin/db_bench once per
+# memtable, thread count and repeat, with LD_PRELOAD=libteksdb.so (the run
+# fails unless db_bench reports the memtable asked for), in a fresh DB.
+# One process runs fillrandom, memstats and then the reads, so the reads see
+# what the fill built. Prints a table (medians over repeats) of us/op, ops/s
+# and the ratio to skip_list from the same runs, memtable bytes after the
+# fill (rocksdb.cur-size-all-mem-tables) and peak RSS; writes PNG plots.
 #
-# Usage: scripts/bench.sh [options] [-- extra db_bench flags]
-#   --num N           keys written by fillrandom, reads per read benchmark (1000000)
+# Scenarios (each sets defaults the flags below override):
+#   memtable  the paper's §6.1 set-up: --num 1000000, 16-byte keys, 256-byte
+#             values, threads 1 and 2, the whole data set in the memtable
+#             (checked: a flush is reported), every memtable
+#   versions  several versions per key (--num 200000 --versions 5): skip_list
+#             and TeksTable under db_bench, and TeksTable through
+#             tools/teks_db_bench without (plaindb:) and with (teksdb:) the
+#             TeksDB layer, which drops versions no reader needs
+#   large     a data set ~8x the write buffer (32 MiB), flushes and
+#             compactions on, snappy compression (paper §7)
+#   micro     tools/memtable_bench: the rep alone (insert, get, seek, scan)
+#             against RocksDB's skip-list rep and absl::flat_hash_map
+#   all       each of the above in turn; table.txt, runs.tsv and the plot
+#             of each go under docs/bench/<scenario>/
+#
+# Usage: scripts/bench.sh [options] [-- extra flags for every db_bench run]
+#   --scenario NAME   memtable (default), versions, large, micro, all
+#   --num N           distinct keys; reads per thread per read benchmark
 #   --value-size N    value bytes (256); keys are 16 bytes
-#   --threads N       db_bench threads (1)
-#   --memtables LIST  comma-separated --memtablerep values (teks,skip_list);
-#                     any registered name or option string works, e.g.
-#                     'id=teks;shortcut=false', prefix_hash, hash_linkedlist, vector
-#   --repeat N        runs per memtable, interleaved; the table shows medians (1)
+#   --versions N      fillrandom writes N x --num keys per thread (--writes)
+#   --threads LIST    comma-separated thread counts, e.g. 1,2
+#   --memtables LIST  comma-separated --memtablerep values. Any registered
+#                     name or option string ('id=teks;shortcut=false');
+#                     teksdb:REP / plaindb:REP run tools/teks_db_bench with /
+#                     without the TeksDB layer
+#   --write-buffer-size N   bytes (large only; the in-memory scenarios size
+#                     it so that nothing is flushed)
+#   --repeat N        runs of everything, interleaved; tables show medians (1)
+#   --plots DIR       PNG plots go here (docs/bench/<scenario>)
+#   --no-plots        no plots (no matplotlib venv)
 #   --out FILE        also write the raw per-run results (TSV)
 # Environment: TEKSDB_BUILD_DIR (build), DB_BENCH (/usr/bin/db_bench),
 #   TMPDIR, JOBS (build parallelism, nproc).
+#
+# Bounded rows: vector memtables sort a copy of themselves for every get
+# and seek, and the hash memtables copy themselves into a skip list for every
+# total-order iterator (each seek). At 1M keys that is about a second per
+# operation, so those benchmarks run fewer operations (--reads), in a
+# process of their own after the same fill; the table labels such rows.
 set -euo pipefail
 
-num=1000000
-value_size=256
-threads=1
-memtables=teks,skip_list
-repeat=1
-out=
-extra=()
-benchmarks=fillrandom,readrandom,readseq,seekrandom
-
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 die() { echo "bench.sh: $*" >&2; exit 1; }
+log() { echo "[bench] $*" >&2; }
+
+all_memtables=teks,teks-s,teks-a,teks-ac,teks-acsp,teks-acsp-in,skip_list,vector,prefix_hash,hash_linkedlist
+scenario=memtable
+declare -A flag=()
+repeat=1
+plots=
+no_plots=
+out=
+extra=()
+opts=("$@")  # the arguments before "--", for --scenario all
 while (($#)); do
   case $1 in
-    --num) num=${2:?}; shift 2 ;;
-    --value-size) value_size=${2:?}; shift 2 ;;
-    --threads) threads=${2:?}; shift 2 ;;
-    --memtables) memtables=${2:?}; shift 2 ;;
-    --repeat) repeat=${2:?}; shift 2 ;;
-    --out) out=${2:?}; shift 2 ;;
-    --num=*|--value-size=*|--threads=*|--memtables=*|--repeat=*|--out=*)
-      set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;
-    --) shift; extra=("$@"); break ;;
+    --scenario|--num|--value-size|--versions|--threads|--memtables|--write-buffer-size|--repeat|--plots|--out)
+      [[ $# -ge 2 ]] || die "$1 needs a value"
+      case $1 in
+        --scenario) scenario=$2 ;;
+        --repeat) repeat=$2 ;;
+        --plots) plots=$2 ;;
+        --out) out=$2 ;;
+        *) flag[${1#--}]=$2 ;;
+      esac
+      shift 2 ;;
+    --*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;
+    --no-plots) no_plots=1; shift ;;
+    --) opts=("${opts[@]:0:${#opts[@]}-$#}"); shift; extra=("$@"); break ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
 done
-for v in num value_size threads repeat; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "--${v/_/-} must be a positive integer, not '${!v}'"
-done
-[[ -n "$out" ]] && out=$(realpath -m "$out")
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [[ $scenario == all ]]; then
+  [[ -z "$out" && -z "$plots" ]] || die "--scenario all writes docs/bench/<scenario>/; drop --out/--plots"
+  for s in memtable versions large micro; do
+    # Later flags win, so the scenario given here overrides the 'all'.
+    passed=("${opts[@]}" --scenario "$s" --out "docs/bench/$s/runs.tsv")
+    [[ $s == micro ]] || passed+=(-- "${extra[@]}")
+    mkdir -p "docs/bench/$s"
+    bash "$0" "${passed[@]}" | tee "docs/bench/$s/table.txt"
+  done
+  exit 0
+fi
+
+# --- Scenario defaults -------------------------------------------------------------
+in_memory=1
+write_buffer_size=
+compression=none
+case $scenario in
+  memtable) num=1000000 versions=1 threads=1,2 memtables=$all_memtables ;;
+  versions) num=200000 versions=5 threads=1,2 memtables=skip_list,teks,plaindb:teks,teksdb:teks ;;
+  large) num=1000000 versions=1 threads=1 memtables=teks,skip_list in_memory=0
+         write_buffer_size=$((32 << 20)) compression=snappy ;;
+  micro) num=1000000 versions=1 threads=1 memtables=skip_list,teks-s,teks ;;
+  *) die "unknown --scenario '$scenario' (known: memtable, versions, large, micro, all)" ;;
+esac
+value_size=256
+num=${flag[num]:-$num}
+value_size=${flag[value-size]:-$value_size}
+versions=${flag[versions]:-$versions}
+threads=${flag[threads]:-$threads}
+memtables=${flag[memtables]:-$memtables}
+if [[ -n "${flag[write-buffer-size]:-}" ]]; then
+  ((in_memory == 0)) || die "--write-buffer-size applies to --scenario large only" \
+    "(the in-memory scenarios size the write buffer to hold everything)"
+  write_buffer_size=${flag[write-buffer-size]}
+fi
+for v in num value_size versions repeat write_buffer_size; do
+  [[ -z ${!v} || ${!v} =~ ^[1-9][0-9]*$ ]] || die "--${v//_/-} must be a positive integer, not '${!v}'"
+done
+[[ $threads =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--threads must be a list of positive integers, not '$threads'"
+[[ -n "$memtables" ]] || die "--memtables is empty"
+[[ $scenario != micro || ${#extra[@]} -eq 0 ]] || die "--scenario micro takes no extra db_bench flags"
+[[ -n "$out" ]] && out=$(realpath -m "$out")
 cd "$root"
+plots=${plots:-docs/bench/$scenario}
+
 build=${TEKSDB_BUILD_DIR:-build}
 db_bench=${DB_BENCH:-/usr/bin/db_bench}
-log() { echo "[bench] $*" >&2; }
-
 bash scripts/setup.sh >&2
 
-# --- Build (release) -------------------------------------------------------------
+# --- Build (release) and the plotting venv -----------------------------------------
 started=$SECONDS
 generator=()
 [[ -f "$build/CMakeCache.txt" ]] || generator=(-G Ninja)
-log "building $build/libteksdb.so (RelWithDebInfo)"
-cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= >/dev/null
-cmake --build "$build" --target teksdb -j "${JOBS:-$(nproc)}" >&2
+log "building libteksdb.so and tools/ in $build (RelWithDebInfo)"
+cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= \
+  -DTEKSDB_BUILD_TOOLS=ON >/dev/null
+cmake --build "$build" --target teksdb teks_db_bench memtable_bench -j "${JOBS:-$(nproc)}" >&2
 lib=$(realpath "$build/libteksdb.so")
-log "built in $((SECONDS - started)) s: $lib"
+teks_db_bench=$(realpath "$build/tools/teks_db_bench")
+log "built in $((SECONDS - started)) s"
 
-# --- Per-memtable settings --------------------------------------------------------
-# memtable_settings REP: sets `expect` (the factory Name() db_bench must print
-# as "Memtablerep: ...", empty if unknown) and `rep_flags` (what that
-# memtable needs beyond the common flags).
-memtable_settings() {
-  rep_flags=()
-  case $1 in
-    teks|teks-*|*id=teks\;*|*id=teks) expect=TeksTableFactory ;;
-    skip_list) expect=SkipListFactory ;;
-    # The hash memtables need a prefix extractor (8 of the 16 key bytes) and
-    # take no concurrent inserts; their seeks stay within the seek key's
-    # prefix, and total-order scans (readseq) are slow by design.
-    prefix_hash)
-      expect=HashSkipListRepFactory
-      rep_flags=(--prefix_size=8 --allow_concurrent_memtable_write=false) ;;
-    hash_linkedlist)
-      expect=HashLinkListRepFactory
-      rep_flags=(--prefix_size=8 --allow_concurrent_memtable_write=false) ;;
-    vector)  # no concurrent inserts; reads sort a copy (slow on big memtables)
-      expect=VectorRepFactory
-      rep_flags=(--allow_concurrent_memtable_write=false) ;;
-    *) expect= ;;
-  esac
-}
-
-# Large enough that nothing is flushed: at least 4 GiB, and twice the raw
-# data (each thread writes --num keys).
-entry_bytes=$((16 + value_size + 64))
-write_buffer=$((4 << 30))
-((2 * num * threads * entry_bytes > write_buffer)) && write_buffer=$((2 * num * threads * entry_bytes))
-common_flags=(
-  --benchmarks="$benchmarks" --num="$num" --key_size=16 --value_size="$value_size"
-  --threads="$threads" --seek_nexts=10
-  --write_buffer_size="$write_buffer" --max_write_buffer_number=2
-  --disable_auto_compactions --compression_type=none --statistics=0 --histogram=0
-)
+python=python3
+if [[ -z "$no_plots" ]]; then
+  venv=$build/plot-venv
+  if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+    log "installing matplotlib (PyPI) into $venv"
+    python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install -q 'matplotlib>=3.6' >&2 ||
+      die "could not install matplotlib into $venv (no network?); rerun with --no-plots"
+  fi
+  python=$venv/bin/python
+  mkdir -p "$plots"
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+
+# --- micro: the rep alone ------------------------------------------------------------
+if [[ $scenario == micro ]]; then
+  log "memtable_bench --keys=$num --value_size=$value_size, $repeat repetition(s)"
+  "$build/tools/memtable_bench" --keys="$num" --value_size="$value_size" \
+    --benchmark_repetitions="$repeat" --benchmark_min_time=1 \
+    --benchmark_out="$tmp/micro.json" --benchmark_out_format=json >&2
+  report=("$python" scripts/micro_report.py "$tmp/micro.json")
+  [[ -z "$no_plots" ]] && report+=(--plot "$plots/micro.png")
+  [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; cp "$tmp/micro.json" "${out%.tsv}.json"; }
+  "${report[@]}"
+  log "done in $((SECONDS - started)) s"
+  exit 0
+fi
+
+# --- Per-memtable settings --------------------------------------------------------
+# memtable_settings SPEC: sets `runner` (db_bench or teks_db_bench), `rep`
+# (its --memtablerep), `expect` (the factory Name() the run must print as
+# "Memtablerep: ...", empty if unknown), `rep_flags` (what that memtable
+# needs beyond the common flags) and `bounded` (read benchmarks that run
+# with a bounded --reads, see the top of this file).
+memtable_settings() {
+  local spec=$1
+  runner=db_bench rep_flags=() bounded=()
+  case $spec in
+    teksdb:*) runner=teks_db_bench rep=${spec#teksdb:} rep_flags=(--teksdb_layer=true) ;;
+    plaindb:*) runner=teks_db_bench rep=${spec#plaindb:} rep_flags=(--teksdb_layer=false) ;;
+    *) rep=$spec ;;
+  esac
+  case $rep in
+    teks|teks-*|*id=teks\;*|*id=teks) expect=TeksTableFactory ;;
+    skip_list) expect=SkipListFactory ;;
+    # The hash memtables need a prefix extractor (8 of the 16 key bytes) and
+    # take no concurrent inserts. Scans and range seeks must see all keys,
+    # not one prefix, hence total-order iterators.
+    prefix_hash|hash_linkedlist)
+      [[ $rep == prefix_hash ]] && expect=HashSkipListRepFactory || expect=HashLinkListRepFactory
+      rep_flags+=(--prefix_size=8 --allow_concurrent_memtable_write=false --total_order_seek=true)
+      bounded=(seekrandom:5) ;;
+    vector)
+      expect=VectorRepFactory
+      rep_flags+=(--allow_concurrent_memtable_write=false)
+      bounded=(readrandom:10 seekrandom:10) ;;
+    *) expect= ;;
+  esac
+  if [[ $runner == teks_db_bench && ${#bounded[@]} -gt 0 ]]; then
+    die "$spec: tools/teks_db_bench has no prefix or vector settings; run $rep under db_bench"
+  fi
+}
+
+read_benchmarks=(readrandom readseq seekrandom)
+writes=$((versions * num))
+entry_bytes=$((16 + value_size + 64))
+max_threads=$(tr , '\n' <<<"$threads" | sort -n | tail -n 1)
+if ((in_memory)); then
+  # Nothing may be flushed: at least 4 GiB, and twice the raw data.
+  write_buffer_size=$((4 << 30))
+  need=$((2 * writes * max_threads * entry_bytes))
+  ((need > write_buffer_size)) && write_buffer_size=$need
+fi
+common_flags=(
+  --num="$num" --writes="$writes" --key_size=16 --value_size="$value_size" --seek_nexts=10
+  --write_buffer_size="$write_buffer_size" --max_write_buffer_number=2
+  --disable_auto_compactions="$( ((in_memory)) && echo true || echo false)"
+  --compression_type="$compression"
+)
+
 runs=$tmp/runs.tsv
 : >"$runs"
 warnings=()
-IFS=, read -r -a reps <<<"$memtables"
-IFS=, read -r -a bench_list <<<"$benchmarks"
-((${#reps[@]})) || die "--memtables is empty"
+IFS=, read -r -a specs <<<"$memtables"
+IFS=, read -r -a thread_counts <<<"$threads"
+for spec in "${specs[@]}"; do memtable_settings "$spec"; done  # refuse bad specs up front
 
-log "db_bench: $db_bench, LD_PRELOAD=$lib"
-log "common flags: ${common_flags[*]} ${extra[*]}"
+log "scenario $scenario: ${common_flags[*]} ${extra[*]}"
+log "memtables: $memtables; threads: $threads; repeats: $repeat"
 
-# progress LABEL: echoes db_bench's stdout to stderr as a benchmark starts
-# ("DB path:" comes before each one) and ends (its result line).
-progress() {
-  local label=$1 i=0 line
-  while IFS= read -r line; do
-    case $line in
-      "DB path:"*) log "$label: ${bench_list[i]:-next benchmark} ..."; i=$((i + 1)) ;;
-      *" micros/op "*) log "$label:   $line" ;;
-    esac
-  done
+# run_once SPEC THREADS REPEAT GROUP BENCHMARKS READS: one process; appends
+# to $runs which benchmarks of its log count.
+run_once() {
+  local spec=$1 t=$2 r=$3 group=$4 benchmarks=$5 reads=$6
+  memtable_settings "$spec"
+  local label="$spec, $t thread(s), run $r/$repeat" dir cmd rc got flushes
+  dir=$tmp/$r-$t-${spec//[^A-Za-z0-9_-]/_}-$group
+  mkdir -p "$dir"
+  if [[ $runner == db_bench ]]; then
+    cmd=(env LD_PRELOAD="$lib" "$db_bench")
+  else
+    cmd=("$teks_db_bench")
+  fi
+  cmd+=(--db="$dir/db" --wal_dir="$dir/db" --memtablerep="$rep" --threads="$t"
+        --benchmarks="fillrandom,memstats,$benchmarks" "${common_flags[@]}" "${rep_flags[@]}")
+  [[ $reads == all ]] || cmd+=(--reads="$reads")
+  [[ $runner == db_bench ]] && cmd+=("${extra[@]}")
+  log "$label: $runner --memtablerep='$rep' ${rep_flags[*]} $([[ $reads == all ]] || echo "--reads=$reads (bounded)")"
+  set +e
+  /usr/bin/time -f %M -o "$dir/rss" stdbuf -oL "${cmd[@]}" 2>"$dir/stderr" </dev/null |
+    tee "$dir/stdout" | while IFS= read -r line; do
+      case $line in *" micros/op "*) log "$label:   $line" ;; esac
+    done
+  rc=${PIPESTATUS[0]}
+  set -e
+  if ((rc != 0)); then
+    tail -n 20 "$dir/stdout" >&2
+    tr '\r' '\n' <"$dir/stderr" | grep -v -e '^\.\.\. finished' -e '^ *$' | tail -n 20 >&2
+    die "$runner failed (exit $rc) for --memtablerep='$rep'"
+  fi
+  got=$(sed -n 's/^Memtablerep: //p' "$dir/stdout")
+  if [[ -n "$expect" && "$got" != "$expect" ]]; then
+    die "--memtablerep='$rep' ran with '${got:-no Memtablerep line}', not $expect" \
+      "(is $lib loaded and registering it?)"
+  fi
+  [[ -n "$expect" ]] || log "$label: $runner reports Memtablerep: ${got:-?} (not checked)"
+  flushes=$(grep -o '"flush_reason": "[^"]*"' "$dir/db/LOG" | grep -vc '"Shut down"' || true)
+  if ((in_memory && flushes > 0)); then
+    warnings+=("WARNING: $label: $flushes memtable flush(es); reads were not all served from the memtable")
+    log "${warnings[-1]}"
+  fi
+  # The fill, memory and peak RSS count from the unbounded process only.
+  local counted=$benchmarks
+  [[ $reads == all ]] && counted="fillrandom,memstats,$benchmarks"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$spec" "$t" "$r" "$dir/stdout" \
+    "$([[ $reads == all ]] && tail -n 1 "$dir/rss" || echo -)" "$counted" \
+    "$([[ $reads == all ]] || echo "$reads")" >>"$runs"
+  rm -rf "$dir/db"
 }
 
 for ((r = 1; r <= repeat; r++)); do
-  for i in "${!reps[@]}"; do
-    rep=${reps[i]}
-    memtable_settings "$rep"
-    label="$rep (run $r/$repeat)"
-    dir=$tmp/$r-$i-${rep//[^A-Za-z0-9_-]/_}
-    mkdir -p "$dir"
-    log "$label: db_bench --memtablerep='$rep' ${rep_flags[*]}"
-    set +e
-    /usr/bin/time -f %M -o "$dir/rss" \
-      env LD_PRELOAD="$lib" stdbuf -oL "$db_bench" --db="$dir/db" --wal_dir="$dir/db" \
-      --memtablerep="$rep" "${common_flags[@]}" "${rep_flags[@]}" "${extra[@]}" \
-      2>"$dir/stderr" </dev/null | tee "$dir/stdout" | progress "$label"
-    rc=${PIPESTATUS[0]}
-    set -e
-    if ((rc != 0)); then
-      tail -n 20 "$dir/stdout" >&2
-      tr '\r' '\n' <"$dir/stderr" | grep -v -e '^\.\.\. finished' -e '^ *$' | tail -n 20 >&2
-      die "db_bench failed (exit $rc) for --memtablerep='$rep'"
-    fi
-    got=$(sed -n 's/^Memtablerep: //p' "$dir/stdout")
-    if [[ -n "$expect" && "$got" != "$expect" ]]; then
-      die "--memtablerep='$rep' ran with '${got:-no Memtablerep line}', not $expect" \
-        "(is $lib loaded and registering it?)"
-    fi
-    [[ -n "$expect" ]] || log "$label: db_bench reports Memtablerep: ${got:-?} (not checked)"
-    flushes=$(grep -o '"flush_reason": "[^"]*"' "$dir/db/LOG" | grep -vc '"Shut down"' || true)
-    if ((flushes > 0)); then
-      warnings+=("WARNING: $label: $flushes memtable flush(es) during the run; reads were not all served from the memtable (raise --write_buffer_size)")
-      log "${warnings[-1]}"
-    fi
-    printf '%s\t%s\t%s\t%s\n' "$rep" "$r" "$dir/stdout" "$(tail -n 1 "$dir/rss")" >>"$runs"
-    rm -rf "$dir/db"
+  for t in "${thread_counts[@]}"; do
+    for spec in "${specs[@]}"; do
+      memtable_settings "$spec"
+      full=() limited=()
+      for b in "${read_benchmarks[@]}"; do
+        limit=
+        for entry in "${bounded[@]}"; do [[ ${entry%%:*} == "$b" ]] && limit=${entry#*:}; done
+        if [[ -n "$limit" ]]; then limited+=("$b:$limit"); else full+=("$b"); fi
+      done
+      run_once "$spec" "$t" "$r" full "$(IFS=,; echo "${full[*]}")" all
+      for entry in "${limited[@]}"; do
+        run_once "$spec" "$t" "$r" "${entry%%:*}" "${entry%%:*}" "${entry#*:}"
+      done
+    done
   done
 done
 
 echo
-echo "db_bench $benchmarks: --num=$num --key_size=16 --value_size=$value_size --threads=$threads" \
-  "--seek_nexts=10 --write_buffer_size=$write_buffer ${extra[*]}"
-echo "$(grep -h -m1 '^RocksDB:' "$tmp"/1-0-*/std* | tr -s ' '), $(nproc) CPUs ($(grep -h -m1 '^CPU:' "$tmp"/1-0-*/std* | tr -s ' ')), LD_PRELOAD=$lib"
+echo "scenario $scenario: db_bench fillrandom,readrandom,readseq,seekrandom ${common_flags[*]} ${extra[*]}"
+echo "$(grep -h -m1 '^RocksDB:' "$tmp"/*/stdout | head -n 1 | tr -s ' '), $(nproc) CPUs" \
+  "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), LD_PRELOAD=$lib"
 echo
-report=(python3 scripts/bench_report.py "$runs" --benchmarks "$benchmarks")
-[[ -n "$out" ]] && report+=(--out "$out")
+report=("$python" scripts/bench_report.py "$runs" --title "scenario $scenario")
+[[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; report+=(--out "$out"); }
+[[ -z "$no_plots" ]] && report+=(--plot "$plots/$scenario.png")
 "${report[@]}"
 ((${#warnings[@]} == 0)) || printf '%s\n' "" "${warnings[@]}"
 [[ -n "$out" ]] && log "raw results: $out"

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Turns the db_bench logs of scripts/bench.sh into a comparison table.
+"""Turns the db_bench / teks_db_bench logs of scripts/bench.sh into tables.
 
-Input: a runs file, one line per db_bench process, tab-separated:
-    memtable  repeat  log_file  peak_rss_kb
-Output: the table on stdout; with --out, the raw per-run results as TSV.
+Input: a runs file, one line per benchmark process, tab-separated:
+    memtable  threads  repeat  log_file  peak_rss_kb|-  counted  bounded_reads
+where `counted` lists the benchmarks whose results this log contributes
+(a bounded process repeats the fill but only its bounded reads count) and
+`bounded_reads` is the --reads of a bounded process (empty otherwise).
 
-For each memtable and benchmark the table shows the median over repeats of
-micros/op and ops/sec, and the ratio of that median ops/sec to the
-baseline's (skip_list by default); the peak-RSS row shows the median peak
-RSS and its ratio to the baseline's. Stdlib only.
+Output on stdout: per thread count and benchmark, the median over repeats of
+micros/op and ops/sec and the ratio of that median ops/sec to the
+baseline's (skip_list) from the same runs; then memory: the memtable bytes
+after the fill (rocksdb.cur-size-all-mem-tables) and peak RSS. With --out,
+the raw per-run results as TSV; with --plot, a PNG (needs matplotlib).
 """
 
 import argparse
@@ -22,114 +25,179 @@ RESULT = re.compile(
     r"^(?P<bench>\w+)\s+:\s+(?P<us>[0-9.]+) micros/op\s+(?P<ops>[0-9.]+) ops/sec"
     r"(?:\s+(?P<sec>[0-9.]+) seconds)?(?:\s+(?P<n>\d+) operations;)?"
     r".*?(?:\((?P<found>\d+) of \d+ found\))?\s*$")
+MEMTABLE_BYTES = re.compile(r"^rocksdb\.cur-size-all-mem-tables: (\d+)\s*$")
 
-RAW_COLUMNS = ["memtable", "repeat", "benchmark", "micros_per_op", "ops_per_sec",
-               "seconds", "operations", "found", "peak_rss_kb"]
+BENCHMARKS = ["fillrandom", "readrandom", "readseq", "seekrandom"]
+RAW_COLUMNS = ["memtable", "threads", "repeat", "benchmark", "micros_per_op", "ops_per_sec",
+               "seconds", "operations", "found", "bounded_reads", "memtable_bytes",
+               "peak_rss_kb"]
 
 
 def parse_log(path):
-    """{benchmark: {micros_per_op, ops_per_sec, seconds, operations, found}}."""
-    results = {}
+    """({benchmark: result fields}, memtable bytes after the fill or None)."""
+    results, memtable_bytes = {}, None
     with open(path, encoding="utf-8", errors="replace") as f:
         # Progress ("... finished N ops") ends in \r, not \n.
         for line in f.read().replace("\r", "\n").splitlines():
             m = RESULT.match(line)
             if m:
                 results[m["bench"]] = {
-                    "micros_per_op": m["us"],
-                    "ops_per_sec": m["ops"],
-                    "seconds": m["sec"] or "",
-                    "operations": m["n"] or "",
-                    "found": m["found"] or "",
-                }
-    return results
+                    "micros_per_op": float(m["us"]), "ops_per_sec": float(m["ops"]),
+                    "seconds": m["sec"] or "", "operations": m["n"] or "",
+                    "found": m["found"] or ""}
+            m = MEMTABLE_BYTES.match(line)
+            if m and memtable_bytes is None:
+                memtable_bytes = int(m[1])
+    return results, memtable_bytes
+
+
+def read_runs(path):
+    """Raw rows (dicts) and a list of problems (missing result lines)."""
+    rows, problems = [], []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            memtable, threads, repeat, log, rss, counted, bounded = line.rstrip("\n").split("\t")
+            results, memtable_bytes = parse_log(log)
+            counted = counted.split(",")
+            for b in BENCHMARKS:
+                if b not in counted:
+                    continue
+                r = results.get(b)
+                if r is None:
+                    problems.append(f"{memtable}, {threads} thread(s), repeat {repeat}: "
+                                    f"no result line for {b} in {log}")
+                    continue
+                row = dict(r, memtable=memtable, threads=int(threads), repeat=int(repeat),
+                           benchmark=b, bounded_reads=bounded,
+                           memtable_bytes="", peak_rss_kb="")
+                if b == "fillrandom":
+                    row["memtable_bytes"] = memtable_bytes if memtable_bytes is not None else ""
+                    row["peak_rss_kb"] = "" if rss == "-" else int(rss)
+                rows.append(row)
+    return rows, problems
+
+
+def median(values):
+    values = [v for v in values if v != ""]
+    return statistics.median(values) if values else None
+
+
+def fmt_x(ratio):
+    if ratio is None:
+        return "-"
+    return f"{ratio:.2f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
 
 
 def fmt_ratio(value, base):
-    if not base:
-        return "-"
-    r = value / base
-    return f"{r:.2f}x" if r >= 0.1 else f"{r:.2g}x"
+    return fmt_x(value / base) if value is not None and base else "-"
+
+
+def summarize(rows, baseline):
+    """{(threads, benchmark, memtable): {us, ops, ratio, note}} plus memory."""
+    memtables, thread_counts = [], []
+    for row in rows:
+        if row["memtable"] not in memtables:
+            memtables.append(row["memtable"])
+        if row["threads"] not in thread_counts:
+            thread_counts.append(row["threads"])
+    groups = {}
+    for row in rows:
+        groups.setdefault((row["threads"], row["benchmark"], row["memtable"]), []).append(row)
+    summary = {}
+    for (t, b, m), rs in groups.items():
+        summary[(t, b, m)] = {
+            "us": median([r["micros_per_op"] for r in rs]),
+            "ops": median([r["ops_per_sec"] for r in rs]),
+            "bounded": rs[0]["bounded_reads"],
+            "repeats": len(rs),
+            "memtable_bytes": median([r["memtable_bytes"] for r in rs]),
+            "peak_rss_kb": median([r["peak_rss_kb"] for r in rs]),
+        }
+    for (t, b, m), s in summary.items():
+        base = summary.get((t, b, baseline))
+        s["ratio"] = s["ops"] / base["ops"] if base and base["ops"] else None
+    return summary, memtables, sorted(thread_counts)
+
+
+def print_table(header, rows):
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    def line(cells):
+        return "  ".join(str(c).ljust(w) if i < 3 else str(c).rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    print(line(header))
+    print("  ".join("-" * w for w in widths))
+    previous = None
+    for r in rows:
+        if previous is not None and r[:2] != previous:
+            print()
+        previous = r[:2]
+        print(line(r))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("runs", help="runs file: memtable, repeat, log, peak_rss_kb (TSV)")
-    ap.add_argument("--benchmarks", required=True, help="comma-separated, in table order")
+    ap.add_argument("runs", help="runs file written by scripts/bench.sh (TSV)")
     ap.add_argument("--baseline", default="skip_list")
+    ap.add_argument("--title", default="", help="plot title")
     ap.add_argument("--out", help="also write the raw per-run results here (TSV)")
+    ap.add_argument("--plot", help="also draw the results into this PNG")
     args = ap.parse_args()
-    benchmarks = args.benchmarks.split(",")
 
-    memtables = []  # in first-seen order
-    ops, us, rss = {}, {}, {}  # (memtable, bench) -> [values]; memtable -> [kb]
-    raw = []
-    missing = []
-    with open(args.runs, encoding="utf-8") as f:
-        for line in f:
-            memtable, repeat, log, peak_kb = line.rstrip("\n").split("\t")
-            if memtable not in memtables:
-                memtables.append(memtable)
-            results = parse_log(log)
-            rss.setdefault(memtable, []).append(int(peak_kb))
-            for b in benchmarks:
-                r = results.get(b)
-                if r is None:
-                    missing.append(f"{memtable} (repeat {repeat}): no result line for {b} in {log}")
-                    continue
-                ops.setdefault((memtable, b), []).append(float(r["ops_per_sec"]))
-                us.setdefault((memtable, b), []).append(float(r["micros_per_op"]))
-                raw.append([memtable, repeat, b, r["micros_per_op"], r["ops_per_sec"],
-                            r["seconds"], r["operations"], r["found"], peak_kb])
-    for m in missing:
-        print(f"bench_report: {m}", file=sys.stderr)
-
+    rows, problems = read_runs(args.runs)
+    for p in problems:
+        print(f"bench_report: {p}", file=sys.stderr)
+    if not rows:
+        print("bench_report: no results", file=sys.stderr)
+        return 1
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             f.write("\t".join(RAW_COLUMNS) + "\n")
-            for row in raw:
-                f.write("\t".join(str(v) for v in row) + "\n")
+            for row in rows:
+                f.write("\t".join(str(row[c]) for c in RAW_COLUMNS) + "\n")
 
-    def median(values):
-        return statistics.median(values) if values else None
-
+    summary, memtables, thread_counts = summarize(rows, args.baseline)
     has_base = args.baseline in memtables
-    rows = []
-    for b in benchmarks:
-        base = median(ops.get((args.baseline, b), [])) if has_base else None
-        for m in memtables:
-            o = median(ops.get((m, b), []))
-            u = median(us.get((m, b), []))
-            if o is None:
-                rows.append([b, m, "missing", "missing", "-"])
-                continue
-            rows.append([b, m, f"{u:.3f}", f"{o:,.0f}", fmt_ratio(o, base) if base else "-"])
-    base_rss = median(rss.get(args.baseline, [])) if has_base else None
-    for m in memtables:
-        r = median(rss[m])
-        rows.append(["peak RSS", m, "-", f"{r / 1024:,.1f} MiB",
-                     fmt_ratio(r, base_rss) if base_rss else "-"])
+    table = []
+    for t in thread_counts:
+        for b in BENCHMARKS:
+            for m in memtables:
+                s = summary.get((t, b, m))
+                if s is None:
+                    continue
+                note = f"bounded: {s['bounded']} ops/thread" if s["bounded"] else ""
+                table.append([t, b, m, f"{s['us']:.3f}", f"{s['ops']:,.0f}",
+                              fmt_x(s["ratio"]), note])
+    print_table(["threads", "benchmark", "memtable", "us/op", "ops/s",
+                 f"vs {args.baseline}", "note"], table)
 
-    header = ["benchmark", "memtable", "us/op", "ops/s",
-              f"vs {args.baseline}" if has_base else "ratio"]
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-    def line(cells):
-        return "  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths)))
-    print(line(header))
-    print("  ".join("-" * w for w in widths))
-    previous = None
-    for r in rows:
-        if previous is not None and r[0] != previous:
-            print()
-        previous = r[0]
-        print(line(r))
-    repeats = max(len(v) for v in rss.values())
-    print(f"\n(median of {repeats} run(s) per memtable; ratio = ops/s "
-          f"{'or peak RSS ' if has_base else ''}relative to {args.baseline}"
-          f"{'' if has_base else ', which was not run'})")
-    return 1 if missing else 0
+    print()
+    memory = []
+    for t in thread_counts:
+        base = summary.get((t, "fillrandom", args.baseline), {})
+        for m in memtables:
+            s = summary.get((t, "fillrandom", m))
+            if s is None:
+                continue
+            mb, rss = s["memtable_bytes"], s["peak_rss_kb"]
+            memory.append([t, "memory", m,
+                           f"{mb / 2**20:,.1f}" if mb is not None else "-",
+                           fmt_ratio(mb, base.get("memtable_bytes")),
+                           f"{rss / 1024:,.1f}" if rss is not None else "-",
+                           fmt_ratio(rss, base.get("peak_rss_kb"))])
+    print_table(["threads", "after fill", "memtable", "memtable MiB", f"vs {args.baseline}",
+                 "peak RSS MiB", f"vs {args.baseline}"], memory)
+
+    repeats = max(s["repeats"] for s in summary.values())
+    print(f"\n(median of {repeats} run(s); ratios are ops/s or bytes relative to "
+          f"{args.baseline} from the same runs{'' if has_base else ', which was not run'}; "
+          "memtable MiB is rocksdb.cur-size-all-mem-tables after fillrandom)")
+
+    if args.plot:
+        from bench_plot import plot_db_bench
+        plot_db_bench(summary, memtables, thread_counts, BENCHMARKS, args.title, args.plot)
+        print(f"plot: {args.plot}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

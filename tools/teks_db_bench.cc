@@ -62,6 +62,7 @@ DEFINE_int64(write_buffer_size, 64 << 20, "memtable bytes before a switch");
 DEFINE_int32(max_write_buffer_number, 2, "memtables per column family");
 DEFINE_bool(disable_auto_compactions, false, "no automatic compactions");
 DEFINE_bool(allow_concurrent_memtable_write, true, "concurrent memtable inserts");
+DEFINE_bool(enable_pipelined_write, true, "pipeline WAL and memtable writes (db_bench's default)");
 DEFINE_string(compression_type, "snappy", "none, snappy, zlib, bzip2, lz4, lz4hc, xpress or zstd");
 
 namespace {
@@ -309,6 +310,7 @@ ROCKSDB_NAMESPACE::Options MakeOptions() {
   options.max_write_buffer_number = FLAGS_max_write_buffer_number;
   options.disable_auto_compactions = FLAGS_disable_auto_compactions;
   options.allow_concurrent_memtable_write = FLAGS_allow_concurrent_memtable_write;
+  options.enable_pipelined_write = FLAGS_enable_pipelined_write;
   options.compression = ParseCompression(FLAGS_compression_type);
   ROCKSDB_NAMESPACE::ConfigOptions config;
   config.ignore_unsupported_options = false;

@@ -1,0 +1,85 @@
+"""Plots for scripts/bench.sh (imported by bench_report.py and
+micro_report.py; needs matplotlib, which bench.sh installs into a venv).
+
+plot_db_bench: one panel per db_bench benchmark (ops/s, log scale) and two
+for memory, a group of bars per memtable, one bar per thread count; bars
+of bounded runs (fewer operations) are hatched.
+plot_micro: memtable_bench's operations, a group per operation, a bar per rep.
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+
+def _bars(ax, memtables, thread_counts, value_of, bounded_of=lambda t, m: False):
+    width = 0.8 / len(thread_counts)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, t in enumerate(thread_counts):
+        for j, m in enumerate(memtables):
+            v = value_of(t, m)
+            if v is None:
+                continue
+            ax.bar(j + (i - (len(thread_counts) - 1) / 2) * width, v, width,
+                   color=colors[i % len(colors)],
+                   hatch="//" if bounded_of(t, m) else None, edgecolor="black", linewidth=0.3)
+    ax.set_xticks(range(len(memtables)))
+    ax.set_xticklabels(memtables, rotation=45, ha="right", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+
+
+def plot_db_bench(summary, memtables, thread_counts, benchmarks, title, path):
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    for ax, b in zip(axes.flat, benchmarks):
+        def ops(t, m, b=b):
+            s = summary.get((t, b, m))
+            return s["ops"] / 1e6 if s else None
+        _bars(ax, memtables, thread_counts, ops,
+              lambda t, m, b=b: bool(summary.get((t, b, m), {}).get("bounded")))
+        ax.set_yscale("log")
+        ax.set_title(b)
+        ax.set_ylabel("Mops/s (log)")
+    for ax, key, name, scale in [(axes.flat[4], "memtable_bytes", "memtable MiB after fill", 2**20),
+                                 (axes.flat[5], "peak_rss_kb", "peak RSS MiB", 1024)]:
+        def mib(t, m, key=key, scale=scale):
+            s = summary.get((t, "fillrandom", m))
+            return s[key] / scale if s and s[key] is not None else None
+        _bars(ax, memtables, thread_counts, mib)
+        ax.set_title(name)
+        ax.set_ylabel("MiB")
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    handles = [Patch(color=colors[i % len(colors)], label=f"{t} thread(s)")
+               for i, t in enumerate(thread_counts)]
+    handles.append(Patch(facecolor="white", edgecolor="black", hatch="//",
+                         label="bounded op count (see table)"))
+    fig.legend(handles=handles, loc="upper right", fontsize=9)
+    fig.suptitle(f"{title}: median ops/s per memtable (higher is better); memory (lower is better)")
+    fig.tight_layout(rect=(0, 0, 0.9, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_micro(results, operations, reps, title, path):
+    """results: {(operation, rep): items per second}."""
+    fig, ax = plt.subplots(figsize=(11, 5))
+    width = 0.8 / len(reps)
+    for i, rep in enumerate(reps):
+        xs, ys = [], []
+        for j, op in enumerate(operations):
+            v = results.get((op, rep))
+            if v is not None:
+                xs.append(j + (i - (len(reps) - 1) / 2) * width)
+                ys.append(v / 1e6)
+        ax.bar(xs, ys, width, label=rep, edgecolor="black", linewidth=0.3)
+    ax.set_xticks(range(len(operations)))
+    ax.set_xticklabels(operations)
+    ax.set_yscale("log")
+    ax.set_ylabel("Mops/s (log), higher is better")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=9)
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
