@@ -1,5 +1,5 @@
 // teks_db_bench: db_bench's fillrandom, readrandom, readseq, seekrandom and
-// memstats, for a DB opened through the TeksDB layer (teksdb::TeksDB::Open),
+// memstats (and flush), for a DB opened through the TeksDB layer (teksdb::TeksDB::Open),
 // which Debian's db_bench cannot do. It exists so that scripts/bench.sh can
 // measure TeksTable with version dropping beside db_bench's runs of the
 // stock memtables and of TeksTable as a plain factory.
@@ -45,7 +45,7 @@
 #include "teksdb/teks_table.h"
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readseq,seekrandom",
-              "comma-separated: fillrandom, readrandom, readseq, seekrandom, memstats");
+              "comma-separated: fillrandom, readrandom, readseq, seekrandom, memstats, flush");
 DEFINE_int64(num, 1000000, "number of distinct keys");
 DEFINE_int64(reads, -1, "reads per thread per read benchmark (-1: --num)");
 DEFINE_int64(writes, -1, "writes per thread in fillrandom (-1: --num)");
@@ -126,6 +126,7 @@ class Benchmark {
   // result line.
   void Run(const std::string& name) {
     if (name == "memstats") return PrintMemStats();
+    if (name == "flush") return Check(db_->Flush(ROCKSDB_NAMESPACE::FlushOptions()), "Flush");
     void (Benchmark::*method)(int, ThreadResult*) = nullptr;
     if (name == "fillrandom") method = &Benchmark::FillRandom;
     if (name == "readrandom") method = &Benchmark::ReadRandom;
@@ -325,7 +326,7 @@ ROCKSDB_NAMESPACE::Options MakeOptions() {
 }
 
 const char* const kBenchmarks[] = {"fillrandom", "readrandom", "readseq", "seekrandom",
-                                   "memstats"};
+                                   "memstats", "flush"};
 
 std::vector<std::string> BenchmarkNames() {
   std::vector<std::string> names;
@@ -333,7 +334,7 @@ std::vector<std::string> BenchmarkNames() {
   for (std::string name; std::getline(list, name, ',');) {
     if (name.empty()) continue;
     if (std::find(std::begin(kBenchmarks), std::end(kBenchmarks), name) == std::end(kBenchmarks)) {
-      Fail("unknown benchmark '" + name + "' (known: fillrandom, readrandom, readseq, seekrandom, memstats)");
+      Fail("unknown benchmark '" + name + "' (known: fillrandom, readrandom, readseq, seekrandom, memstats, flush)");
     }
     names.push_back(name);
   }

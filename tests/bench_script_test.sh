@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# scripts/bench.sh, the README's main job, end to end on a tiny data set:
+# every memtable kind it knows (db_bench with LD_PRELOAD, and
+# tools/teks_db_bench with and without the TeksDB layer) gives a result row
+# per thread count and benchmark, the slow stock cases are bounded and
+# labelled, memory rows are there, the raw TSV is written; bad input is
+# refused by name. Also tools/memtable_bench through scripts/micro_report.py.
+#
+# Usage: tests/bench_script_test.sh BUILD_DIR SOURCE_DIR
+# (BUILD_DIR must be a release build: bench.sh reuses it.)
+set -euo pipefail
+
+build=$(realpath "${1:?usage: $0 BUILD_DIR SOURCE_DIR}")
+src=$(realpath "${2:?usage: $0 BUILD_DIR SOURCE_DIR}")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench-script.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+failures=0
+checks=0
+pass() { checks=$((checks + 1)); echo "ok: $*"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+bench() { TEKSDB_BUILD_DIR=$build bash "$src/scripts/bench.sh" "$@"; }
+
+# --- a tiny run of every kind -------------------------------------------------------
+memtables=teks,skip_list,vector,prefix_hash,teksdb:teks,plaindb:teks
+if bench --num 2000 --threads 1,2 --memtables "$memtables" --no-plots --out "$tmp/raw.tsv" \
+  >"$tmp/table" 2>"$tmp/log"; then
+  pass "bench.sh exits 0"
+  for t in 1 2; do
+    for b in fillrandom readrandom readseq seekrandom; do
+      for m in ${memtables//,/ }; do
+        if grep -qE "^$t +$b +$m +[0-9.]+ +[0-9,]+ +[0-9.]+x" "$tmp/table"; then :
+        else fail "no row for $t thread(s), $b, $m"; fi
+      done
+    done
+    for m in ${memtables//,/ }; do
+      grep -qE "^$t +memory +$m +[0-9.,]+ +[0-9.]+x +[0-9.,]+ +[0-9.]+x" "$tmp/table" ||
+        fail "no memory row for $t thread(s), $m"
+    done
+  done
+  pass "rows checked for 2 thread counts x 4 benchmarks x 6 memtables, and memory"
+  grep -qE '^1 +readrandom +skip_list .* 1\.00x' "$tmp/table" && pass "skip_list is the baseline" ||
+    fail "skip_list is not 1.00x"
+  for row in "readrandom +vector" "seekrandom +vector" "seekrandom +prefix_hash"; do
+    grep -qE "^1 +$row .*bounded: [0-9]+ ops/thread" "$tmp/table" && pass "$row is bounded and labelled" ||
+      fail "$row is not labelled as bounded"
+  done
+  grep -qE '^1 +readrandom +teks .*bounded' "$tmp/table" && fail "teks readrandom labelled bounded" ||
+    pass "teks rows are not bounded"
+  grep -q 'memtablerep=.teks. ' "$tmp/log" && pass "progress names each run" || fail "no progress lines"
+  lines=$(($(wc -l <"$tmp/raw.tsv") - 1))
+  # 2 threads x 6 memtables x 4 benchmarks, one repeat
+  ((lines == 48)) && pass "raw TSV has 48 rows" || fail "raw TSV has $lines rows, not 48"
+else
+  fail "bench.sh failed: $(tail -n 20 "$tmp/log")"
+fi
+
+# --- bad input ------------------------------------------------------------------------
+# refuse WORD ARGS...: bench.sh must fail before running anything and say WORD.
+refuse() {
+  local word=$1
+  shift
+  if bench "$@" --no-plots >"$tmp/out" 2>"$tmp/err"; then
+    fail "accepted: $*"
+  elif grep -q -- "$word" "$tmp/err"; then
+    pass "refused '$*', naming '$word'"
+  else
+    fail "'$*': error does not name '$word': $(tail -n 3 "$tmp/err")"
+  fi
+}
+refuse "'0,x'" --threads 0,x
+refuse nosuch --scenario nosuch
+refuse teksdb:vector --memtables teksdb:vector
+refuse --write-buffer-size --write-buffer-size 1000
+refuse --bogus --bogus
+
+# --- memtable_bench and its report -------------------------------------------------------
+if "$build/tools/memtable_bench" --keys=2000 --benchmark_min_time=0.01 \
+  --benchmark_out="$tmp/micro.json" --benchmark_out_format=json >"$tmp/micro.log" 2>&1 &&
+  python3 "$src/scripts/micro_report.py" "$tmp/micro.json" >"$tmp/micro" 2>&1; then
+  pass "memtable_bench and micro_report.py exit 0"
+  for row in "insert +skip_list" "insert +teks" "get +teks-s" "get +absl_flat_hash_map" \
+             "seek +teks" "seek_next10 +skip_list" "scan +teks"; do
+    grep -qE "^$row +[0-9,]+ +[0-9.]+ +[0-9.]+x" "$tmp/micro" || fail "micro: no row '$row'"
+  done
+  pass "micro rows checked"
+else
+  fail "memtable_bench: $(tail -n 5 "$tmp/micro.log" "$tmp/micro" 2>/dev/null)"
+fi
+"$build/tools/memtable_bench" --keys=abc >"$tmp/out" 2>&1 && fail "--keys=abc accepted" ||
+  { grep -q 'keys=abc' "$tmp/out" && pass "--keys=abc refused by name" || fail "--keys=abc: $(cat "$tmp/out")"; }
+
+echo "$checks checks, $failures failed"
+((failures == 0))

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# tools/teks_db_bench speaks db_bench's flags and result lines, sees the same
+# data with and without the TeksDB layer, really drops versions under the
+# layer (and only there), and refuses bad input by name.
+#
+# Usage: tests/teks_db_bench_test.sh PATH/TO/teks_db_bench
+set -euo pipefail
+
+bench=${1:?usage: $0 PATH/TO/teks_db_bench}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench-tool.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+failures=0
+checks=0
+pass() { checks=$((checks + 1)); echo "ok: $*"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+expect_eq() { if [[ "$2" == "$3" ]]; then pass "$1 ($2)"; else fail "$1: '$2' != '$3'"; fi; }
+
+# run NAME FLAGS...: runs the tool in a fresh DB; output in $tmp/NAME.out.
+run() {
+  local name=$1
+  shift
+  "$bench" --db="$tmp/$name.db" --compression_type=none --seed=7 "$@" \
+    >"$tmp/$name.out" 2>"$tmp/$name.err"
+}
+result() { grep -E "^$2 +: +[0-9.]+ micros/op [0-9]+ ops/sec [0-9.]+ seconds [0-9]+ operations;" "$tmp/$1.out"; }
+operations() { result "$1" "$2" | sed -E 's/.* ([0-9]+) operations;.*/\1/'; }
+found() { result "$1" "$2" | sed -nE 's/.*\(([0-9]+) of ([0-9]+) found\).*/\1 of \2/p'; }
+property() { sed -n "s/^rocksdb\.$2: //p" "$tmp/$1.out"; }
+
+all=fillrandom,memstats,readrandom,readseq,seekrandom
+common=(--num=2000 --value_size=64 --seek_nexts=10 --threads=2 --benchmarks=$all)
+
+# --- db_bench's lines, same data with and without the layer ----------------------
+if run layer "${common[@]}" && run plain "${common[@]}" --teksdb_layer=false; then
+  pass "both runs exit 0"
+  expect_eq "layer: Memtablerep line" "$(sed -n 's/^Memtablerep: //p' "$tmp/layer.out")" TeksTableFactory
+  expect_eq "layer: layer line" "$(sed -n 's/^TeksDB layer: //p' "$tmp/layer.out")" on
+  expect_eq "plain: layer line" "$(sed -n 's/^TeksDB layer: //p' "$tmp/plain.out")" off
+  expect_eq "a DB path line per benchmark" "$(grep -c '^DB path: \[' "$tmp/layer.out")" 4
+  for b in fillrandom readrandom seekrandom; do
+    expect_eq "layer: $b operations (2 threads x 2000)" "$(operations layer $b)" 4000
+  done
+  keys=$(operations plain readseq)
+  if ((keys > 1000 && keys <= 2000)); then pass "readseq sees $keys distinct keys"; else fail "readseq saw '$keys' keys"; fi
+  expect_eq "readseq: same keys with the layer" "$(operations layer readseq)" "$keys"
+  expect_eq "readrandom: same hits with the layer" "$(found layer readrandom)" "$(found plain readrandom)"
+  expect_eq "seekrandom: same hits with the layer" "$(found layer seekrandom)" "$(found plain seekrandom)"
+  expect_eq "memstats: entries without the layer" "$(property plain num-entries-active-mem-table)" 4000
+  bytes=$(property layer cur-size-all-mem-tables)
+  if [[ $bytes =~ ^[0-9]+$ ]] && ((bytes > 0)); then pass "memstats: memtable bytes ($bytes)"; else fail "memtable bytes '$bytes'"; fi
+else
+  fail "a run failed: $(cat "$tmp"/layer.err "$tmp"/plain.err 2>/dev/null | tr '\r' '\n' | tail -n 5)"
+fi
+
+# --- versions: the layer drops what no reader needs, the plain factory keeps all ---
+versions=(--num=100 --writes=5000 --value_size=16 --threads=1 --benchmarks=fillrandom,readseq,flush)
+# flushed_entries NAME: entries in the SST file(s) the flush wrote (LOG).
+flushed_entries() {
+  grep -o '"table_file_creation".*' "$tmp/$1.db/LOG" | grep -o '"num_entries": [0-9]*' |
+    awk '{n += $2} END {print n + 0}'
+}
+if run versions_layer "${versions[@]}" && run versions_plain "${versions[@]}" --teksdb_layer=false; then
+  expect_eq "layer: readseq keys" "$(operations versions_layer readseq)" "$(operations versions_plain readseq)"
+  expect_eq "plain factory flushes every version" "$(flushed_entries versions_plain)" 5000
+  kept=$(flushed_entries versions_layer)
+  if ((kept >= 100 && kept < 1000)); then pass "layer flushes $kept of 5000 versions of 100 keys"
+  else fail "layer flushed $kept entries (want at least one per key and far fewer than 5000)"; fi
+else
+  fail "a versions run failed: $(tr '\r' '\n' <"$tmp/versions_layer.err" | tail -n 5)"
+fi
+
+# --- bad input: an error naming it, non-zero exit ---------------------------------
+# refuse NAME WORD FLAGS...: the run must fail and say WORD.
+refuse() {
+  local name=$1 word=$2
+  shift 2
+  if run "$name" "$@"; then
+    fail "$name: accepted"
+  elif grep -q -- "$word" "$tmp/$name.err"; then
+    pass "$name: refused, naming '$word'"
+  else
+    fail "$name: error does not name '$word': $(cat "$tmp/$name.err")"
+  fi
+}
+refuse bad_benchmark nosuchbench --benchmarks=fillrandom,nosuchbench
+refuse stock_rep_under_layer skip_list --memtablerep=skip_list
+refuse unknown_rep nosuchrep --memtablerep=nosuchrep --teksdb_layer=false
+refuse bad_compression lzma9 --compression_type=lzma9
+refuse bad_num -- --num=0
+refuse stray_argument stray stray
+
+echo "$checks checks, $failures failed"
+((failures == 0))
