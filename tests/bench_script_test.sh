@@ -12,13 +12,7 @@ set -euo pipefail
 
 build=$(realpath "${1:?usage: $0 BUILD_DIR SOURCE_DIR}")
 src=$(realpath "${2:?usage: $0 BUILD_DIR SOURCE_DIR}")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench-script.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-failures=0
-checks=0
-pass() { checks=$((checks + 1)); echo "ok: $*"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+source "$(dirname "$0")/script_checks.sh" bench_script
 bench() { TEKSDB_BUILD_DIR=$build bash "$src/scripts/bench.sh" "$@"; }
 
 # --- a tiny run of every kind -------------------------------------------------------
@@ -90,5 +84,4 @@ fi
 "$build/tools/memtable_bench" --keys=abc >"$tmp/out" 2>&1 && fail "--keys=abc accepted" ||
   { grep -q 'keys=abc' "$tmp/out" && pass "--keys=abc refused by name" || fail "--keys=abc: $(cat "$tmp/out")"; }
 
-echo "$checks checks, $failures failed"
-((failures == 0))
+finish

@@ -13,13 +13,7 @@ db_bench=${DB_BENCH:-/usr/bin/db_bench}
 [[ -f "$lib" ]] || { echo "FAIL: no such library: $lib"; exit 1; }
 [[ -x "$db_bench" ]] || { echo "FAIL: no $db_bench (apt-get install rocksdb-tools)"; exit 1; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-preload.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-failures=0
-checks=0
-pass() { checks=$((checks + 1)); echo "ok: $*"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+source "$(dirname "$0")/script_checks.sh" db_bench_preload
 
 # run NAME MEMTABLEREP BENCHMARKS: runs db_bench in a fresh DB, stdout and
 # stderr (progress, errors) into $tmp/NAME.out; sets $rc.
@@ -82,5 +76,5 @@ else
   fail "id=teks;async=false: no 'Memtablerep: TeksTableFactory' line"
 fi
 
-echo "db_bench_preload: $((checks - failures)) of $checks checks passed ($lib, $db_bench)"
-((failures == 0))
+echo "($lib, $db_bench)"
+finish

@@ -7,14 +7,7 @@
 set -euo pipefail
 
 bench=${1:?usage: $0 PATH/TO/teks_db_bench}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench-tool.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-failures=0
-checks=0
-pass() { checks=$((checks + 1)); echo "ok: $*"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
-expect_eq() { if [[ "$2" == "$3" ]]; then pass "$1 ($2)"; else fail "$1: '$2' != '$3'"; fi; }
+source "$(dirname "$0")/script_checks.sh" teks_db_bench_tool
 
 # run NAME FLAGS...: runs the tool in a fresh DB; output in $tmp/NAME.out.
 run() {
@@ -90,5 +83,4 @@ refuse bad_compression lzma9 --compression_type=lzma9
 refuse bad_num -- --num=0
 refuse stray_argument stray stray
 
-echo "$checks checks, $failures failed"
-((failures == 0))
+finish
