@@ -41,8 +41,13 @@ def parse_log(path):
         for line in f.read().replace("\r", "\n").splitlines():
             m = RESULT.match(line)
             if m:
+                # db_bench truncates ops/sec to an integer; a bounded run of
+                # a few slow operations needs the exact operations / seconds.
+                ops = float(m["ops"])
+                if m["n"] and m["sec"] and float(m["sec"]) > 0:
+                    ops = int(m["n"]) / float(m["sec"])
                 results[m["bench"]] = {
-                    "micros_per_op": float(m["us"]), "ops_per_sec": float(m["ops"]),
+                    "micros_per_op": float(m["us"]), "ops_per_sec": ops,
                     "seconds": m["sec"] or "", "operations": m["n"] or "",
                     "found": m["found"] or ""}
             m = MEMTABLE_BYTES.match(line)
@@ -86,6 +91,10 @@ def fmt_x(ratio):
     if ratio is None:
         return "-"
     return f"{ratio:.2f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
+
+
+def fmt_ops(ops):
+    return f"{ops:,.0f}" if ops >= 100 else f"{ops:.3g}"
 
 
 def fmt_ratio(value, base):
@@ -166,7 +175,7 @@ def main():
                 if s is None:
                     continue
                 note = f"bounded: {s['bounded']} ops/thread" if s["bounded"] else ""
-                table.append([t, b, m, f"{s['us']:.3f}", f"{s['ops']:,.0f}",
+                table.append([t, b, m, f"{s['us']:.3f}", fmt_ops(s["ops"]),
                               fmt_x(s["ratio"]), note])
     print_table(["threads", "benchmark", "memtable", "us/op", "ops/s",
                  f"vs {args.baseline}", "note"], table)
