@@ -308,7 +308,7 @@ done
 
 echo
 echo "scenario $scenario: db_bench fillrandom,readrandom,readseq,seekrandom ${common_flags[*]} ${extra[*]}"
-echo "$(grep -h -m1 '^RocksDB:' "$tmp"/*/stdout | head -n 1 | tr -s ' '), $(nproc) CPUs" \
+echo "$(grep -h -m1 '^RocksDB:' "$tmp"/*/std* | head -n 1 | tr -s ' '), $(nproc) CPUs" \
   "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), LD_PRELOAD=$lib"
 echo
 report=("$python" scripts/bench_report.py "$runs" --title "scenario $scenario")
