@@ -40,7 +40,7 @@
 #   --repeat N        runs of everything, interleaved; tables show medians (1)
 #   --plots DIR       PNG plots go here (docs/bench/<scenario>)
 #   --no-plots        no plots (no matplotlib venv)
-#   --out FILE        also write the raw per-run results (TSV)
+#   --out FILE        also write the raw per-run results (TSV; micro: JSON)
 # Environment: TEKSDB_BUILD_DIR (build), DB_BENCH (/usr/bin/db_bench),
 #   TMPDIR, JOBS (build parallelism, nproc).
 #
@@ -85,11 +85,22 @@ while (($#)); do
   esac
 done
 
+# Paths given relative to where bench.sh was started; everything else is
+# relative to the repository root.
+[[ -n "$out" ]] && out=$(realpath -m "$out")
+[[ -n "$plots" ]] && plots=$(realpath -m "$plots")
+cd "$root"
+
 if [[ $scenario == all ]]; then
   [[ -z "$out" && -z "$plots" ]] || die "--scenario all writes docs/bench/<scenario>/; drop --out/--plots"
+  [[ -z "${flag[write-buffer-size]:-}" ]] || die "--write-buffer-size applies to --scenario large only"
+  ((${#extra[@]} == 0)) || die "--scenario all takes no extra db_bench flags (they would not reach" \
+    "tools/teks_db_bench in the versions scenario); run the scenarios one by one"
   for s in memtable versions large micro; do
     # Later flags win, so the scenario given here overrides the 'all'.
-    passed=("${opts[@]}" --scenario "$s" --out "docs/bench/$s/runs.tsv")
+    raw=runs.tsv
+    [[ $s == micro ]] && raw=runs.json
+    passed=("${opts[@]}" --scenario "$s" --out "docs/bench/$s/$raw")
     [[ $s == micro ]] || passed+=(-- "${extra[@]}")
     mkdir -p "docs/bench/$s"
     bash "$0" "${passed[@]}" | tee "docs/bench/$s/table.txt"
@@ -125,10 +136,62 @@ for v in num value_size versions repeat write_buffer_size; do
 done
 [[ $threads =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--threads must be a list of positive integers, not '$threads'"
 [[ -n "$memtables" ]] || die "--memtables is empty"
-[[ $scenario != micro || ${#extra[@]} -eq 0 ]] || die "--scenario micro takes no extra db_bench flags"
-[[ -n "$out" ]] && out=$(realpath -m "$out")
-cd "$root"
+if [[ $scenario == micro ]]; then
+  ((${#extra[@]} == 0)) || die "--scenario micro takes no extra db_bench flags"
+  for f in memtables threads versions; do
+    [[ -z "${flag[$f]:-}" ]] || die "--$f does not apply to --scenario micro" \
+      "(it runs skip_list, teks-s and teks on one thread, one version per key)"
+  done
+fi
+[[ -z $(tr , '\n' <<<"$threads" | sort | uniq -d) ]] || die "--threads '$threads' lists a count twice"
+[[ -z $(tr , '\n' <<<"$memtables" | sort | uniq -d) ]] || die "--memtables '$memtables' lists a memtable twice"
 plots=${plots:-docs/bench/$scenario}
+
+# --- Per-memtable settings --------------------------------------------------------
+# memtable_settings SPEC: sets `runner` (db_bench or teks_db_bench), `rep`
+# (its --memtablerep), `expect` (the factory Name() the run must print as
+# "Memtablerep: ...", empty if unknown), `rep_flags` (what that memtable
+# needs beyond the common flags) and `bounded` (read benchmarks that run
+# with a bounded --reads, see the top of this file).
+memtable_settings() {
+  local spec=$1
+  runner=db_bench rep_flags=() bounded=()
+  case $spec in
+    teksdb:*) runner=teks_db_bench rep=${spec#teksdb:} rep_flags=(--teksdb_layer=true) ;;
+    plaindb:*) runner=teks_db_bench rep=${spec#plaindb:} rep_flags=(--teksdb_layer=false) ;;
+    *) rep=$spec ;;
+  esac
+  case $rep in
+    teks|teks-*|*id=teks\;*|*id=teks) expect=TeksTableFactory ;;
+    skip_list) expect=SkipListFactory ;;
+    # The hash memtables need a prefix extractor (8 of the 16 key bytes) and
+    # take no concurrent inserts. Scans and range seeks must see all keys,
+    # not one prefix, hence total-order iterators.
+    prefix_hash|hash_linkedlist)
+      [[ $rep == prefix_hash ]] && expect=HashSkipListRepFactory || expect=HashLinkListRepFactory
+      rep_flags+=(--prefix_size=8 --allow_concurrent_memtable_write=false --total_order_seek=true)
+      bounded=(seekrandom:5) ;;
+    vector)
+      expect=VectorRepFactory
+      rep_flags+=(--allow_concurrent_memtable_write=false)
+      bounded=(readrandom:10 seekrandom:10) ;;
+    *) expect= ;;
+  esac
+  if [[ $runner == teks_db_bench && ${#bounded[@]} -gt 0 ]]; then
+    die "$spec: tools/teks_db_bench has no prefix or vector settings; run $rep under db_bench"
+  fi
+}
+
+# Refuse bad specs before building anything.
+IFS=, read -r -a specs <<<"$memtables"
+if [[ $scenario != micro ]]; then
+  for spec in "${specs[@]}"; do
+    memtable_settings "$spec"
+    if [[ $runner == teks_db_bench && ${#extra[@]} -gt 0 ]]; then
+      die "$spec runs tools/teks_db_bench, which extra db_bench flags (${extra[*]}) would not reach"
+    fi
+  done
+fi
 
 build=${TEKSDB_BUILD_DIR:-build}
 db_bench=${DB_BENCH:-/usr/bin/db_bench}
@@ -170,46 +233,11 @@ if [[ $scenario == micro ]]; then
     --benchmark_out="$tmp/micro.json" --benchmark_out_format=json >&2
   report=("$python" scripts/micro_report.py "$tmp/micro.json")
   [[ -z "$no_plots" ]] && report+=(--plot "$plots/micro.png")
-  [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; cp "$tmp/micro.json" "${out%.tsv}.json"; }
+  [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; cp "$tmp/micro.json" "$out"; }
   "${report[@]}"
   log "done in $((SECONDS - started)) s"
   exit 0
 fi
-
-# --- Per-memtable settings --------------------------------------------------------
-# memtable_settings SPEC: sets `runner` (db_bench or teks_db_bench), `rep`
-# (its --memtablerep), `expect` (the factory Name() the run must print as
-# "Memtablerep: ...", empty if unknown), `rep_flags` (what that memtable
-# needs beyond the common flags) and `bounded` (read benchmarks that run
-# with a bounded --reads, see the top of this file).
-memtable_settings() {
-  local spec=$1
-  runner=db_bench rep_flags=() bounded=()
-  case $spec in
-    teksdb:*) runner=teks_db_bench rep=${spec#teksdb:} rep_flags=(--teksdb_layer=true) ;;
-    plaindb:*) runner=teks_db_bench rep=${spec#plaindb:} rep_flags=(--teksdb_layer=false) ;;
-    *) rep=$spec ;;
-  esac
-  case $rep in
-    teks|teks-*|*id=teks\;*|*id=teks) expect=TeksTableFactory ;;
-    skip_list) expect=SkipListFactory ;;
-    # The hash memtables need a prefix extractor (8 of the 16 key bytes) and
-    # take no concurrent inserts. Scans and range seeks must see all keys,
-    # not one prefix, hence total-order iterators.
-    prefix_hash|hash_linkedlist)
-      [[ $rep == prefix_hash ]] && expect=HashSkipListRepFactory || expect=HashLinkListRepFactory
-      rep_flags+=(--prefix_size=8 --allow_concurrent_memtable_write=false --total_order_seek=true)
-      bounded=(seekrandom:5) ;;
-    vector)
-      expect=VectorRepFactory
-      rep_flags+=(--allow_concurrent_memtable_write=false)
-      bounded=(readrandom:10 seekrandom:10) ;;
-    *) expect= ;;
-  esac
-  if [[ $runner == teks_db_bench && ${#bounded[@]} -gt 0 ]]; then
-    die "$spec: tools/teks_db_bench has no prefix or vector settings; run $rep under db_bench"
-  fi
-}
 
 read_benchmarks=(readrandom readseq seekrandom)
 writes=$((versions * num))
@@ -231,9 +259,7 @@ common_flags=(
 runs=$tmp/runs.tsv
 : >"$runs"
 warnings=()
-IFS=, read -r -a specs <<<"$memtables"
 IFS=, read -r -a thread_counts <<<"$threads"
-for spec in "${specs[@]}"; do memtable_settings "$spec"; done  # refuse bad specs up front
 
 log "scenario $scenario: ${common_flags[*]} ${extra[*]}"
 log "memtables: $memtables; threads: $threads; repeats: $repeat"
@@ -247,9 +273,9 @@ run_once() {
   dir=$tmp/$r-$t-${spec//[^A-Za-z0-9_-]/_}-$group
   mkdir -p "$dir"
   if [[ $runner == db_bench ]]; then
-    cmd=(env LD_PRELOAD="$lib" "$db_bench")
+    cmd=(env LD_PRELOAD="$lib" stdbuf -oL "$db_bench")
   else
-    cmd=("$teks_db_bench")
+    cmd=(stdbuf -oL "$teks_db_bench")
   fi
   cmd+=(--db="$dir/db" --wal_dir="$dir/db" --memtablerep="$rep" --threads="$t"
         --benchmarks="fillrandom,memstats,$benchmarks" "${common_flags[@]}" "${rep_flags[@]}")
@@ -257,7 +283,7 @@ run_once() {
   [[ $runner == db_bench ]] && cmd+=("${extra[@]}")
   log "$label: $runner --memtablerep='$rep' ${rep_flags[*]} $([[ $reads == all ]] || echo "--reads=$reads (bounded)")"
   set +e
-  /usr/bin/time -f %M -o "$dir/rss" stdbuf -oL "${cmd[@]}" 2>"$dir/stderr" </dev/null |
+  /usr/bin/time -f %M -o "$dir/rss" "${cmd[@]}" 2>"$dir/stderr" </dev/null |
     tee "$dir/stdout" | while IFS= read -r line; do
       case $line in *" micros/op "*) log "$label:   $line" ;; esac
     done

@@ -42,9 +42,10 @@ def parse_log(path):
             m = RESULT.match(line)
             if m:
                 # db_bench truncates ops/sec to an integer; a bounded run of
-                # a few slow operations needs the exact operations / seconds.
+                # a few slow operations needs operations / seconds (whose
+                # 3-decimal seconds are the less exact for fast runs).
                 ops = float(m["ops"])
-                if m["n"] and m["sec"] and float(m["sec"]) > 0:
+                if ops < 1000 and m["n"] and m["sec"] and float(m["sec"]) > 0:
                     ops = int(m["n"]) / float(m["sec"])
                 results[m["bench"]] = {
                     "micros_per_op": float(m["us"]), "ops_per_sec": ops,

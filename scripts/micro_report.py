@@ -2,7 +2,8 @@
 """Turns tools/memtable_bench's Google Benchmark JSON into a table (and,
 with --plot, a PNG): per operation and rep, ns/op and Mops/s (the median
 over repetitions when there were several) and the ratio of ops/s to
-skip_list's. Benchmark names are "<operation>/<rep>[/...]".
+skip_list's. Benchmark names are "<operation>/<rep>[/...]". Exits 1 if a
+benchmark reported an error (e.g. a key not found).
 """
 
 import argparse
@@ -22,10 +23,13 @@ def main():
 
     runs = {}  # (operation, rep) -> [(ns per op, items per second)]
     operations, reps = [], []
+    errors = 0
     for b in data["benchmarks"]:
-        if b.get("run_type") != "iteration" or b.get("error_occurred"):
-            if b.get("error_occurred"):
-                print(f"micro_report: {b['name']}: {b.get('error_message')}", file=sys.stderr)
+        if b.get("error_occurred"):
+            print(f"micro_report: {b['name']}: {b.get('error_message')}", file=sys.stderr)
+            errors += 1
+            continue
+        if b.get("run_type") != "iteration":
             continue
         operation, rep = b["run_name"].split("/")[:2]
         if operation not in operations:
@@ -70,7 +74,7 @@ def main():
         plot_micro({k: v[1] for k, v in medians.items()}, operations, reps,
                    f"memtable rep alone, {context.get('keys')} keys", args.plot)
         print(f"plot: {args.plot}", file=sys.stderr)
-    return 0
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

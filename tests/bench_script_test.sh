@@ -67,6 +67,10 @@ refuse nosuch --scenario nosuch
 refuse teksdb:vector --memtables teksdb:vector
 refuse --write-buffer-size --write-buffer-size 1000
 refuse --bogus --bogus
+refuse "lists a count twice" --threads 1,1
+refuse "lists a memtable twice" --memtables teks,skip_list,teks
+refuse "--threads does not apply" --scenario micro --threads 2
+refuse "would not reach" --memtables teksdb:teks -- --cache_size=1
 
 # --- memtable_bench and its report -------------------------------------------------------
 if "$build/tools/memtable_bench" --keys=2000 --benchmark_min_time=0.01 \

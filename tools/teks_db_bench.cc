@@ -1,5 +1,5 @@
 // teks_db_bench: db_bench's fillrandom, readrandom, readseq, seekrandom and
-// memstats (and flush), for a DB opened through the TeksDB layer (teksdb::TeksDB::Open),
+// memstats, for a DB opened through the TeksDB layer (teksdb::TeksDB::Open),
 // which Debian's db_bench cannot do. It exists so that scripts/bench.sh can
 // measure TeksTable with version dropping beside db_bench's runs of the
 // stock memtables and of TeksTable as a plain factory.
@@ -45,7 +45,7 @@
 #include "teksdb/teks_table.h"
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readseq,seekrandom",
-              "comma-separated: fillrandom, readrandom, readseq, seekrandom, memstats, flush");
+              "comma-separated: fillrandom, readrandom, readseq, seekrandom, memstats");
 DEFINE_int64(num, 1000000, "number of distinct keys");
 DEFINE_int64(reads, -1, "reads per thread per read benchmark (-1: --num)");
 DEFINE_int64(writes, -1, "writes per thread in fillrandom (-1: --num)");
@@ -126,13 +126,13 @@ class Benchmark {
   // result line.
   void Run(const std::string& name) {
     if (name == "memstats") return PrintMemStats();
-    if (name == "flush") return Check(db_->Flush(ROCKSDB_NAMESPACE::FlushOptions()), "Flush");
     void (Benchmark::*method)(int, ThreadResult*) = nullptr;
     if (name == "fillrandom") method = &Benchmark::FillRandom;
     if (name == "readrandom") method = &Benchmark::ReadRandom;
     if (name == "readseq") method = &Benchmark::ReadSequential;
     if (name == "seekrandom") method = &Benchmark::SeekRandom;
 
+    runs_++;
     std::printf("DB path: [%s]\n", FLAGS_db.c_str());
     std::fflush(stdout);
     const int threads = FLAGS_threads;
@@ -168,8 +168,11 @@ class Benchmark {
   uint64_t ReadsPerThread() const {
     return static_cast<uint64_t>(FLAGS_reads < 0 ? FLAGS_num : FLAGS_reads);
   }
+  // A generator per thread and benchmark, so reads do not replay the
+  // fill's key sequence (db_bench, too, reseeds for every benchmark).
   std::mt19937_64 ThreadRandom(int thread) const {
-    return std::mt19937_64(seed_ + 1000003 * static_cast<uint64_t>(thread + 1));
+    return std::mt19937_64(seed_ + 1000003 * static_cast<uint64_t>(thread + 1) +
+                           7919 * runs_);
   }
   uint64_t RandomKeyNumber(std::mt19937_64* rnd) const {
     return (*rnd)() % static_cast<uint64_t>(FLAGS_num);
@@ -275,7 +278,9 @@ class Benchmark {
       extra = rate;
     }
     if (name == "readrandom" || name == "seekrandom") {
-      extra += " (" + std::to_string(total.found) + " of " + std::to_string(total.ops) + " found)";
+      // Like db_bench, the message is one thread's.
+      extra += " (" + std::to_string(results[0].found) + " of " + std::to_string(results[0].ops) +
+               " found)";
     }
     std::fprintf(stderr, "%60s\r", "");
     std::printf("%-12s : %11.3f micros/op %ld ops/sec %.3f seconds %llu operations;%s\n",
@@ -287,6 +292,7 @@ class Benchmark {
 
   DB* db_;
   uint64_t seed_;
+  uint64_t runs_ = 0;  // benchmarks started, for ThreadRandom
 };
 
 ROCKSDB_NAMESPACE::CompressionType ParseCompression(const std::string& name) {
@@ -326,7 +332,7 @@ ROCKSDB_NAMESPACE::Options MakeOptions() {
 }
 
 const char* const kBenchmarks[] = {"fillrandom", "readrandom", "readseq", "seekrandom",
-                                   "memstats", "flush"};
+                                   "memstats"};
 
 std::vector<std::string> BenchmarkNames() {
   std::vector<std::string> names;
@@ -334,7 +340,7 @@ std::vector<std::string> BenchmarkNames() {
   for (std::string name; std::getline(list, name, ',');) {
     if (name.empty()) continue;
     if (std::find(std::begin(kBenchmarks), std::end(kBenchmarks), name) == std::end(kBenchmarks)) {
-      Fail("unknown benchmark '" + name + "' (known: fillrandom, readrandom, readseq, seekrandom, memstats, flush)");
+      Fail("unknown benchmark '" + name + "' (known: fillrandom, readrandom, readseq, seekrandom, memstats)");
     }
     names.push_back(name);
   }
