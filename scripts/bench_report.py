@@ -19,6 +19,8 @@ import re
 import statistics
 import sys
 
+from text_table import fmt_x, print_table
+
 # fillrandom   :       7.910 micros/op 126391 ops/sec 0.158 seconds 20000 operations;  32.8 MB/s
 # readrandom   :       0.625 micros/op 1600870 ops/sec 0.125 seconds ... (12585 of 20000 found)
 RESULT = re.compile(
@@ -88,12 +90,6 @@ def median(values):
     return statistics.median(values) if values else None
 
 
-def fmt_x(ratio):
-    if ratio is None:
-        return "-"
-    return f"{ratio:.2f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
-
-
 def fmt_ops(ops):
     return f"{ops:,.0f}" if ops >= 100 else f"{ops:.3g}"
 
@@ -127,21 +123,6 @@ def summarize(rows, baseline):
         base = summary.get((t, b, baseline))
         s["ratio"] = s["ops"] / base["ops"] if base and base["ops"] else None
     return summary, memtables, sorted(thread_counts)
-
-
-def print_table(header, rows):
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-    def line(cells):
-        return "  ".join(str(c).ljust(w) if i < 3 else str(c).rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-    print(line(header))
-    print("  ".join("-" * w for w in widths))
-    previous = None
-    for r in rows:
-        if previous is not None and r[:2] != previous:
-            print()
-        previous = r[:2]
-        print(line(r))
 
 
 def main():
@@ -179,7 +160,7 @@ def main():
                 table.append([t, b, m, f"{s['us']:.3f}", fmt_ops(s["ops"]),
                               fmt_x(s["ratio"]), note])
     print_table(["threads", "benchmark", "memtable", "us/op", "ops/s",
-                 f"vs {args.baseline}", "note"], table)
+                 f"vs {args.baseline}", "note"], table, left_columns=3, group_columns=2)
 
     print()
     memory = []
@@ -196,7 +177,7 @@ def main():
                            f"{rss / 1024:,.1f}" if rss is not None else "-",
                            fmt_ratio(rss, base.get("peak_rss_kb"))])
     print_table(["threads", "after fill", "memtable", "memtable MiB", f"vs {args.baseline}",
-                 "peak RSS MiB", f"vs {args.baseline}"], memory)
+                 "peak RSS MiB", f"vs {args.baseline}"], memory, left_columns=3, group_columns=2)
 
     repeats = max(s["repeats"] for s in summary.values())
     print(f"\n(median of {repeats} run(s); ratios are ops/s or bytes relative to "

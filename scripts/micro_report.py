@@ -11,6 +11,8 @@ import json
 import statistics
 import sys
 
+from text_table import fmt_x, print_table
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
@@ -54,18 +56,10 @@ def main():
             if (op, rep) not in medians:
                 continue
             ns, ips = medians[(op, rep)]
-            ratio = f"{ips / base[1]:.2f}x" if base else "-"
-            rows.append([op, rep, f"{ns:,.0f}", f"{ips / 1e6:.2f}", ratio])
-    header = ["operation", "rep", "ns/op (CPU)", "Mops/s", f"vs {args.baseline}"]
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    print("  ".join(h.ljust(w) if i < 2 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
-    print("  ".join("-" * w for w in widths))
-    previous = None
-    for r in rows:
-        if previous is not None and r[0] != previous:
-            print()
-        previous = r[0]
-        print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+            rows.append([op, rep, f"{ns:,.0f}", f"{ips / 1e6:.2f}",
+                         fmt_x(ips / base[1]) if base else "-"])
+    print_table(["operation", "rep", "ns/op (CPU)", "Mops/s", f"vs {args.baseline}"], rows,
+                left_columns=2, group_columns=1)
     repeats = max(len(v) for v in runs.values())
     print(f"\n(median of {repeats} repetition(s); CPU time of the benchmark thread only)")
 
