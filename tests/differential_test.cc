@@ -104,6 +104,12 @@ uint64_t SeedFor(uint64_t default_seed) {
   return std::strtoull(env, nullptr, 0);
 }
 
+// What a test traces about its seed, so that a failure says how to replay it.
+std::string ReplayHint(uint64_t seed) {
+  return "seed " + std::to_string(seed) + " (TEKSDB_TEST_SEED=" + std::to_string(seed) +
+         " replays it)";
+}
+
 // TEKSDB_TEST_SCALE: multiplies operation counts (default 1).
 int Scale() {
   const char* env = std::getenv("TEKSDB_TEST_SCALE");
@@ -976,8 +982,7 @@ class RandomWriter {
 TEST_P(DifferentialTest, RandomOperationsMatchSkipList) {
   const Config& config = GetParam();
   const uint64_t seed = SeedFor(config.default_seed);
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (TEKSDB_TEST_SEED=" +
-               std::to_string(seed) + " replays it)");
+  SCOPED_TRACE(ReplayHint(seed));
   DifferentialDriver d(config, seed);
   ASSERT_NO_FATAL_FAILURE(d.OpenFresh());
   SingleDeleteContract contract;
@@ -1091,8 +1096,7 @@ class TailingIteratorTest : public ::testing::TestWithParam<Config> {};
 TEST_P(TailingIteratorTest, SeesLaterWritesLikeSkipList) {
   const Config& config = GetParam();
   const uint64_t seed = SeedFor(config.default_seed);
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (TEKSDB_TEST_SEED=" +
-               std::to_string(seed) + " replays it)");
+  SCOPED_TRACE(ReplayHint(seed));
   DifferentialDriver d(config, seed);
   ASSERT_NO_FATAL_FAILURE(d.OpenFresh());
   SingleDeleteContract contract;
@@ -1512,8 +1516,7 @@ class TransactionDriver {
 TEST_P(WritePreparedDifferentialTest, TransactionsMatchSkipList) {
   const Config& config = GetParam();
   const uint64_t seed = SeedFor(config.default_seed);
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (TEKSDB_TEST_SEED=" +
-               std::to_string(seed) + " replays it)");
+  SCOPED_TRACE(ReplayHint(seed));
   DifferentialDriver d(config, seed);
   ASSERT_NO_FATAL_FAILURE(d.OpenFresh());
   SingleDeleteContract contract;
