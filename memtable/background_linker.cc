@@ -23,14 +23,20 @@ BackgroundLinker::~BackgroundLinker() {
 
 void BackgroundLinker::Register(LinkQueue* queue) {
   std::lock_guard<std::mutex> lock(mu_);
-  queues_.push_back(queue);
-  if (!worker_.joinable()) worker_ = std::thread([this] { Run(); });
+  // Neither failure may escape into RocksDB, and neither needs to: readers
+  // and writers link what no worker does (see the header).
+  try {
+    queues_.push_back(queue);
+    if (!worker_.joinable()) worker_ = std::thread([this] { Run(); });
+  } catch (const std::exception&) {
+  }
 }
 
 void BackgroundLinker::Unregister(LinkQueue* queue) {
   std::unique_lock<std::mutex> lock(mu_);
   idle_cv_.wait(lock, [&] { return busy_ != queue; });
-  queues_.erase(std::find(queues_.begin(), queues_.end(), queue));
+  auto it = std::find(queues_.begin(), queues_.end(), queue);
+  if (it != queues_.end()) queues_.erase(it);
 }
 
 void BackgroundLinker::Notify() {

@@ -12,7 +12,10 @@
 //     worker announced it is going to sleep (`sleeping_`), and exactly one
 //     notifier wakes it. The worker re-checks for work after announcing,
 //     under the mutex, so no wake-up is lost; a short timed wait backs that
-//     up. Correctness never depends on the worker: readers help.
+//     up. Correctness never depends on the worker: readers help, and a
+//     writer whose backlog fills the link queue's ring links too. So if the
+//     thread cannot be started (or a queue cannot be recorded), Register()
+//     swallows the error and the memtable links on those paths alone.
 //
 // Lifetime: shared_ptr-owned by the factory and by each LinkQueue, so it
 // outlives every queue registered with it; the destructor joins the thread.

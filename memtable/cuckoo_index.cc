@@ -1,14 +1,17 @@
 // CuckooIndex implementation: slot encoding, the seqlock-checked scan, the
-// lock-free insert, the PENDING/LIVE settlement and breadth-first
-// displacement. The protocols are described in cuckoo_index.h.
+// lock-free insert, the PENDING/LIVE settlement, breadth-first displacement,
+// resizing and the overflow. The protocols are described in cuckoo_index.h.
 #include "cuckoo_index.h"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <functional>
-#include <memory>
-#include <string_view>
+#include <chrono>
+#include <new>
 #include <thread>
-#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "cpu_relax.h"
 
@@ -16,10 +19,15 @@ namespace teksdb {
 namespace {
 
 constexpr uint64_t kPointerMask = (uint64_t{1} << 48) - 1;
+// Bit 0 of a slot (records are 8-byte aligned): frozen by a resize.
+constexpr uint64_t kFrozen = 1;
 // Breadth-first search gives up after examining this many buckets.
 constexpr size_t kMaxSearchBuckets = 512;
 // Times a slow insert makes room and loses the freed slot before it grows.
 constexpr int kMakeRoomAttempts = 4;
+
+std::atomic<bool> forced_hash_on{false};
+std::atomic<uint64_t> forced_hash{0};
 
 uint16_t TagOf(uint64_t hash) { return static_cast<uint16_t>(hash >> 48); }
 uint64_t Encode(uint16_t tag, const KeyRecord* r) {
@@ -27,7 +35,7 @@ uint64_t Encode(uint16_t tag, const KeyRecord* r) {
 }
 uint16_t SlotTag(uint64_t slot) { return static_cast<uint16_t>(slot >> 48); }
 KeyRecord* SlotRecord(uint64_t slot) {
-  return reinterpret_cast<KeyRecord*>(slot & kPointerMask);
+  return reinterpret_cast<KeyRecord*>(slot & kPointerMask & ~kFrozen);
 }
 
 // The other bucket of a key: an involution of (bucket, tag) that never maps
@@ -43,21 +51,33 @@ size_t RoundUpToPowerOfTwo(size_t n) {
   return p;
 }
 
+// A secret seed from the kernel; if it has none to give, a mix of a clock
+// and an address, which is still not known in advance to a remote client.
+uint64_t RandomSeed(const void* salt) {
+  uint64_t seed;
+  if (getentropy(&seed, sizeof(seed)) == 0) return seed;
+  const uint64_t mix[2] = {
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()),
+      reinterpret_cast<uintptr_t>(salt)};
+  return XXH3_64bits(mix, sizeof(mix));
+}
+
 }  // namespace
 
 struct CuckooIndex::Table {
-  Table(size_t num_buckets, Table* older_table)
+  // Throws std::bad_alloc; callers on the write path catch it.
+  explicit Table(size_t num_buckets)
       : mask(num_buckets - 1),
         stripe_mask(std::min<size_t>(num_buckets, 4096) - 1),
-        older(older_table),
         slots(new std::atomic<uint64_t>[num_buckets * kSlotsPerBucket]),
         stripe_versions(new std::atomic<uint32_t>[stripe_mask + 1]) {
     for (size_t i = 0; i < num_buckets * kSlotsPerBucket; ++i) slots[i].store(0);
     for (size_t i = 0; i <= stripe_mask; ++i) stripe_versions[i].store(0);
   }
 
+  size_t NumSlots() const { return (mask + 1) * kSlotsPerBucket; }
   size_t Bytes() const {
-    return sizeof(Table) + (mask + 1) * kSlotsPerBucket * sizeof(slots[0]) +
+    return sizeof(Table) + NumSlots() * sizeof(slots[0]) +
            (stripe_mask + 1) * sizeof(stripe_versions[0]);
   }
   std::atomic<uint64_t>& slot(size_t bucket, int i) const {
@@ -90,8 +110,8 @@ struct CuckooIndex::Table {
         for (int i = 0; i < kSlotsPerBucket; ++i) {
           // Acquire: the record and its key were written before its CAS.
           const uint64_t x = slot(b, i).load(std::memory_order_acquire);
-          if (x == 0 || SlotTag(x) != tag) continue;
           KeyRecord* r = SlotRecord(x);
+          if (r == nullptr || SlotTag(x) != tag) continue;
           if (SameBytes(r->user_key(), user_key) && visit(r)) return true;
         }
       }
@@ -105,16 +125,14 @@ struct CuckooIndex::Table {
     }
   }
 
-  // One CAS into any free slot of the key's buckets.
-  bool TryClaimFreeSlot(uint64_t hash, KeyRecord* r) {
-    const uint16_t tag = TagOf(hash);
+  // One CAS into any free, unfrozen slot of the key's buckets.
+  bool TryClaimFreeSlot(uint64_t hash, uint64_t x) {
     const size_t b1 = hash & mask;
-    for (size_t b : {b1, AltBucket(b1, tag, mask)}) {
+    for (size_t b : {b1, AltBucket(b1, TagOf(hash), mask)}) {
       for (int i = 0; i < kSlotsPerBucket; ++i) {
         uint64_t expected = 0;
         if (slot(b, i).load(std::memory_order_relaxed) == 0 &&
-            slot(b, i).compare_exchange_strong(expected, Encode(tag, r),
-                                               std::memory_order_release,
+            slot(b, i).compare_exchange_strong(expected, x, std::memory_order_release,
                                                std::memory_order_relaxed)) {
           return true;
         }
@@ -147,39 +165,69 @@ struct CuckooIndex::Table {
 
   const size_t mask;
   const size_t stripe_mask;
-  Table* const older;
+  // Set (seq_cst) before the first slot is frozen; cleared if the resize is
+  // undone. Settlement rescans when the table it scanned froze under it.
+  std::atomic<bool> frozen{false};
+  Table* older = nullptr;  // the retired list's link
   std::unique_ptr<std::atomic<uint64_t>[]> slots;
   std::unique_ptr<std::atomic<uint32_t>[]> stripe_versions;
 };
 
-CuckooIndex::CuckooIndex(size_t initial_slots, bool serialize_inserts)
-    : serialize_inserts_(serialize_inserts) {
+struct CuckooIndex::SearchStep {
+  size_t bucket;
+  int parent;
+  int parent_slot;
+  uint64_t moving;  // the slot value seen at (parent bucket, parent_slot)
+};
+
+CuckooIndex::CuckooIndex(size_t initial_slots, bool serialize_inserts,
+                         OrderedIndex* overflow)
+    : seed_(RandomSeed(this)),
+      overflow_(overflow),
+      serialize_inserts_(serialize_inserts),
+      search_steps_(new SearchStep[kMaxSearchBuckets]) {
   const size_t buckets =
       std::max<size_t>(2, RoundUpToPowerOfTwo((initial_slots + kSlotsPerBucket - 1) /
                                               kSlotsPerBucket));
-  Table* t = new Table(buckets, nullptr);
-  memory_usage_.store(t->Bytes(), std::memory_order_relaxed);
-  newest_.store(t, std::memory_order_release);
+  Table* t = new Table(buckets);
+  memory_usage_.store(t->Bytes() + kMaxSearchBuckets * sizeof(SearchStep),
+                      std::memory_order_relaxed);
+  current_.store(t, std::memory_order_release);
 }
 
 CuckooIndex::~CuckooIndex() {
-  Table* t = newest_.load(std::memory_order_acquire);
-  while (t != nullptr) {
-    Table* older = t->older;
-    delete t;
-    t = older;
+  delete current_.load(std::memory_order_acquire);
+  while (retired_ != nullptr) {
+    Table* older = retired_->older;
+    delete retired_;
+    retired_ = older;
   }
 }
 
-uint64_t CuckooIndex::Hash(const Slice& user_key) {
-  return std::hash<std::string_view>{}(
-      std::string_view(user_key.data(), user_key.size()));
+void CuckooIndex::ForceHashForTesting(bool on, uint64_t hash) {
+  forced_hash.store(hash, std::memory_order_relaxed);
+  forced_hash_on.store(on, std::memory_order_seq_cst);
 }
 
-size_t CuckooIndex::NumTables() const {
-  size_t n = 0;
-  for (Table* t = newest_.load(std::memory_order_acquire); t; t = t->older) ++n;
-  return n;
+uint64_t CuckooIndex::Hash(const Slice& user_key) const {
+  if (forced_hash_on.load(std::memory_order_relaxed)) {
+    return forced_hash.load(std::memory_order_relaxed);
+  }
+  return XXH3_64bits_withSeed(user_key.data(), user_key.size(), seed_);
+}
+
+size_t CuckooIndex::Capacity() const {
+  return current_.load(std::memory_order_acquire)->NumSlots();
+}
+
+bool CuckooIndex::FilterHas(uint64_t hash) const {
+  const uint64_t bit = (hash >> 20) % (kFilterWords * 64);
+  return (overflow_filter_[bit / 64].load(std::memory_order_seq_cst) >> (bit % 64)) & 1;
+}
+
+void CuckooIndex::FilterAdd(uint64_t hash) {
+  const uint64_t bit = (hash >> 20) % (kFilterWords * 64);
+  overflow_filter_[bit / 64].fetch_or(uint64_t{1} << (bit % 64), std::memory_order_seq_cst);
 }
 
 KeyRecord* CuckooIndex::FindLive(const Slice& user_key, uint64_t hash) const {
@@ -189,31 +237,45 @@ KeyRecord* CuckooIndex::FindLive(const Slice& user_key, uint64_t hash) const {
     found = r;
     return true;
   };
-  for (Table* t = newest_.load(std::memory_order_acquire); t; t = t->older) {
-    if (t->ScanKey(user_key, hash, take_live, [] {})) return found;
+  if (current_.load(std::memory_order_acquire)->ScanKey(user_key, hash, take_live, [] {})) {
+    return found;
   }
-  return nullptr;
+  if (!FilterHas(hash)) return nullptr;
+  KeyRecord* r = overflow_->FindUserKey(user_key);
+  return r != nullptr && r->state() == KeyRecord::kLive ? r : nullptr;
 }
 
-void CuckooIndex::CollectAll(const Slice& user_key, uint64_t hash,
-                             const KeyRecord* exclude, Matches* out) const {
-  for (Table* t = newest_.load(std::memory_order_seq_cst); t; t = t->older) {
-    const int table_start = out->count;
-    auto collect = [&](KeyRecord* r) {
-      if (r != exclude && out->count < kMaxMatches) out->records[out->count++] = r;
-      return false;
-    };
-    t->ScanKey(user_key, hash, collect, [&] { out->count = table_start; });
+void CuckooIndex::CollectAll(const Slice& user_key, uint64_t hash, const KeyRecord* exclude,
+                             bool overflow_locked, Matches* out) const {
+  out->count = 0;
+  auto collect = [&](KeyRecord* r) {
+    if (r != exclude && out->count < kMaxMatches) out->records[out->count++] = r;
+    return false;
+  };
+  while (true) {
+    const Table* t = current_.load(std::memory_order_seq_cst);
+    t->ScanKey(user_key, hash, collect, [&] { out->count = 0; });
+    if (!t->frozen.load(std::memory_order_seq_cst)) break;
+    // A resize froze the table mid-scan: records placed since are in the
+    // next one. Wait for the resize to end, then scan again.
+    out->count = 0;
+    std::lock_guard<std::mutex> wait_for_resize(displacement_mu_);
   }
+  if (!FilterHas(hash)) return;
+  std::unique_lock<std::mutex> lock(overflow_mu_, std::defer_lock);
+  if (!overflow_locked) lock.lock();
+  KeyRecord* r = overflow_->FindUserKey(user_key);
+  if (r != nullptr) collect(r);
 }
 
 KeyRecord* CuckooIndex::FindOrInsert(const Slice& user_key, uint64_t hash,
-                                     KeyRecord* candidate) {
+                                     KeyRecord* candidate, WonCallback on_won,
+                                     void* on_won_arg) {
   std::unique_lock<std::mutex> serial;
   if (serialize_inserts_) serial = std::unique_lock<std::mutex>(serial_insert_mu_);
   while (true) {
     Matches existing;
-    CollectAll(user_key, hash, candidate, &existing);
+    CollectAll(user_key, hash, candidate, false, &existing);
     bool pending = false;
     for (int i = 0; i < existing.count; ++i) {
       KeyRecord* r = existing.records[i];
@@ -227,11 +289,17 @@ KeyRecord* CuckooIndex::FindOrInsert(const Slice& user_key, uint64_t hash,
       continue;
     }
     candidate->set_state(KeyRecord::kPending);
-    Publish(hash, candidate);
+    if (Publish(hash, candidate) == Placement::kOverflow) {
+      KeyRecord* owner = InsertOverflow(user_key, hash, candidate);
+      if (owner != nullptr) return owner;
+      std::this_thread::yield();
+      continue;
+    }
     // Two inserters of the key each publish, then scan for the other: a
     // full fence keeps both from missing each other (each would then win).
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (Settle(user_key, hash, candidate) == Settlement::kWon) {
+      on_won(on_won_arg, candidate);
       candidate->set_state(KeyRecord::kLive);
       return candidate;
     }
@@ -244,11 +312,13 @@ KeyRecord* CuckooIndex::FindOrInsert(const Slice& user_key, uint64_t hash,
 // any LIVE record of its key and to any lower-addressed PENDING one; it waits
 // out higher-addressed PENDING ones, which will in turn see it and lose.
 // Waits only ever point from lower to higher addresses, so none is circular.
+// Overflowed records are never PENDING to others: they are decided under
+// overflow_mu_, which CollectAll takes when the key's filter bit is set.
 CuckooIndex::Settlement CuckooIndex::Settle(const Slice& user_key, uint64_t hash,
                                             KeyRecord* candidate) const {
-  for (int spins = 0;; ) {
+  for (int spins = 0;;) {
     Matches others;
-    CollectAll(user_key, hash, candidate, &others);
+    CollectAll(user_key, hash, candidate, false, &others);
     bool wait = false;
     for (int i = 0; i < others.count; ++i) {
       KeyRecord* r = others.records[i];
@@ -269,40 +339,83 @@ CuckooIndex::Settlement CuckooIndex::Settle(const Slice& user_key, uint64_t hash
   }
 }
 
-void CuckooIndex::Publish(uint64_t hash, KeyRecord* candidate) {
-  if (newest_.load(std::memory_order_acquire)->TryClaimFreeSlot(hash, candidate)) {
-    return;
+// An overflow insert and a hash-path insert of one key race like two
+// hash-path ones: this side sets the filter bit, then (fence) scans the
+// table; the other publishes its slot, then (fence) reads the bit. At least
+// one sees the other. If this side sees a PENDING slot it backs off; if the
+// other sees the bit, it settles under overflow_mu_, after this decision.
+KeyRecord* CuckooIndex::InsertOverflow(const Slice& user_key, uint64_t hash,
+                                       KeyRecord* candidate) {
+  std::lock_guard<std::mutex> lock(overflow_mu_);
+  FilterAdd(hash);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  Matches others;
+  CollectAll(user_key, hash, candidate, true, &others);
+  for (int i = 0; i < others.count; ++i) {
+    const KeyRecord::State s = others.records[i]->state();
+    if (s == KeyRecord::kLive) {
+      candidate->set_state(KeyRecord::kRemoved);
+      return others.records[i];
+    }
+    if (s == KeyRecord::kPending) return nullptr;
+  }
+  // Linked before it turns LIVE, like a hash-path record queued by on_won.
+  overflow_->Insert(candidate);
+  candidate->set_state(KeyRecord::kLive);
+  overflowed_.fetch_add(1, std::memory_order_relaxed);
+  return candidate;
+}
+
+CuckooIndex::Placement CuckooIndex::Publish(uint64_t hash, KeyRecord* candidate) {
+  const uint64_t x = Encode(TagOf(hash), candidate);
+  std::atomic<int64_t>& used = used_[(hash >> 8) % kUsedShards].count;
+  if (current_.load(std::memory_order_acquire)->TryClaimFreeSlot(hash, x)) {
+    used.fetch_add(1, std::memory_order_relaxed);
+    return Placement::kPlaced;
   }
   std::lock_guard<std::mutex> lock(displacement_mu_);
   while (true) {
-    Table* t = newest_.load(std::memory_order_acquire);
+    Table* t = current_.load(std::memory_order_acquire);
     for (int attempt = 0; attempt < kMakeRoomAttempts; ++attempt) {
-      if (t->TryClaimFreeSlot(hash, candidate)) return;
+      if (t->TryClaimFreeSlot(hash, x)) {
+        used.fetch_add(1, std::memory_order_relaxed);
+        return Placement::kPlaced;
+      }
       if (!MakeRoom(t, hash)) break;
     }
-    if (t->TryClaimFreeSlot(hash, candidate)) return;
-    // `t` is full enough that no cuckoo path was found: chain a larger table.
-    Table* bigger = new Table((t->mask + 1) * 2, t);
-    memory_usage_.fetch_add(bigger->Bytes(), std::memory_order_relaxed);
-    // seq_cst, like the loads in CollectAll: see the fence in FindOrInsert.
-    newest_.store(bigger, std::memory_order_seq_cst);
+    if (t->TryClaimFreeSlot(hash, x)) {
+      used.fetch_add(1, std::memory_order_relaxed);
+      return Placement::kPlaced;
+    }
+    if (!LoadedEnoughToGrow(t) || !Resize()) return Placement::kOverflow;
   }
 }
 
+bool CuckooIndex::LoadedEnoughToGrow(const Table* table) const {
+  int64_t used = 0;
+  for (const UsedSlots& shard : used_) used += shard.count.load(std::memory_order_relaxed);
+  return used * 100 >= static_cast<int64_t>(table->NumSlots()) * kGrowLoadPercent;
+}
+
 void CuckooIndex::Remove(uint64_t hash, KeyRecord* candidate) {
-  // A PENDING record is never displaced: it is in exactly the slot it took.
+  // A PENDING record is never displaced: it is in one of its two buckets of
+  // the current table, or frozen in a table being resized (then it will be
+  // in the next one).
   const uint64_t encoded = Encode(TagOf(hash), candidate);
-  for (Table* t = newest_.load(std::memory_order_acquire); t; t = t->older) {
+  while (true) {
+    Table* t = current_.load(std::memory_order_acquire);
     const size_t b1 = hash & t->mask;
     for (size_t b : {b1, AltBucket(b1, TagOf(hash), t->mask)}) {
       for (int i = 0; i < kSlotsPerBucket; ++i) {
         uint64_t expected = encoded;
         if (t->slot(b, i).compare_exchange_strong(expected, 0,
                                                   std::memory_order_acq_rel)) {
+          used_[(hash >> 8) % kUsedShards].count.fetch_sub(1, std::memory_order_relaxed);
           return;
         }
       }
     }
+    std::lock_guard<std::mutex> wait_for_resize(displacement_mu_);
   }
 }
 
@@ -310,26 +423,20 @@ bool CuckooIndex::MakeRoom(Table* t, uint64_t hash) {
   // A breadth-first search over buckets. Each step records the bucket it
   // reached, the step it came from, and which slot of that step's bucket
   // moves into it.
-  struct Step {
-    size_t bucket;
-    int parent;
-    int parent_slot;
-    uint64_t moving;  // the slot value seen at (parent bucket, parent_slot)
-  };
-  std::vector<Step> steps;
-  steps.reserve(kMaxSearchBuckets);
+  SearchStep* steps = search_steps_.get();
+  size_t num_steps = 0;
   const size_t b1 = hash & t->mask;
-  steps.push_back({b1, -1, -1, 0});
-  steps.push_back({AltBucket(b1, TagOf(hash), t->mask), -1, -1, 0});
-  for (size_t head = 0; head < steps.size(); ++head) {
-    const Step step = steps[head];
+  steps[num_steps++] = {b1, -1, -1, 0};
+  steps[num_steps++] = {AltBucket(b1, TagOf(hash), t->mask), -1, -1, 0};
+  for (size_t head = 0; head < num_steps; ++head) {
+    const SearchStep step = steps[head];
     for (int i = 0; i < kSlotsPerBucket; ++i) {
       if (t->slot(step.bucket, i).load(std::memory_order_acquire) != 0) continue;
       // Found a free slot: shift the path into it, last move first.
       int to = static_cast<int>(head);
       int to_slot = i;
       while (steps[to].parent >= 0) {
-        const Step& s = steps[to];
+        const SearchStep& s = steps[to];
         const size_t from_bucket = steps[s.parent].bucket;
         if (t->slot(from_bucket, s.parent_slot).load(std::memory_order_acquire) !=
                 s.moving ||
@@ -341,14 +448,63 @@ bool CuckooIndex::MakeRoom(Table* t, uint64_t hash) {
       }
       return true;
     }
-    for (int i = 0; i < kSlotsPerBucket && steps.size() < kMaxSearchBuckets; ++i) {
+    for (int i = 0; i < kSlotsPerBucket && num_steps < kMaxSearchBuckets; ++i) {
       const uint64_t x = t->slot(step.bucket, i).load(std::memory_order_acquire);
       if (x == 0 || SlotRecord(x)->state() != KeyRecord::kLive) continue;
-      steps.push_back({AltBucket(step.bucket, SlotTag(x), t->mask),
-                       static_cast<int>(head), i, x});
+      steps[num_steps++] = {AltBucket(step.bucket, SlotTag(x), t->mask),
+                            static_cast<int>(head), i, x};
     }
   }
   return false;
+}
+
+bool CuckooIndex::PlaceDuringResize(Table* table, uint64_t hash, uint64_t x) {
+  for (int attempt = 0; attempt < kMakeRoomAttempts; ++attempt) {
+    if (table->TryClaimFreeSlot(hash, x)) return true;
+    if (!MakeRoom(table, hash)) break;
+  }
+  return table->TryClaimFreeSlot(hash, x);
+}
+
+bool CuckooIndex::Resize() {
+  Table* old = current_.load(std::memory_order_relaxed);
+  std::unique_ptr<Table> bigger;
+  try {
+    bigger.reset(new Table((old->mask + 1) * 2));
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  old->frozen.store(true, std::memory_order_seq_cst);
+  const size_t n = old->NumSlots();
+  size_t frozen_slots = 0;
+  int64_t moved = 0;
+  bool complete = true;
+  for (; frozen_slots < n; ++frozen_slots) {
+    const uint64_t x = old->slots[frozen_slots].fetch_or(kFrozen, std::memory_order_acq_rel);
+    KeyRecord* r = SlotRecord(x);
+    if (r == nullptr) continue;
+    if (!PlaceDuringResize(bigger.get(), Hash(r->user_key()), x)) {
+      ++frozen_slots;
+      complete = false;
+      break;
+    }
+    ++moved;
+  }
+  if (!complete) {
+    for (size_t i = 0; i < frozen_slots; ++i) {
+      old->slots[i].fetch_and(~kFrozen, std::memory_order_acq_rel);
+    }
+    old->frozen.store(false, std::memory_order_seq_cst);
+    return false;
+  }
+  for (UsedSlots& shard : used_) shard.count.store(0, std::memory_order_relaxed);
+  used_[0].count.store(moved, std::memory_order_relaxed);
+  memory_usage_.fetch_add(bigger->Bytes(), std::memory_order_relaxed);
+  // seq_cst, like the loads in CollectAll: see the fence in FindOrInsert.
+  current_.store(bigger.release(), std::memory_order_seq_cst);
+  old->older = retired_;
+  retired_ = old;
+  return true;
 }
 
 }  // namespace teksdb

@@ -1,23 +1,48 @@
 // CuckooIndex: the optimistically concurrent cuckoo hash (paper §4.1) that
 // maps a user key to its KeyRecord.
 //
-// Structure. A table has 2^n buckets of kSlotsPerBucket slots. A slot holds a
-// record pointer with a 16-bit tag of the key's hash in its top bits (x86-64
-// user pointers fit in 48 bits). A key may sit in its primary bucket
+// Structure. One table of 2^n buckets of kSlotsPerBucket slots. A slot holds
+// a record pointer with a 16-bit tag of the key's hash in its top bits
+// (x86-64 user pointers fit in 48 bits; records are 8-byte aligned, and bit 0
+// marks a frozen slot, see Resizing). A key may sit in its primary bucket
 // (hash & mask) or its alternate bucket, derived from the primary and the tag
-// alone as in MemC3, so displacement never rereads a key. When no room can
-// be made, a new table twice the size is chained in front: keys are never
-// lost, never rehashed, and every lookup searches the (few) tables newest
-// first.
+// alone as in MemC3, so displacement never rereads a key.
+//
+// Hashing. Keys come from untrusted users, so the hash is XXH3 keyed with a
+// secret random seed drawn per index: collisions cannot be precomputed.
+//
+// Growth, bounded for any key set. When no cuckoo path frees a slot for a
+// key, the table is resized (twice the buckets, every entry rehashed into
+// it) only if at least kGrowLoadPercent of its slots are in use. Below that,
+// the key's bucket pair is crowded by keys sharing its buckets, which only
+// an adversary (or a broken hash) produces: the key overflows instead. An
+// overflowed key's record is linked straight into the ordered index (the
+// skip list every record joins anyway) and a bit for its hash is set in a
+// fixed-size overflow filter; a lookup that misses in the table and finds
+// its filter bit set searches the skip list, O(log n). So the table never
+// exceeds 100 / (kGrowLoadPercent / 2) slots per key in it, a missing key
+// probes one table, and any key set costs at worst O(log n) per operation.
+//
+// Resizing. Under `displacement_mu_`, every slot of the old table is frozen
+// (an atomic fetch_or of bit 0, so a slot is frozen with exactly the value
+// it had) and its entry copied into the new table, which is then published.
+// Lock-free inserters CAS only from an empty, unfrozen slot, so none can slip
+// into a frozen table; finding one frozen, they wait for the resize on the
+// mutex and retry on the new table. Lookups may still scan a frozen table:
+// it holds every entry placed before the freeze. Retired tables are kept
+// until the index is destroyed (a reader may be scanning one); they are at
+// most as large as the current table together. If the new table cannot be
+// allocated or cannot place every entry, the resize is undone (slots
+// unfrozen) and the key overflows: no allocation failure escapes.
 //
 // Thread safety:
 //   - Lookups (FindLive) take no lock. A displacement bumps the version
 //     counters of the stripes of both buckets it touches to odd and back
 //     (a seqlock); a lookup that finds nothing re-checks those counters and
 //     retries if they moved, so a key being displaced is never reported
-//     absent.
-//   - Inserting into a free slot is one CAS. Only displacement (a
-//     breadth-first search for a cuckoo path, then moves) takes
+//     absent. Overflow lookups search the lock-free skip list.
+//   - Inserting into a free slot is one CAS. Displacement (a breadth-first
+//     search for a cuckoo path, then moves) and resizing take
 //     `displacement_mu_`; each move is check-before-update: it CASes the
 //     destination from empty and gives the path up if an inserter got there
 //     first.
@@ -25,11 +50,17 @@
 //     candidate record as PENDING, then settles (see FindOrInsert): a LIVE
 //     record for the key wins; among PENDING ones the lowest address wins.
 //     Exactly one record per key ever becomes LIVE; losers remove their slot.
+//     Overflow inserts decide under `overflow_mu_` and never publish a
+//     PENDING record: a hash-path inserter whose key's filter bit is set
+//     settles against the overflow under that mutex too.
+//     Lock order: serial_insert_mu_, then overflow_mu_, then
+//     displacement_mu_.
 //   - With `serialize_inserts`, new keys are added one at a time under a
 //     mutex (the paper's "serialized hash" baseline); lookups stay lock-free.
 //
-// Invariants: a LIVE record stays in the index, in one table, until the
-// index is destroyed; PENDING records are never displaced.
+// Invariants: a LIVE record stays findable (in the current table, or in the
+// skip list with its filter bit set) until the index is destroyed; PENDING
+// records are never displaced, only copied by a resize.
 #pragma once
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
@@ -39,39 +70,60 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 
 #include "key_record.h"
+#include "ordered_index.h"
 
 namespace teksdb {
 
 class CuckooIndex {
  public:
   static constexpr int kSlotsPerBucket = 4;
+  // A table is resized only when at least this share of its slots is used.
+  static constexpr int kGrowLoadPercent = 50;
+
+  // Called with a new key's record once it has won its key and before it
+  // becomes LIVE, i.e. before any updater or reader can find it.
+  using WonCallback = void (*)(void* arg, KeyRecord* record);
 
   // `initial_slots` sizes the first table (rounded up to a power of two).
-  CuckooIndex(size_t initial_slots, bool serialize_inserts);
+  // Overflowed keys are linked into `overflow` (the memtable's skip list).
+  CuckooIndex(size_t initial_slots, bool serialize_inserts, OrderedIndex* overflow);
   ~CuckooIndex();
   CuckooIndex(const CuckooIndex&) = delete;
   CuckooIndex& operator=(const CuckooIndex&) = delete;
 
-  static uint64_t Hash(const Slice& user_key);
+  // The key's hash under this index's secret seed.
+  uint64_t Hash(const Slice& user_key) const;
 
   // The LIVE record of `user_key`, or nullptr. Lock-free.
   KeyRecord* FindLive(const Slice& user_key, uint64_t hash) const;
 
   // The LIVE record of `user_key`, inserting `candidate` (whose own key is
   // `user_key`) if the key has none. Returns `candidate` iff it was inserted.
-  KeyRecord* FindOrInsert(const Slice& user_key, uint64_t hash,
-                          KeyRecord* candidate);
+  // `on_won` runs once for an inserted candidate that went into the table;
+  // an overflowed one is linked into the skip list instead (linked() is then
+  // true when this returns).
+  KeyRecord* FindOrInsert(const Slice& user_key, uint64_t hash, KeyRecord* candidate,
+                          WonCallback on_won, void* on_won_arg);
 
-  // Bytes held by the tables (all outside the memtable arena).
+  // Bytes held by the tables, current and retired (all outside the arena).
   size_t MemoryUsage() const { return memory_usage_.load(std::memory_order_relaxed); }
-  size_t NumTables() const;
+  // Slots of the current table.
+  size_t Capacity() const;
+  // Keys that overflowed to the skip list so far.
+  size_t NumOverflowed() const { return overflowed_.load(std::memory_order_relaxed); }
+
+  // Test hook: while set, every index hashes every key to `hash`, as if an
+  // adversary had defeated the seed. Not for production use.
+  static void ForceHashForTesting(bool on, uint64_t hash = 0);
 
  private:
   struct Table;
   enum class Settlement { kWon, kLost };
+  enum class Placement { kPlaced, kOverflow };
 
   // At most this many records of one key seen in one scan (a record appears
   // twice mid-move; the rest are concurrent PENDING candidates).
@@ -81,22 +133,61 @@ class CuckooIndex {
     int count = 0;
   };
 
-  // Every record (any state) for the key in all tables, except `exclude`.
+  // Every record (any state) for the key, except `exclude`: in the current
+  // table, and in the overflow if the key's filter bit is set. Takes
+  // overflow_mu_ for the latter unless `overflow_locked`.
   void CollectAll(const Slice& user_key, uint64_t hash, const KeyRecord* exclude,
-                  Matches* out) const;
-  void Publish(uint64_t hash, KeyRecord* candidate);
+                  bool overflow_locked, Matches* out) const;
+  // Puts the PENDING `candidate` into a slot, resizing if the table is full
+  // enough; kOverflow if it belongs in the overflow instead.
+  Placement Publish(uint64_t hash, KeyRecord* candidate);
   Settlement Settle(const Slice& user_key, uint64_t hash, KeyRecord* candidate) const;
   void Remove(uint64_t hash, KeyRecord* candidate);
+  // The key's LIVE record after an overflow insert of `candidate`, or
+  // nullptr if a PENDING competitor must settle first (retry).
+  KeyRecord* InsertOverflow(const Slice& user_key, uint64_t hash, KeyRecord* candidate);
+
+  bool FilterHas(uint64_t hash) const;
+  void FilterAdd(uint64_t hash);
 
   // REQUIRES: displacement_mu_ held. Moves entries so that one of the
   // buckets of `hash` in `table` gets a free slot; false if none was found.
   bool MakeRoom(Table* table, uint64_t hash);
+  // REQUIRES: displacement_mu_ held. Replaces the current table by one twice
+  // its size holding every entry; false, changing nothing, if that fails.
+  bool Resize();
+  // REQUIRES: displacement_mu_ held, `table` unpublished. Puts the slot
+  // value `x` (of a record with hash `hash`) into `table`.
+  bool PlaceDuringResize(Table* table, uint64_t hash, uint64_t x);
+  // Whether the current table is used enough to be worth resizing.
+  bool LoadedEnoughToGrow(const Table* table) const;
 
-  std::atomic<Table*> newest_;
+  const uint64_t seed_;
+  std::atomic<Table*> current_;
+  // Earlier tables, newest first, freed at destruction.
+  Table* retired_ = nullptr;
   std::atomic<size_t> memory_usage_{0};
-  std::mutex displacement_mu_;
+  std::atomic<size_t> overflowed_{0};
+  // Slots in use in the current table, in cache-line-padded shards (by
+  // hash) so concurrent inserters rarely share one.
+  struct alignas(64) UsedSlots {
+    std::atomic<int64_t> count{0};
+  };
+  static constexpr int kUsedShards = 8;
+  UsedSlots used_[kUsedShards];
+  static constexpr size_t kFilterWords = 64;  // 4096 bits
+  std::atomic<uint64_t> overflow_filter_[kFilterWords] = {};
+
+  OrderedIndex* const overflow_;
+  // Mutable: settlement (const) waits on it for a resize to end.
+  mutable std::mutex displacement_mu_;
+  mutable std::mutex overflow_mu_;
   const bool serialize_inserts_;
   std::mutex serial_insert_mu_;
+  // MakeRoom's breadth-first search state, allocated once (no allocation on
+  // the write path); used under displacement_mu_.
+  struct SearchStep;
+  std::unique_ptr<SearchStep[]> search_steps_;
 };
 
 }  // namespace teksdb

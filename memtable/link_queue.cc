@@ -32,7 +32,13 @@ void LinkQueue::Enqueue(KeyRecord* record) {
          !largest_backlog_.compare_exchange_weak(largest, backlog,
                                                  std::memory_order_relaxed)) {
   }
-  queue_.enqueue(Task{record, ticket});
+  if (!queue_.enqueue(Task{record, ticket})) {
+    // The queue could not allocate a block: link on the write path instead,
+    // so the ticket is still marked and no barrier waits for it forever.
+    index_->Insert(record);
+    MarkLinked(ticket);
+    return;
+  }
   linker_->Notify();
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 namespace teksdb {
@@ -74,7 +75,21 @@ void OrderedIndex::Insert(KeyRecord* record) {
   }
 }
 
-KeyRecord* OrderedIndex::FindGreaterOrEqual(const Slice& target_internal_key) const {
+KeyRecord* OrderedIndex::FindFirstAtOrAfter(const Slice& user_key) const {
+  // Search for the user key with the largest tag, which sorts before all of
+  // its versions. Keys up to 256 bytes are built on the stack; longer ones
+  // on the heap, as RocksDB's own LookupKey does.
+  char stack_buffer[256 + kTagSize];
+  std::unique_ptr<char[]> heap_buffer;
+  char* target = stack_buffer;
+  const size_t size = user_key.size() + kTagSize;
+  if (size > sizeof(stack_buffer)) {
+    heap_buffer.reset(new char[size]);
+    target = heap_buffer.get();
+  }
+  std::memcpy(target, user_key.data(), user_key.size());
+  std::memcpy(target + user_key.size(), &kMaxPackedTag, kTagSize);
+  const Slice target_internal_key(target, size);
   KeyRecord* x = head_;
   int level = MaxHeight() - 1;
   while (true) {
@@ -87,6 +102,11 @@ KeyRecord* OrderedIndex::FindGreaterOrEqual(const Slice& target_internal_key) co
       --level;
     }
   }
+}
+
+KeyRecord* OrderedIndex::FindUserKey(const Slice& user_key) const {
+  KeyRecord* r = FindFirstAtOrAfter(user_key);
+  return r != nullptr && SameBytes(r->user_key(), user_key) ? r : nullptr;
 }
 
 KeyRecord* OrderedIndex::FindLessThan(const KeyRecord* record) const {

@@ -34,9 +34,10 @@ class OrderedIndex {
   // REQUIRES: no record of the same user key is in the index.
   void Insert(KeyRecord* record);
 
-  // The first record whose user key is >= that of `target_internal_key`
-  // (an internal key whose tag is kMaxPackedTag), or nullptr.
-  KeyRecord* FindGreaterOrEqual(const Slice& target_internal_key) const;
+  // The first record whose user key is >= `user_key`, or nullptr.
+  KeyRecord* FindFirstAtOrAfter(const Slice& user_key) const;
+  // The record of exactly `user_key` (in any state), or nullptr.
+  KeyRecord* FindUserKey(const Slice& user_key) const;
   // The last record whose user key is < that of `record`, or nullptr.
   KeyRecord* FindLessThan(const KeyRecord* record) const;
   KeyRecord* First() const { return head_->Next(0); }

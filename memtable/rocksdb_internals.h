@@ -79,6 +79,9 @@ enum EntryType : uint8_t {
   kEntryWideColumnEntity = 0x16,
 };
 
+// Bytes of the packed (seq << 8 | type) tag that ends every internal key.
+constexpr size_t kTagSize = 8;
+
 // The largest packed (seq << 8 | type): sorts before every real entry of a
 // user key, so seeking to it finds the key's newest version.
 constexpr uint64_t kMaxPackedTag = ~uint64_t{0};

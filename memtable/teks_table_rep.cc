@@ -19,8 +19,8 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
     : MemTableRep(allocator),
       options_(options),
       drop_policy_(options.inplace ? std::move(drop_policy) : nullptr),
-      hash_(initial_hash_slots, !options.concurrent_hash),
-      index_(cmp) {
+      index_(cmp),
+      hash_(initial_hash_slots, !options.concurrent_hash, &index_) {
   if (options_.async) link_queue_.reset(new LinkQueue(&index_, std::move(linker)));
 }
 
@@ -37,21 +37,23 @@ ROCKSDB_NAMESPACE::KeyHandle TeksTableRep::Allocate(const size_t len, char** buf
 bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
   auto* record = static_cast<KeyRecord*>(handle);
   const Slice user_key = record->user_key();
-  const uint64_t hash = CuckooIndex::Hash(user_key);
+  const uint64_t hash = hash_.Hash(user_key);
   KeyRecord* owner = hash_.FindLive(user_key, hash);
-  if (owner == nullptr) owner = hash_.FindOrInsert(user_key, hash, record);
-  if (owner == record) {
-    if (link_queue_ != nullptr) {
-      link_queue_->Enqueue(record);
-    } else {
-      index_.Insert(record);
-    }
-    return true;
-  }
+  if (owner == nullptr) owner = hash_.FindOrInsert(user_key, hash, record, &MakeOrdered, this);
+  if (owner == record) return true;
   // An update: the entry joins the key's chain; its record part stays unused.
   if (!owner->versions().Insert(record->first_version())) return false;
   if (drop_policy_ != nullptr) MaybeDropShadowedVersions(owner);
   return true;
+}
+
+void TeksTableRep::MakeOrdered(void* rep, KeyRecord* record) {
+  auto* self = static_cast<TeksTableRep*>(rep);
+  if (self->link_queue_ != nullptr) {
+    self->link_queue_->Enqueue(record);
+  } else {
+    self->index_.Insert(record);
+  }
 }
 
 void TeksTableRep::MaybeDropShadowedVersions(KeyRecord* record) {
@@ -63,7 +65,7 @@ void TeksTableRep::MaybeDropShadowedVersions(KeyRecord* record) {
 bool TeksTableRep::Contains(const char* key) const {
   const EntryView target = EntryView::Decode(key);
   const Slice user_key = target.user_key();
-  KeyRecord* record = hash_.FindLive(user_key, CuckooIndex::Hash(user_key));
+  KeyRecord* record = hash_.FindLive(user_key, hash_.Hash(user_key));
   if (record == nullptr) return false;
   const SequenceNumber seq = target.sequence();
   for (Version* v = record->versions().Newest(); v != nullptr; v = v->older()) {
@@ -75,7 +77,7 @@ bool TeksTableRep::Contains(const char* key) const {
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
                        bool (*callback_func)(void* arg, const char* entry)) {
   const Slice user_key = k.user_key();
-  KeyRecord* record = hash_.FindLive(user_key, CuckooIndex::Hash(user_key));
+  KeyRecord* record = hash_.FindLive(user_key, hash_.Hash(user_key));
   if (record == nullptr) return;
   uint64_t lookup_tag;
   std::memcpy(&lookup_tag, user_key.data() + user_key.size(), sizeof(lookup_tag));
@@ -97,24 +99,12 @@ void TeksTableRep::WaitUntilLinked() {
 }
 
 KeyRecord* TeksTableRep::SeekRecord(const Slice& target_internal_key) const {
-  const Slice user_key(target_internal_key.data(), target_internal_key.size() - 8);
+  const Slice user_key(target_internal_key.data(), target_internal_key.size() - kTagSize);
   if (options_.shortcut) {
-    KeyRecord* record = hash_.FindLive(user_key, CuckooIndex::Hash(user_key));
+    KeyRecord* record = hash_.FindLive(user_key, hash_.Hash(user_key));
     if (record != nullptr && record->linked()) return record;
   }
-  // Through the skip list, to the first record of a user key >= user_key:
-  // search for the key with the largest tag, which sorts before all its
-  // versions.
-  char stack_buffer[256];
-  std::string heap_buffer;
-  char* target = stack_buffer;
-  if (target_internal_key.size() > sizeof(stack_buffer)) {
-    heap_buffer.resize(target_internal_key.size());
-    target = &heap_buffer[0];
-  }
-  std::memcpy(target, user_key.data(), user_key.size());
-  std::memset(target + user_key.size(), 0xff, 8);
-  return index_.FindGreaterOrEqual(Slice(target, target_internal_key.size()));
+  return index_.FindFirstAtOrAfter(user_key);
 }
 
 ROCKSDB_NAMESPACE::MemTableRep::Iterator* TeksTableRep::GetIterator(

@@ -77,11 +77,16 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
 
  private:
   void MaybeDropShadowedVersions(KeyRecord* record);
+  // Makes a new key's record reachable by ordered reads (queued for the
+  // linker, or linked): the hash calls it before the record turns LIVE, so
+  // an iterator created after any write that found the record sees it.
+  static void MakeOrdered(void* rep, KeyRecord* record);
 
   const TeksTableOptions options_;
   const std::shared_ptr<VersionDropPolicy> drop_policy_;
-  CuckooIndex hash_;
+  // The skip list first: the hash links keys it cannot hold into it.
   OrderedIndex index_;
+  CuckooIndex hash_;
   // Null when options_.async is false: new keys are linked on the write path.
   std::unique_ptr<LinkQueue> link_queue_;
 };

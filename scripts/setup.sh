@@ -11,6 +11,7 @@ packages=(
   libconcurrentqueue-dev              # link queue
   libgflags-dev libsnappy-dev         # RocksDB's CMake config wants these
   libgtest-dev                        # tests
+  libxxhash-dev                       # the cuckoo hash's keyed XXH3 (header only)
   libbenchmark-dev libabsl-dev        # tools/memtable_bench (Google Benchmark, absl::flat_hash_map)
   time                                # GNU /usr/bin/time, peak RSS in bench.sh
   python3 python3-venv                # bench.sh report; plots (matplotlib from PyPI, in a venv)

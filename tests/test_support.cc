@@ -29,6 +29,18 @@ KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber se
   return record;
 }
 
+KeyRecord* HashIndexHarness::Insert(const std::string& key, SequenceNumber seq) {
+  KeyRecord* candidate = MakeRecord(&arena_, key, seq);
+  return index.FindOrInsert(key, index.Hash(key), candidate, &LinkWon, this);
+}
+
+void HashIndexHarness::LinkWon(void* harness, KeyRecord* record) {
+  auto* self = static_cast<HashIndexHarness*>(harness);
+  EXPECT_EQ(record->state(), KeyRecord::kPending) << "a won record is linked before it is LIVE";
+  self->skip_list.Insert(record);
+  self->won_.fetch_add(1);
+}
+
 RepHarness::RepHarness(const TeksTableOptions& options,
                        std::shared_ptr<VersionDropPolicy> policy)
     : factory_(NewTeksTableFactory(options, std::move(policy))),

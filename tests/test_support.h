@@ -14,8 +14,10 @@
 
 #include <gtest/gtest.h>
 
+#include "cuckoo_index.h"
 #include "key_record.h"
 #include "memtable_entry.h"
+#include "ordered_index.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/memtablerep.h"
@@ -49,6 +51,41 @@ using teksdb::InternalKeyOrder;
 // (user_key, seq, kEntryValue, value).
 KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
                       const Slice& value = Slice());
+
+// A CuckooIndex with the skip list it overflows into, used the way the rep
+// uses them with async=false: a record that wins its key is linked into
+// the skip list before it turns LIVE.
+class HashIndexHarness {
+ public:
+  explicit HashIndexHarness(size_t initial_slots, bool serialize_inserts = false)
+      : skip_list(order_), index(initial_slots, serialize_inserts, &skip_list) {}
+  // The key's LIVE record after inserting a candidate built with `seq`.
+  KeyRecord* Insert(const std::string& key, SequenceNumber seq = 1);
+  KeyRecord* Find(const std::string& key) const {
+    return index.FindLive(key, index.Hash(key));
+  }
+  // Records that won their key through the hash (not the overflow).
+  uint64_t won() const { return won_.load(); }
+
+ private:
+  static void LinkWon(void* harness, KeyRecord* record);
+  InternalKeyOrder order_;
+  TestArena arena_;
+  std::atomic<uint64_t> won_{0};
+
+ public:
+  OrderedIndex skip_list;
+  CuckooIndex index;
+};
+
+// While alive, every CuckooIndex hashes every key to one value.
+class ScopedForcedHash {
+ public:
+  explicit ScopedForcedHash(uint64_t hash = 0x5eed5eed5eed5eedULL) {
+    CuckooIndex::ForceHashForTesting(true, hash);
+  }
+  ~ScopedForcedHash() { CuckooIndex::ForceHashForTesting(false); }
+};
 
 // A TeksTableRep over a TestArena, fed the way MemTable::Add feeds a rep.
 class RepHarness {
