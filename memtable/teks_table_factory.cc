@@ -38,10 +38,11 @@ namespace {
 constexpr const char* kOptionNames = "async, concurrent_hash, shortcut, inplace";
 
 // The hash starts with a slot per this many bytes of write buffer: room for
-// every key of a full buffer of ~500-byte entries, at 1.6% of its size. A
-// huge buffer is rarely filled, so the first table is capped; tables are
-// chained (each twice the last) when more keys arrive.
-constexpr size_t kWriteBufferBytesPerHashSlot = 512;
+// every key of a full buffer of ~2 KiB entries, at 0.4% of its size, so a
+// memtable holding a few keys costs little more than the skip list's. It
+// is resized (twice the slots) as more keys arrive. A huge buffer is rarely
+// filled, so the first table is capped.
+constexpr size_t kWriteBufferBytesPerHashSlot = 2048;
 constexpr size_t kMinHashSlots = 1024;
 constexpr size_t kMaxInitialHashSlots = size_t{4} << 20;
 
