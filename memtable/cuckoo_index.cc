@@ -230,7 +230,8 @@ void CuckooIndex::FilterAdd(uint64_t hash) {
   overflow_filter_[bit / 64].fetch_or(uint64_t{1} << (bit % 64), std::memory_order_seq_cst);
 }
 
-KeyRecord* CuckooIndex::FindLive(const Slice& user_key, uint64_t hash) const {
+KeyRecord* CuckooIndex::FindLive(const Slice& internal_key, uint64_t hash) const {
+  const Slice user_key(internal_key.data(), internal_key.size() - kTagSize);
   KeyRecord* found = nullptr;
   auto take_live = [&](KeyRecord* r) {
     if (r->state() != KeyRecord::kLive) return false;
@@ -241,12 +242,14 @@ KeyRecord* CuckooIndex::FindLive(const Slice& user_key, uint64_t hash) const {
     return found;
   }
   if (!FilterHas(hash)) return nullptr;
-  KeyRecord* r = overflow_->FindUserKey(user_key);
+  KeyRecord* r = overflow_->FindUserKey(internal_key);
   return r != nullptr && r->state() == KeyRecord::kLive ? r : nullptr;
 }
 
-void CuckooIndex::CollectAll(const Slice& user_key, uint64_t hash, const KeyRecord* exclude,
-                             bool overflow_locked, Matches* out) const {
+void CuckooIndex::CollectAll(const Slice& internal_key, uint64_t hash,
+                             const KeyRecord* exclude, bool overflow_locked,
+                             Matches* out) const {
+  const Slice user_key(internal_key.data(), internal_key.size() - kTagSize);
   out->count = 0;
   auto collect = [&](KeyRecord* r) {
     if (r != exclude && out->count < kMaxMatches) out->records[out->count++] = r;
@@ -264,18 +267,18 @@ void CuckooIndex::CollectAll(const Slice& user_key, uint64_t hash, const KeyReco
   if (!FilterHas(hash)) return;
   std::unique_lock<std::mutex> lock(overflow_mu_, std::defer_lock);
   if (!overflow_locked) lock.lock();
-  KeyRecord* r = overflow_->FindUserKey(user_key);
+  KeyRecord* r = overflow_->FindUserKey(internal_key);
   if (r != nullptr) collect(r);
 }
 
-KeyRecord* CuckooIndex::FindOrInsert(const Slice& user_key, uint64_t hash,
-                                     KeyRecord* candidate, WonCallback on_won,
-                                     void* on_won_arg) {
+KeyRecord* CuckooIndex::FindOrInsert(uint64_t hash, KeyRecord* candidate,
+                                     WonCallback on_won, void* on_won_arg) {
+  const Slice internal_key = candidate->internal_key();
   std::unique_lock<std::mutex> serial;
   if (serialize_inserts_) serial = std::unique_lock<std::mutex>(serial_insert_mu_);
   while (true) {
     Matches existing;
-    CollectAll(user_key, hash, candidate, false, &existing);
+    CollectAll(internal_key, hash, candidate, false, &existing);
     bool pending = false;
     for (int i = 0; i < existing.count; ++i) {
       KeyRecord* r = existing.records[i];
@@ -290,7 +293,7 @@ KeyRecord* CuckooIndex::FindOrInsert(const Slice& user_key, uint64_t hash,
     }
     candidate->set_state(KeyRecord::kPending);
     if (Publish(hash, candidate) == Placement::kOverflow) {
-      KeyRecord* owner = InsertOverflow(user_key, hash, candidate);
+      KeyRecord* owner = InsertOverflow(hash, candidate);
       if (owner != nullptr) return owner;
       std::this_thread::yield();
       continue;
@@ -298,7 +301,7 @@ KeyRecord* CuckooIndex::FindOrInsert(const Slice& user_key, uint64_t hash,
     // Two inserters of the key each publish, then scan for the other: a
     // full fence keeps both from missing each other (each would then win).
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (Settle(user_key, hash, candidate) == Settlement::kWon) {
+    if (Settle(hash, candidate) == Settlement::kWon) {
       on_won(on_won_arg, candidate);
       candidate->set_state(KeyRecord::kLive);
       return candidate;
@@ -314,11 +317,10 @@ KeyRecord* CuckooIndex::FindOrInsert(const Slice& user_key, uint64_t hash,
 // Waits only ever point from lower to higher addresses, so none is circular.
 // Overflowed records are never PENDING to others: they are decided under
 // overflow_mu_, which CollectAll takes when the key's filter bit is set.
-CuckooIndex::Settlement CuckooIndex::Settle(const Slice& user_key, uint64_t hash,
-                                            KeyRecord* candidate) const {
+CuckooIndex::Settlement CuckooIndex::Settle(uint64_t hash, KeyRecord* candidate) const {
   for (int spins = 0;;) {
     Matches others;
-    CollectAll(user_key, hash, candidate, false, &others);
+    CollectAll(candidate->internal_key(), hash, candidate, false, &others);
     bool wait = false;
     for (int i = 0; i < others.count; ++i) {
       KeyRecord* r = others.records[i];
@@ -344,13 +346,12 @@ CuckooIndex::Settlement CuckooIndex::Settle(const Slice& user_key, uint64_t hash
 // table; the other publishes its slot, then (fence) reads the bit. At least
 // one sees the other. If this side sees a PENDING slot it backs off; if the
 // other sees the bit, it settles under overflow_mu_, after this decision.
-KeyRecord* CuckooIndex::InsertOverflow(const Slice& user_key, uint64_t hash,
-                                       KeyRecord* candidate) {
+KeyRecord* CuckooIndex::InsertOverflow(uint64_t hash, KeyRecord* candidate) {
   std::lock_guard<std::mutex> lock(overflow_mu_);
   FilterAdd(hash);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   Matches others;
-  CollectAll(user_key, hash, candidate, true, &others);
+  CollectAll(candidate->internal_key(), hash, candidate, true, &others);
   for (int i = 0; i < others.count; ++i) {
     const KeyRecord::State s = others.records[i]->state();
     if (s == KeyRecord::kLive) {

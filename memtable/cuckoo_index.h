@@ -98,16 +98,18 @@ class CuckooIndex {
   // The key's hash under this index's secret seed.
   uint64_t Hash(const Slice& user_key) const;
 
-  // The LIVE record of `user_key`, or nullptr. Lock-free.
-  KeyRecord* FindLive(const Slice& user_key, uint64_t hash) const;
+  // The LIVE record of the user key of `internal_key` (any internal key of
+  // it: the overflow's skip-list search needs one), or nullptr. Lock-free.
+  KeyRecord* FindLive(const Slice& internal_key, uint64_t hash) const;
 
-  // The LIVE record of `user_key`, inserting `candidate` (whose own key is
-  // `user_key`) if the key has none. Returns `candidate` iff it was inserted.
+  // The LIVE record of `candidate`'s user key, whose hash is `hash`,
+  // inserting `candidate` if the key has none. Returns `candidate` iff it was
+  // inserted.
   // `on_won` runs once for an inserted candidate that went into the table;
   // an overflowed one is linked into the skip list instead (linked() is then
   // true when this returns).
-  KeyRecord* FindOrInsert(const Slice& user_key, uint64_t hash, KeyRecord* candidate,
-                          WonCallback on_won, void* on_won_arg);
+  KeyRecord* FindOrInsert(uint64_t hash, KeyRecord* candidate, WonCallback on_won,
+                          void* on_won_arg);
 
   // Bytes held by the tables, current and retired (all outside the arena).
   size_t MemoryUsage() const { return memory_usage_.load(std::memory_order_relaxed); }
@@ -136,16 +138,16 @@ class CuckooIndex {
   // Every record (any state) for the key, except `exclude`: in the current
   // table, and in the overflow if the key's filter bit is set. Takes
   // overflow_mu_ for the latter unless `overflow_locked`.
-  void CollectAll(const Slice& user_key, uint64_t hash, const KeyRecord* exclude,
+  void CollectAll(const Slice& internal_key, uint64_t hash, const KeyRecord* exclude,
                   bool overflow_locked, Matches* out) const;
   // Puts the PENDING `candidate` into a slot, resizing if the table is full
   // enough; kOverflow if it belongs in the overflow instead.
   Placement Publish(uint64_t hash, KeyRecord* candidate);
-  Settlement Settle(const Slice& user_key, uint64_t hash, KeyRecord* candidate) const;
+  Settlement Settle(uint64_t hash, KeyRecord* candidate) const;
   void Remove(uint64_t hash, KeyRecord* candidate);
   // The key's LIVE record after an overflow insert of `candidate`, or
   // nullptr if a PENDING competitor must settle first (retry).
-  KeyRecord* InsertOverflow(const Slice& user_key, uint64_t hash, KeyRecord* candidate);
+  KeyRecord* InsertOverflow(uint64_t hash, KeyRecord* candidate);
 
   bool FilterHas(uint64_t hash) const;
   void FilterAdd(uint64_t hash);

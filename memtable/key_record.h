@@ -61,6 +61,8 @@ class KeyRecord {
   const Version* first_version() const { return &first_version_; }
   // The record's own user key: that of the entry it was allocated with.
   Slice user_key() const { return first_version_.view().user_key(); }
+  // The internal key of the entry it was allocated with.
+  Slice internal_key() const { return first_version_.view().internal_key; }
   const char* key_entry() const { return first_version_.entry(); }
 
   VersionChain& versions() { return chain_; }

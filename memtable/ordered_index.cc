@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <random>
 
 namespace teksdb {
@@ -75,37 +74,28 @@ void OrderedIndex::Insert(KeyRecord* record) {
   }
 }
 
-KeyRecord* OrderedIndex::FindFirstAtOrAfter(const Slice& user_key) const {
-  // Search for the user key with the largest tag, which sorts before all of
-  // its versions. Keys up to 256 bytes are built on the stack; longer ones
-  // on the heap, as RocksDB's own LookupKey does.
-  char stack_buffer[256 + kTagSize];
-  std::unique_ptr<char[]> heap_buffer;
-  char* target = stack_buffer;
-  const size_t size = user_key.size() + kTagSize;
-  if (size > sizeof(stack_buffer)) {
-    heap_buffer.reset(new char[size]);
-    target = heap_buffer.get();
-  }
-  std::memcpy(target, user_key.data(), user_key.size());
-  std::memcpy(target + user_key.size(), &kMaxPackedTag, kTagSize);
-  const Slice target_internal_key(target, size);
+// A key's one record sorts by its first entry's internal key, so it is
+// either the last record before `internal_key` or the first one at or after
+// it: one descent finds both, with no target key to build.
+KeyRecord* OrderedIndex::FindFirstAtOrAfter(const Slice& internal_key) const {
+  const Slice user_key(internal_key.data(), internal_key.size() - kTagSize);
   KeyRecord* x = head_;
   int level = MaxHeight() - 1;
   while (true) {
     KeyRecord* n = x->Next(level);
-    if (n != nullptr && cmp_(n->key_entry(), target_internal_key) < 0) {
+    if (n != nullptr && cmp_(n->key_entry(), internal_key) < 0) {
       x = n;
     } else if (level == 0) {
-      return n;
+      return x != head_ && SameBytes(x->user_key(), user_key) ? x : n;
     } else {
       --level;
     }
   }
 }
 
-KeyRecord* OrderedIndex::FindUserKey(const Slice& user_key) const {
-  KeyRecord* r = FindFirstAtOrAfter(user_key);
+KeyRecord* OrderedIndex::FindUserKey(const Slice& internal_key) const {
+  KeyRecord* r = FindFirstAtOrAfter(internal_key);
+  const Slice user_key(internal_key.data(), internal_key.size() - kTagSize);
   return r != nullptr && SameBytes(r->user_key(), user_key) ? r : nullptr;
 }
 

@@ -34,10 +34,12 @@ class OrderedIndex {
   // REQUIRES: no record of the same user key is in the index.
   void Insert(KeyRecord* record);
 
-  // The first record whose user key is >= `user_key`, or nullptr.
-  KeyRecord* FindFirstAtOrAfter(const Slice& user_key) const;
-  // The record of exactly `user_key` (in any state), or nullptr.
-  KeyRecord* FindUserKey(const Slice& user_key) const;
+  // The first record whose user key is >= that of `internal_key` (any
+  // internal key of that user key), or nullptr.
+  KeyRecord* FindFirstAtOrAfter(const Slice& internal_key) const;
+  // The record of exactly the user key of `internal_key` (in any state), or
+  // nullptr.
+  KeyRecord* FindUserKey(const Slice& internal_key) const;
   // The last record whose user key is < that of `record`, or nullptr.
   KeyRecord* FindLessThan(const KeyRecord* record) const;
   KeyRecord* First() const { return head_->Next(0); }

@@ -36,10 +36,9 @@ ROCKSDB_NAMESPACE::KeyHandle TeksTableRep::Allocate(const size_t len, char** buf
 
 bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
   auto* record = static_cast<KeyRecord*>(handle);
-  const Slice user_key = record->user_key();
-  const uint64_t hash = hash_.Hash(user_key);
-  KeyRecord* owner = hash_.FindLive(user_key, hash);
-  if (owner == nullptr) owner = hash_.FindOrInsert(user_key, hash, record, &MakeOrdered, this);
+  const uint64_t hash = hash_.Hash(record->user_key());
+  KeyRecord* owner = hash_.FindLive(record->internal_key(), hash);
+  if (owner == nullptr) owner = hash_.FindOrInsert(hash, record, &MakeOrdered, this);
   if (owner == record) return true;
   // An update: the entry joins the key's chain; its record part stays unused.
   if (!owner->versions().Insert(record->first_version())) return false;
@@ -64,8 +63,7 @@ void TeksTableRep::MaybeDropShadowedVersions(KeyRecord* record) {
 
 bool TeksTableRep::Contains(const char* key) const {
   const EntryView target = EntryView::Decode(key);
-  const Slice user_key = target.user_key();
-  KeyRecord* record = hash_.FindLive(user_key, hash_.Hash(user_key));
+  KeyRecord* record = hash_.FindLive(target.internal_key, hash_.Hash(target.user_key()));
   if (record == nullptr) return false;
   const SequenceNumber seq = target.sequence();
   for (Version* v = record->versions().Newest(); v != nullptr; v = v->older()) {
@@ -77,7 +75,7 @@ bool TeksTableRep::Contains(const char* key) const {
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
                        bool (*callback_func)(void* arg, const char* entry)) {
   const Slice user_key = k.user_key();
-  KeyRecord* record = hash_.FindLive(user_key, hash_.Hash(user_key));
+  KeyRecord* record = hash_.FindLive(k.internal_key(), hash_.Hash(user_key));
   if (record == nullptr) return;
   uint64_t lookup_tag;
   std::memcpy(&lookup_tag, user_key.data() + user_key.size(), sizeof(lookup_tag));
@@ -101,10 +99,10 @@ void TeksTableRep::WaitUntilLinked() {
 KeyRecord* TeksTableRep::SeekRecord(const Slice& target_internal_key) const {
   const Slice user_key(target_internal_key.data(), target_internal_key.size() - kTagSize);
   if (options_.shortcut) {
-    KeyRecord* record = hash_.FindLive(user_key, hash_.Hash(user_key));
+    KeyRecord* record = hash_.FindLive(target_internal_key, hash_.Hash(user_key));
     if (record != nullptr && record->linked()) return record;
   }
-  return index_.FindFirstAtOrAfter(user_key);
+  return index_.FindFirstAtOrAfter(target_internal_key);
 }
 
 ROCKSDB_NAMESPACE::MemTableRep::Iterator* TeksTableRep::GetIterator(

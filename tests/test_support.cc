@@ -31,7 +31,7 @@ KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber se
 
 KeyRecord* HashIndexHarness::Insert(const std::string& key, SequenceNumber seq) {
   KeyRecord* candidate = MakeRecord(&arena_, key, seq);
-  return index.FindOrInsert(key, index.Hash(key), candidate, &LinkWon, this);
+  return index.FindOrInsert(index.Hash(key), candidate, &LinkWon, this);
 }
 
 void HashIndexHarness::LinkWon(void* harness, KeyRecord* record) {

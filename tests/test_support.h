@@ -62,7 +62,7 @@ class HashIndexHarness {
   // The key's LIVE record after inserting a candidate built with `seq`.
   KeyRecord* Insert(const std::string& key, SequenceNumber seq = 1);
   KeyRecord* Find(const std::string& key) const {
-    return index.FindLive(key, index.Hash(key));
+    return index.FindLive(InternalKey(key, 1, kEntryValue), index.Hash(key));
   }
   // Records that won their key through the hash (not the overflow).
   uint64_t won() const { return won_.load(); }
