@@ -4,7 +4,7 @@
 #
 #   asan     build-asan  TEKSDB_SANITIZE=address (ASan + UBSan)  -L 'sequential|concurrent' (all)
 #   tsan     build-tsan  TEKSDB_SANITIZE=thread                  -L concurrent
-#   release  build       RelWithDebInfo                          -L preload
+#   release  build       RelWithDebInfo                          -L 'preload|release'
 #
 # A phase whose configure or build fails, or whose ctest finds no tests,
 # counts as one failure; the other phases still run. Ends with a summary and
@@ -102,7 +102,7 @@ for p in "${phases[@]}"; do
       tsan_options+=":suppressions=$root/tests/tsan.supp"
       TSAN_OPTIONS=$tsan_options phase tsan "$build-tsan" concurrent -DTEKSDB_SANITIZE=thread -- ;;
     release)
-      phase release "$build" preload -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= -- ;;
+      phase release "$build" 'preload|release' -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= -- ;;
     *) echo "test.sh: unknown phase '$p' (asan, tsan, release)" >&2; exit 2 ;;
   esac
 done
