@@ -8,8 +8,10 @@
 // Memory layout. Every MemTableRep::Allocate() reserves a whole record, like
 // RocksDB's InlineSkipList, so the key bytes sit in the node a scan touches:
 //
-//   [ next[h-1] ... next[1] ] [ next[0] | chain | state | linked | height ]
-//   [ Version header ] [ entry: varint32 | user key | tag | value ... ]
+//   [ next[h-1] ... next[1] ] [ next[0] | chain | state | linked | height |
+//   drop memo ] [ Version header ] [ entry: varint32 | user key | tag | value ]
+//
+// The drop memo (5 bytes, VersionChain's DropMemo) fills what was padding.
 //
 // Upper skip-list levels sit at negative offsets from the record. When the
 // entry turns out to update a key that already has a record, only its
@@ -24,6 +26,7 @@
 //   - linked: set (release) once the record is in the skip list's level 0;
 //     the shortcut seek only jumps to linked records.
 //   - next pointers follow InlineSkipList's rules (see ordered_index.h).
+//   - drop memo: guarded by its own busy bit (version_chain.h).
 //
 // Invariants: the record's own key (its first entry's user key) never
 // changes; records are never freed while the memtable lives.
@@ -67,6 +70,8 @@ class KeyRecord {
 
   VersionChain& versions() { return chain_; }
   const VersionChain& versions() const { return chain_; }
+  // What the last attempt to drop this key's versions learned.
+  DropMemo* drop_memo() { return &drop_memo_; }
 
   int height() const { return height_; }
 
@@ -106,6 +111,7 @@ class KeyRecord {
   std::atomic<uint8_t> state_{kPending};
   std::atomic<uint8_t> linked_{0};
   uint8_t height_;
+  DropMemo drop_memo_;
   Version first_version_;  // last member: the entry bytes follow it
 };
 static_assert(sizeof(KeyRecord) == 32, "record header is four words");

@@ -55,10 +55,17 @@ void TeksTableRep::MakeOrdered(void* rep, KeyRecord* record) {
   }
 }
 
+namespace {
+thread_local uint64_t versions_visited_by_drops = 0;
+}  // namespace
+
+uint64_t VersionsVisitedByDropsOnThisThread() { return versions_visited_by_drops; }
+
 void TeksTableRep::MaybeDropShadowedVersions(KeyRecord* record) {
   Version* newest = record->versions().Newest();
   if (newest->older() == nullptr) return;
-  record->versions().DropShadowed(drop_policy_->OldestReadableSequence());
+  record->versions().DropShadowed(drop_policy_->OldestReadableSequence(),
+                                  record->drop_memo(), &versions_visited_by_drops);
 }
 
 bool TeksTableRep::Contains(const char* key) const {

@@ -35,6 +35,11 @@ namespace teksdb {
 
 class BackgroundLinker;
 
+// How many versions this thread's drop attempts have looked at, in every
+// rep (VersionChain::DropShadowed). Drops cost amortized O(1) per update:
+// tests check this count, which timing could not show reliably.
+uint64_t VersionsVisitedByDropsOnThisThread();
+
 class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
  public:
   TeksTableRep(const KeyComparator& cmp, ROCKSDB_NAMESPACE::Allocator* allocator,

@@ -1,88 +1,186 @@
-// ReaderRegistry implementation (protocol in reader_registry.h).
+// ReaderRegistry implementation (protocol and watermark in reader_registry.h).
 #include "teksdb/reader_registry.h"
 
 #include <algorithm>
+#include <new>
 
 namespace teksdb {
 
 ReaderRegistry::ReaderRegistry() {
-  for (auto& floor : floors_) floor.store(kFree, std::memory_order_relaxed);
-  for (auto& at : release_at_) at.store(kFree, std::memory_order_relaxed);
+  for (auto& block : blocks_) block.store(nullptr, std::memory_order_relaxed);
+}
+
+ReaderRegistry::~ReaderRegistry() {
+  for (auto& block : blocks_) delete[] block.load(std::memory_order_relaxed);
+}
+
+SequenceNumber ReaderRegistry::DBSequenceSource::LastPublishedSequence() const {
+  ROCKSDB_NAMESPACE::DB* d = db.load(std::memory_order_seq_cst);
+  return d != nullptr ? d->GetLatestSequenceNumber() : 0;
+}
+
+void ReaderRegistry::AttachDB(ROCKSDB_NAMESPACE::DB* db) {
+  if (db == nullptr) {
+    Attach(nullptr);
+    db_source_.db.store(nullptr, std::memory_order_seq_cst);
+  } else {
+    db_source_.db.store(db, std::memory_order_seq_cst);
+    Attach(&db_source_);
+  }
+}
+
+void ReaderRegistry::Attach(const PublishedSequenceSource* source) {
+  // Under the scan lock, so no scan of the previous source publishes after.
+  std::lock_guard<std::mutex> lock(scan_mu_);
+  watermark_.store(0, std::memory_order_seq_cst);
+  scanned_at_.store(0, std::memory_order_relaxed);
+  source_.store(source, std::memory_order_seq_cst);
 }
 
 SequenceNumber ReaderRegistry::PublishedSequence() const {
-  ROCKSDB_NAMESPACE::DB* db = db_.load(std::memory_order_seq_cst);
-  return db != nullptr ? db->GetLatestSequenceNumber() : 0;
+  const PublishedSequenceSource* source = source_.load(std::memory_order_seq_cst);
+  return source != nullptr ? source->LastPublishedSequence() : 0;
 }
 
-void ReaderRegistry::HoldUntilReadersReach(Registration hold, SequenceNumber seq) {
-  if (!hold.active()) return;
-  if (hold.slot_ >= 0) {
-    release_at_[hold.slot_].store(seq, std::memory_order_seq_cst);
-  } else {
-    std::lock_guard<std::mutex> lock(overflow_holds_mu_);
-    overflow_hold_targets_.push_back(seq);
+ReaderRegistry::Slot* ReaderRegistry::SlotAt(size_t index) {
+  int b = 0;
+  size_t first = 0;  // index of block b's first slot
+  while (index >= first + (kFirstBlockSlots << b)) {
+    first += kFirstBlockSlots << b;
+    if (++b == kMaxBlocks) return nullptr;
   }
-  hold.registry_ = nullptr;  // the registry owns the slot (or count) now
+  // Acquire: the block's slots were initialized before it was published.
+  Slot* block = blocks_[b].load(std::memory_order_acquire);
+  if (block == nullptr) {
+    std::lock_guard<std::mutex> lock(grow_mu_);
+    block = blocks_[b].load(std::memory_order_acquire);
+    if (block == nullptr) {
+      const size_t n = kFirstBlockSlots << b;
+      block = new (std::nothrow) Slot[n];
+      if (block == nullptr) return nullptr;
+      for (size_t i = 0; i < n; ++i) {
+        block[i].floor.store(kFree, std::memory_order_relaxed);
+        block[i].release_at.store(kFree, std::memory_order_relaxed);
+      }
+      blocks_[b].store(block, std::memory_order_release);
+    }
+  }
+  return &block[index - first];
 }
 
 ReaderRegistry::Registration ReaderRegistry::Register(SequenceNumber cap) {
-  for (int i = 0; i < kSlots; ++i) {
-    if (floors_[i].load(std::memory_order_relaxed) != kFree) continue;
-    int hw = high_water_.load(std::memory_order_seq_cst);
+  // Counted before it claims (and reads the published sequence), so that a
+  // writer that sees no reader knows any registration it missed has a floor
+  // >= the published sequence it read (OldestReadableSequence).
+  registered_.fetch_add(1, std::memory_order_seq_cst);
+  for (size_t i = 0;; ++i) {
+    Slot* slot = SlotAt(i);
+    if (slot == nullptr) break;
+    if (slot->floor.load(std::memory_order_relaxed) != kFree) continue;
+    size_t hw = high_water_.load(std::memory_order_seq_cst);
     while (hw < i + 1 && !high_water_.compare_exchange_weak(hw, i + 1)) {
     }
     uint64_t expected = kFree;
-    if (!floors_[i].compare_exchange_strong(expected, 0)) continue;
+    if (!slot->floor.compare_exchange_strong(expected, 0)) continue;
     // RocksDB reads its last sequence with acquire only: the fence orders
-    // the claim before that read (paired with OldestReadableSequence's).
+    // the claim before that read (paired with Scan's).
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    floors_[i].store(std::min(PublishedSequence(), cap), std::memory_order_seq_cst);
-    return Registration(this, i);
+    const SequenceNumber floor = std::min(PublishedSequence(), cap);
+    slot->floor.store(floor, std::memory_order_seq_cst);
+    LowerWatermark(floor);
+    return Registration(this, slot);
   }
   overflow_readers_.fetch_add(1, std::memory_order_seq_cst);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  return Registration(this, -1);
+  return Registration(this, nullptr);
+}
+
+// A CAS loop, so that it and a concurrent scan's publication are ordered: a
+// scan that missed this floor fails its CAS or is lowered after.
+void ReaderRegistry::LowerWatermark(SequenceNumber floor) {
+  uint64_t w = watermark_.load(std::memory_order_seq_cst);
+  while (floor < w && !watermark_.compare_exchange_weak(w, floor)) {
+  }
+}
+
+void ReaderRegistry::ReaderLeft(uint64_t floor) {
+  registered_.fetch_sub(1, std::memory_order_seq_cst);
+  if (floor <= watermark_.load(std::memory_order_relaxed) ||
+      holds_.load(std::memory_order_relaxed) != 0) {
+    departures_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+SequenceNumber ReaderRegistry::OldestReadableSequence() {
+  const PublishedSequenceSource* source = source_.load(std::memory_order_seq_cst);
+  if (source == nullptr) return 0;
+  const SequenceNumber published = source->LastPublishedSequence();
+  // Orders that read before the count's (paired with Register's fence).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (registered_.load(std::memory_order_seq_cst) == 0) return published;
+  const SequenceNumber watermark = watermark_.load(std::memory_order_seq_cst);
+  // Due when the published sequence has run ahead of the last scan by more
+  // than a scan costs, or when the reader holding the watermark may be gone.
+  const bool due = published > scanned_at_.load(std::memory_order_relaxed) +
+                                   high_water_.load(std::memory_order_relaxed) ||
+                   departures_.load(std::memory_order_relaxed) !=
+                       scanned_departures_.load(std::memory_order_relaxed);
+  if (!due) return watermark;
+  std::unique_lock<std::mutex> lock(scan_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return watermark;
+  return Scan(source_.load(std::memory_order_seq_cst));
 }
 
 // Readers first: the published sequence and every reader's floor give the
 // oldest sequence a reader reads at. Then each deferred hold either still
 // protects such a reader (its target is above that) and counts, or is freed.
-SequenceNumber ReaderRegistry::OldestReadableSequence() const {
-  ROCKSDB_NAMESPACE::DB* db = db_.load(std::memory_order_seq_cst);
-  if (db == nullptr) return 0;
-  SequenceNumber readers = db->GetLatestSequenceNumber();
+SequenceNumber ReaderRegistry::Scan(const PublishedSequenceSource* source) {
+  if (source == nullptr) return 0;  // detached while this caller waited
+  scans_.fetch_add(1, std::memory_order_relaxed);
+  uint64_t before = watermark_.load(std::memory_order_seq_cst);
+  const uint64_t departures = departures_.load(std::memory_order_relaxed);
+  const SequenceNumber published = source->LastPublishedSequence();
+  SequenceNumber readers = published;
   // Orders that read before the slot reads (paired with Register's fence).
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const uint64_t overflow = overflow_readers_.load(std::memory_order_seq_cst);
-  const int n = high_water_.load(std::memory_order_seq_cst);
-  for (int i = 0; i < n; ++i) {
-    const uint64_t floor = floors_[i].load(std::memory_order_seq_cst);
-    if (floor != kFree && release_at_[i].load(std::memory_order_seq_cst) == kFree) {
+  const size_t n = high_water_.load(std::memory_order_seq_cst);
+  for (size_t i = 0; i < n; ++i) {
+    Slot* slot = SlotAt(i);  // allocated: high_water_ is raised only after
+    const uint64_t floor = slot->floor.load(std::memory_order_seq_cst);
+    if (floor == kFree) continue;
+    if (slot->release_at.load(std::memory_order_seq_cst) == kFree) {
       readers = std::min<uint64_t>(readers, floor);
     }
   }
-  if (overflow != 0 && !PruneOverflowHolds(readers, overflow)) return 0;
   SequenceNumber oldest = readers;
-  for (int i = 0; i < n; ++i) {
-    uint64_t target = release_at_[i].load(std::memory_order_seq_cst);
+  if (overflow != 0 && !PruneOverflowHolds(readers, overflow)) oldest = 0;
+  for (size_t i = 0; i < n; ++i) {
+    Slot* slot = SlotAt(i);
+    uint64_t target = slot->release_at.load(std::memory_order_seq_cst);
     if (target == kFree) continue;
     if (readers >= target) {
-      // One caller wins the slot and frees it; until then it counts as an
-      // ordinary reader at its floor, which is only more conservative.
-      if (release_at_[i].compare_exchange_strong(target, kFree)) {
-        floors_[i].store(kFree, std::memory_order_seq_cst);
-      }
+      // The scan lock makes this the only one freeing holds; until it is
+      // free the slot counts as an ordinary reader at its floor, which is
+      // only more conservative.
+      slot->release_at.store(kFree, std::memory_order_seq_cst);
+      slot->floor.store(kFree, std::memory_order_seq_cst);
+      holds_.fetch_sub(1, std::memory_order_relaxed);
+      registered_.fetch_sub(1, std::memory_order_seq_cst);
     } else {
-      oldest = std::min<uint64_t>(oldest, floors_[i].load(std::memory_order_seq_cst));
+      oldest = std::min<uint64_t>(oldest, slot->floor.load(std::memory_order_seq_cst));
     }
   }
-  return oldest;
+  scanned_at_.store(published, std::memory_order_relaxed);
+  scanned_departures_.store(departures, std::memory_order_relaxed);
+  // Fails only if a registration lowered the watermark meanwhile: keep it.
+  watermark_.compare_exchange_strong(before, oldest);
+  return watermark_.load(std::memory_order_seq_cst);
 }
 
 // True when, after freeing the deferred holds whose readers have moved on,
 // no reader or hold without a slot remains (otherwise nothing may drop).
-bool ReaderRegistry::PruneOverflowHolds(SequenceNumber readers, uint64_t overflow) const {
+bool ReaderRegistry::PruneOverflowHolds(SequenceNumber readers, uint64_t overflow) {
   std::lock_guard<std::mutex> lock(overflow_holds_mu_);
   auto& targets = overflow_hold_targets_;
   const uint64_t deferred = targets.size();
@@ -93,7 +191,22 @@ bool ReaderRegistry::PruneOverflowHolds(SequenceNumber readers, uint64_t overflo
   const uint64_t freed = targets.end() - reached;
   targets.erase(reached, targets.end());
   overflow_readers_.fetch_sub(freed, std::memory_order_seq_cst);
+  holds_.fetch_sub(freed, std::memory_order_relaxed);
+  registered_.fetch_sub(freed, std::memory_order_seq_cst);
   return targets.empty();
+}
+
+void ReaderRegistry::HoldUntilReadersReach(Registration hold, SequenceNumber seq) {
+  if (!hold.active()) return;
+  holds_.fetch_add(1, std::memory_order_relaxed);
+  if (hold.slot_ != nullptr) {
+    hold.slot_->release_at.store(seq, std::memory_order_seq_cst);
+  } else {
+    std::lock_guard<std::mutex> lock(overflow_holds_mu_);
+    overflow_hold_targets_.push_back(seq);
+  }
+  hold.registry_ = nullptr;  // the registry owns the slot (or count) now
+  departures_.fetch_add(1, std::memory_order_relaxed);
 }
 
 ReaderRegistry::Registration& ReaderRegistry::Registration::operator=(
@@ -108,18 +221,21 @@ ReaderRegistry::Registration& ReaderRegistry::Registration::operator=(
 }
 
 void ReaderRegistry::Registration::RaiseFloor(SequenceNumber seq) {
-  if (registry_ == nullptr || slot_ < 0) return;
-  std::atomic<uint64_t>& floor = registry_->floors_[slot_];
+  if (registry_ == nullptr || slot_ == nullptr) return;
+  std::atomic<uint64_t>& floor = slot_->floor;
   floor.store(std::max<uint64_t>(floor.load(std::memory_order_relaxed), seq),
               std::memory_order_seq_cst);
 }
 
 void ReaderRegistry::Registration::Release() {
   if (registry_ == nullptr) return;
-  if (slot_ >= 0) {
-    registry_->floors_[slot_].store(kFree, std::memory_order_release);
+  if (slot_ != nullptr) {
+    const uint64_t floor = slot_->floor.load(std::memory_order_relaxed);
+    slot_->floor.store(kFree, std::memory_order_release);
+    registry_->ReaderLeft(floor);
   } else {
     registry_->overflow_readers_.fetch_sub(1, std::memory_order_release);
+    registry_->ReaderLeft(0);
   }
   registry_ = nullptr;
 }

@@ -17,7 +17,10 @@
 #   versions  several versions per key (--num 200000 --versions 5): skip_list
 #             and TeksTable under db_bench, and TeksTable through
 #             tools/teks_db_bench without (plaindb:) and with (teksdb:) the
-#             TeksDB layer, which drops versions no reader needs
+#             TeksDB layer, which drops versions no reader needs; then the
+#             hot key: N updates of one key under a held snapshot (nothing
+#             can be dropped), N = 10k, 100k, 1M, per-update cost through the
+#             TeksDB layer (teksdb:teks) beside plaindb:skip_list
 #   large     a data set ~8x the write buffer (32 MiB), flushes and
 #             compactions on, snappy compression (paper §7)
 #   micro     tools/memtable_bench: the rep alone (insert, get, seek, scan)
@@ -343,4 +346,34 @@ report=("$python" scripts/bench_report.py "$runs" --title "scenario $scenario")
 "${report[@]}"
 ((${#warnings[@]} == 0)) || printf '%s\n' "" "${warnings[@]}"
 [[ -n "$out" ]] && log "raw results: $out"
+
+# --- versions: the hot key under a held snapshot ------------------------------------
+# hot_key_row SPEC N: micros per update of N updates of one key.
+hot_key_row() {
+  memtable_settings "$1"
+  local dir=$tmp/hotkey-$2-${1//[^A-Za-z0-9_-]/_}
+  mkdir -p "$dir"
+  "$teks_db_bench" --db="$dir/db" --wal_dir="$dir/db" --memtablerep="$rep" "${rep_flags[@]}" \
+    --benchmarks=hotkeysnapshot --writes="$2" --num=1 --key_size=16 \
+    --value_size="$value_size" --write_buffer_size=$((4 << 30)) \
+    --disable_auto_compactions=true --compression_type=none 2>/dev/null </dev/null |
+    sed -n 's/^hotkeysnapshot *: *\([0-9.]*\) micros\/op.*/\1/p'
+  rm -rf "$dir"
+}
+if [[ $scenario == versions ]]; then
+  echo
+  echo "hot key: N updates of one key (--value-size $value_size) while a snapshot taken" \
+    "before them is held; micros/update, medians over $repeat run(s)"
+  printf '%-10s %18s %20s %8s\n' updates teksdb:teks plaindb:skip_list ratio
+  for n in 10000 100000 1000000; do
+    teks=() skip=()
+    for ((r = 1; r <= repeat; r++)); do
+      teks+=("$(hot_key_row teksdb:teks "$n")")
+      skip+=("$(hot_key_row plaindb:skip_list "$n")")
+    done
+    t=$(printf '%s\n' "${teks[@]}" | sort -g | sed -n "$(((repeat + 1) / 2))p")
+    k=$(printf '%s\n' "${skip[@]}" | sort -g | sed -n "$(((repeat + 1) / 2))p")
+    printf '%-10s %18s %20s %8s\n' "$n" "$t" "$k" "$(awk -v a="$t" -v b="$k" 'BEGIN { printf "%.2f", a / b }')"
+  done
+fi
 log "done in $((SECONDS - started)) s (build and runs)"

@@ -20,10 +20,13 @@ namespace {
 using test::DecodeEntry;
 using test::RepHarness;
 
-class FixedPolicy : public VersionDropPolicy {
+// A drop policy whose answer the test sets; it must keep the contract:
+// every sequence <= the answer is already inserted.
+class SettablePolicy : public VersionDropPolicy {
  public:
-  explicit FixedPolicy(SequenceNumber s) : s_(s) {}
-  SequenceNumber OldestReadableSequence() const override { return s_; }
+  explicit SettablePolicy(SequenceNumber s) : s_(s) {}
+  SequenceNumber OldestReadableSequence() override { return s_; }
+  void Set(SequenceNumber s) { s_ = s; }
 
  private:
   SequenceNumber s_;
@@ -151,9 +154,12 @@ TEST_P(TeksTableRepTest, KeepsEveryVersionWithoutADropPolicy) {
 
 TEST_P(TeksTableRepTest, DropsShadowedVersionsOnlyWhenThePolicyAllows) {
   const bool inplace = Options().inplace;
-  RepHarness dropping(Options(), std::make_shared<FixedPolicy>(1000));
-  RepHarness pinned(Options(), std::make_shared<FixedPolicy>(0));
+  auto published = std::make_shared<SettablePolicy>(0);
+  RepHarness dropping(Options(), published);
+  RepHarness pinned(Options(), std::make_shared<SettablePolicy>(0));
   for (SequenceNumber seq = 1; seq <= 50; ++seq) {
+    // No reader: each update is readable as soon as it is in.
+    published->Set(seq);
     ASSERT_TRUE(dropping.Add("hot", seq, kEntryValue, std::to_string(seq)));
     ASSERT_TRUE(pinned.Add("hot", seq, kEntryValue, std::to_string(seq)));
   }

@@ -1,11 +1,14 @@
 // Unit tests of VersionChain (memtable/version_chain.h): sorted insertion
-// whatever the arrival order, duplicate refusal, sequence-gated lookup, and
-// dropping only what is shadowed by a version every reader sees.
+// whatever the arrival order, duplicate refusal, sequence-gated lookup,
+// dropping only what is shadowed by a version every reader sees, the same
+// drops as a memo-less model, and drop attempts that visit O(1) versions per
+// update (amortized) whatever blocks the cut.
 #include "version_chain.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,12 @@ class Versions {
  private:
   std::vector<std::unique_ptr<char[]>> memory_;
 };
+
+// One drop attempt with the memo a record would keep for `chain`.
+bool Drop(VersionChain* chain, DropMemo* memo, SequenceNumber oldest_readable) {
+  uint64_t visited = 0;
+  return chain->DropShadowed(oldest_readable, memo, &visited);
+}
 
 std::vector<SequenceNumber> Sequences(const VersionChain& chain) {
   std::vector<SequenceNumber> out;
@@ -87,26 +96,28 @@ TEST(VersionChainTest, NewerThanFindsThePredecessorBySequence) {
 TEST(VersionChainTest, DropsOnlyBelowTheNewestNonMergeVersionAllReadersSee) {
   Versions versions;
   VersionChain chain(versions.Make(1));
+  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2)));
   ASSERT_TRUE(chain.Insert(versions.Make(3, kEntryMerge)));
   ASSERT_TRUE(chain.Insert(versions.Make(4, kEntryMerge)));
   ASSERT_TRUE(chain.Insert(versions.Make(5)));
   // Readers at >= 4 need 4, 3 (merge operands) and their base 2.
-  EXPECT_TRUE(chain.DropShadowed(4));
+  EXPECT_TRUE(Drop(&chain, &memo, 4));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{5, 4, 3, 2}));
-  EXPECT_FALSE(chain.DropShadowed(4));
+  EXPECT_FALSE(Drop(&chain, &memo, 4));
   // Nobody reads below 5: only 5 is needed.
-  EXPECT_TRUE(chain.DropShadowed(5));
+  EXPECT_TRUE(Drop(&chain, &memo, 5));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{5}));
 }
 
 TEST(VersionChainTest, ADeletionShadowsEverythingOlder) {
   Versions versions;
   VersionChain chain(versions.Make(1));
+  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
   ASSERT_TRUE(chain.Insert(versions.Make(3)));
   ASSERT_TRUE(chain.Insert(versions.Make(4, kEntryDeletion)));
-  EXPECT_TRUE(chain.DropShadowed(4));
+  EXPECT_TRUE(Drop(&chain, &memo, 4));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{4}));
 }
 
@@ -116,12 +127,13 @@ TEST(VersionChainTest, ADeletionShadowsEverythingOlder) {
 TEST(VersionChainTest, SingleDeletionsAreNeverDroppedNorCutBelow) {
   Versions versions;
   VersionChain chain(versions.Make(2, kEntrySingleDeletion));
+  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(3)));
-  EXPECT_FALSE(chain.DropShadowed(3));
+  EXPECT_FALSE(Drop(&chain, &memo, 3));
   ASSERT_TRUE(chain.Insert(versions.Make(4, kEntrySingleDeletion)));
-  EXPECT_FALSE(chain.DropShadowed(4));
+  EXPECT_FALSE(Drop(&chain, &memo, 4));
   ASSERT_TRUE(chain.Insert(versions.Make(5, kEntryDeletion)));
-  EXPECT_FALSE(chain.DropShadowed(5));
+  EXPECT_FALSE(Drop(&chain, &memo, 5));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{5, 4, 3, 2}));
 }
 
@@ -130,29 +142,166 @@ TEST(VersionChainTest, SingleDeletionsAreNeverDroppedNorCutBelow) {
 TEST(VersionChainTest, APutDoesNotCutADeletionBelowIt) {
   Versions versions;
   VersionChain chain(versions.Make(1));
+  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
   ASSERT_TRUE(chain.Insert(versions.Make(3)));
-  EXPECT_FALSE(chain.DropShadowed(3));
+  EXPECT_FALSE(Drop(&chain, &memo, 3));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{3, 2, 1}));
 }
 
 TEST(VersionChainTest, NothingIsDroppedWhileAReaderIsOlderThanTheShadow) {
   Versions versions;
   VersionChain chain(versions.Make(1));
+  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(7)));
-  EXPECT_FALSE(chain.DropShadowed(6));
+  EXPECT_FALSE(Drop(&chain, &memo, 6));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{7, 1}));
 }
 
 TEST(VersionChainTest, AReaderPastTheCutFinishesOnTheOldPath) {
   Versions versions;
   VersionChain chain(versions.Make(1));
+  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2)));
   ASSERT_TRUE(chain.Insert(versions.Make(3)));
   Version* reader_at = chain.Newest()->older();  // a reader positioned on 2
-  ASSERT_TRUE(chain.DropShadowed(3));
+  ASSERT_TRUE(Drop(&chain, &memo, 3));
   ASSERT_NE(reader_at->older(), nullptr);
   EXPECT_EQ(reader_at->older()->sequence(), 1u);
+}
+
+// Updates of one key, each followed by the drop attempt its insert makes,
+// with the oldest readable sequence `oldest(seq)` at the update of `seq`.
+// Returns the versions the attempts visited.
+template <typename Oldest>
+uint64_t UpdateHotKey(Versions* versions, VersionChain* chain, DropMemo* memo,
+                      SequenceNumber first, SequenceNumber last, uint8_t type, Oldest oldest) {
+  uint64_t visited = 0;
+  for (SequenceNumber seq = first; seq <= last; ++seq) {
+    EXPECT_TRUE(chain->Insert(versions->Make(seq, type)));
+    chain->DropShadowed(oldest(seq), memo, &visited);
+  }
+  return visited;
+}
+
+constexpr SequenceNumber kHotUpdates = 100000;
+
+TEST(VersionChainTest, AHeldOldSequenceMakesLaterAttemptsVisitNothing) {
+  Versions versions;
+  VersionChain chain(versions.Make(1));
+  DropMemo memo;
+  const uint64_t visited = UpdateHotKey(&versions, &chain, &memo, 2, kHotUpdates + 1,
+                                        kEntryValue, [](SequenceNumber) { return 1; });
+  EXPECT_LE(visited, 4u);
+  EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
+  EXPECT_EQ(chain.FirstAtOrBelow((SequenceNumber{1} << 8) | kEntryValue)->sequence(), 1u);
+  // Once the old reader is gone, one attempt cuts everything at once.
+  uint64_t last = 0;
+  EXPECT_TRUE(chain.DropShadowed(kHotUpdates + 1, &memo, &last));
+  EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{kHotUpdates + 1});
+}
+
+TEST(VersionChainTest, UpdatesAboveADeletionVisitEachVersionOnce) {
+  Versions versions;
+  VersionChain chain(versions.Make(1));
+  DropMemo memo;
+  ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
+  const uint64_t visited =
+      UpdateHotKey(&versions, &chain, &memo, 3, kHotUpdates + 2, kEntryValue,
+                   [](SequenceNumber seq) { return seq - 1; });
+  EXPECT_LE(visited, 4 * kHotUpdates);
+  // The deletion cut the Put below it; a Put never cuts a deletion below
+  // it, so every later version stays.
+  EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
+  EXPECT_EQ(chain.Oldest()->sequence(), 2u);
+}
+
+TEST(VersionChainTest, UpdatesAboveASingleDeletionVisitEachVersionOnce) {
+  Versions versions;
+  VersionChain chain(versions.Make(1, kEntrySingleDeletion));
+  DropMemo memo;
+  const uint64_t visited =
+      UpdateHotKey(&versions, &chain, &memo, 2, kHotUpdates + 1, kEntryDeletion,
+                   [](SequenceNumber seq) { return seq - 1; });
+  EXPECT_LE(visited, 4 * kHotUpdates);
+  EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
+}
+
+TEST(VersionChainTest, MergeOperandsAreWalkedOnceAsTheyBecomeReadable) {
+  Versions versions;
+  VersionChain chain(versions.Make(1, kEntryMerge));
+  DropMemo memo;
+  const uint64_t visited =
+      UpdateHotKey(&versions, &chain, &memo, 2, kHotUpdates + 1, kEntryMerge,
+                   [](SequenceNumber seq) { return seq - 1; });
+  EXPECT_LE(visited, 4 * kHotUpdates);
+  EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
+  // A Put over them lets them all go.
+  ASSERT_TRUE(chain.Insert(versions.Make(kHotUpdates + 2)));
+  uint64_t last = 0;
+  EXPECT_TRUE(chain.DropShadowed(kHotUpdates + 2, &memo, &last));
+  EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{kHotUpdates + 2});
+}
+
+TEST(VersionChainTest, AnAttemptWithAnOlderSequenceThanTheLastCutsNothingNew) {
+  Versions versions;
+  VersionChain chain(versions.Make(1));
+  DropMemo memo;
+  ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
+  ASSERT_TRUE(chain.Insert(versions.Make(3)));
+  ASSERT_TRUE(chain.Insert(versions.Make(4)));
+  EXPECT_FALSE(Drop(&chain, &memo, 4));  // a Put above a deletion
+  // A writer that read an older oldest-readable sequence must not act on it.
+  EXPECT_FALSE(Drop(&chain, &memo, 2));
+  EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{4, 3, 2, 1}));
+  ASSERT_TRUE(chain.Insert(versions.Make(5, kEntryDeletion)));
+  EXPECT_TRUE(Drop(&chain, &memo, 5));
+  EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{5});
+}
+
+// The rule DropShadowed applies, on a plain list, as it was before the
+// memo: what the chain must hold after each attempt.
+void ModelDrop(std::vector<std::pair<SequenceNumber, uint8_t>>* model, SequenceNumber oldest) {
+  size_t c = 0;
+  while (c < model->size() &&
+         ((*model)[c].first > oldest || !EndsVersionSearch((*model)[c].second))) {
+    ++c;
+  }
+  if (c >= model->size()) return;
+  const uint8_t type = (*model)[c].second;
+  if (!IsPutLike(type) && !IsDeleteLike(type)) return;
+  for (size_t i = c + 1; i < model->size(); ++i) {
+    const uint8_t below = (*model)[i].second;
+    if (below == kEntrySingleDeletion) return;
+    if (IsPutLike(type) && IsDeleteLike(below)) return;
+  }
+  model->resize(c + 1);
+}
+
+TEST(VersionChainTest, DropsExactlyWhatTheMemolessRuleDropsOnRandomHistories) {
+  const uint8_t kTypes[] = {kEntryValue, kEntryValue, kEntryValue, kEntryMerge,
+                            kEntryMerge, kEntryDeletion, kEntrySingleDeletion};
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937 rng(seed);
+    Versions versions;
+    VersionChain chain(versions.Make(1, kTypes[rng() % 7]));
+    DropMemo memo;
+    std::vector<std::pair<SequenceNumber, uint8_t>> model = {{1, chain.Newest()->view().type()}};
+    SequenceNumber oldest = 0;
+    for (SequenceNumber seq = 2; seq <= 300; ++seq) {
+      const uint8_t type = kTypes[rng() % 7];
+      ASSERT_TRUE(chain.Insert(versions.Make(seq, type)));
+      model.insert(model.begin(), {seq, type});
+      // The oldest readable sequence stalls (a reader holds it) or jumps.
+      if (rng() % 3 == 0) oldest += rng() % (seq - oldest);
+      uint64_t visited = 0;
+      chain.DropShadowed(oldest, &memo, &visited);
+      ModelDrop(&model, oldest);
+      std::vector<SequenceNumber> want;
+      for (const auto& m : model) want.push_back(m.first);
+      ASSERT_EQ(Sequences(chain), want) << "seed " << seed << " at seq " << seq;
+    }
+  }
 }
 
 }  // namespace

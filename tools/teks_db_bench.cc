@@ -45,7 +45,8 @@
 #include "teksdb/teks_table.h"
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readseq,seekrandom",
-              "comma-separated: fillrandom, readrandom, readseq, seekrandom, memstats");
+              "comma-separated: fillrandom, readrandom, readseq, seekrandom, hotkeysnapshot "
+              "(--writes updates of one key under a held snapshot), memstats");
 DEFINE_int64(num, 1000000, "number of distinct keys");
 DEFINE_int64(reads, -1, "reads per thread per read benchmark (-1: --num)");
 DEFINE_int64(writes, -1, "writes per thread in fillrandom (-1: --num)");
@@ -131,6 +132,7 @@ class Benchmark {
     if (name == "readrandom") method = &Benchmark::ReadRandom;
     if (name == "readseq") method = &Benchmark::ReadSequential;
     if (name == "seekrandom") method = &Benchmark::SeekRandom;
+    if (name == "hotkeysnapshot") method = &Benchmark::HotKeyUnderSnapshot;
 
     runs_++;
     std::printf("DB path: [%s]\n", FLAGS_db.c_str());
@@ -182,6 +184,25 @@ class Benchmark {
     if (thread == 0 && done % (1 << 18) == 0) {
       std::fprintf(stderr, "... finished %llu ops%30s\r", static_cast<unsigned long long>(done), "");
     }
+  }
+
+  // --writes updates of one key (key number 0) per thread, while a snapshot
+  // taken before the first one is held: no version can be dropped, and a
+  // drop attempt that walked the key's versions would make this quadratic.
+  void HotKeyUnderSnapshot(int thread, ThreadResult* result) {
+    ValueSource values(seed_ + static_cast<uint64_t>(thread));
+    const uint64_t writes = static_cast<uint64_t>(FLAGS_writes < 0 ? FLAGS_num : FLAGS_writes);
+    ROCKSDB_NAMESPACE::WriteOptions write_options;
+    std::string key;
+    MakeKey(0, &key);
+    const ROCKSDB_NAMESPACE::Snapshot* snapshot = db_->GetSnapshot();
+    for (uint64_t i = 0; i < writes; i++) {
+      Check(db_->Put(write_options, key, values.Next(static_cast<size_t>(FLAGS_value_size))),
+            "Put");
+      result->bytes += key.size() + static_cast<uint64_t>(FLAGS_value_size);
+      Progress(thread, ++result->ops);
+    }
+    db_->ReleaseSnapshot(snapshot);
   }
 
   void FillRandom(int thread, ThreadResult* result) {
@@ -331,8 +352,8 @@ ROCKSDB_NAMESPACE::Options MakeOptions() {
   return options;
 }
 
-const char* const kBenchmarks[] = {"fillrandom", "readrandom", "readseq", "seekrandom",
-                                   "memstats"};
+const char* const kBenchmarks[] = {"fillrandom", "readrandom",     "readseq",
+                                   "seekrandom", "hotkeysnapshot", "memstats"};
 
 std::vector<std::string> BenchmarkNames() {
   std::vector<std::string> names;
@@ -340,7 +361,8 @@ std::vector<std::string> BenchmarkNames() {
   for (std::string name; std::getline(list, name, ',');) {
     if (name.empty()) continue;
     if (std::find(std::begin(kBenchmarks), std::end(kBenchmarks), name) == std::end(kBenchmarks)) {
-      Fail("unknown benchmark '" + name + "' (known: fillrandom, readrandom, readseq, seekrandom, memstats)");
+      Fail("unknown benchmark '" + name +
+           "' (known: fillrandom, readrandom, readseq, seekrandom, hotkeysnapshot, memstats)");
     }
     names.push_back(name);
   }

@@ -1,33 +1,52 @@
 // ReaderRegistry: the TeksDB layer's record of every reader that may still
 // read the memtables, and so of the oldest sequence any of them reads at
 // (DESIGN.md §4). It is the VersionDropPolicy TeksTable consults before it
-// drops a shadowed version.
+// drops a shadowed version, on every update of an existing key.
 //
 // Protocol. A reader registers *before* it takes its sequence: it claims a
-// slot (holding 0, "blocks every drop"), then reads the DB's last published
+// slot (holding 0, "blocks every drop"), then reads the last published
 // sequence P and stores min(P, cap) as its floor. RocksDB then gives it a
 // sequence >= P (published sequences only grow), or reads at its snapshot
-// (cap). A dropper reads the last published sequence first and the slots
+// (cap). A scan reads the last published sequence first and the slots
 // after. Slot accesses are seq_cst, and RocksDB's read of its last sequence
 // (acquire only) is ordered by a seq_cst fence on both sides, so a
-// registration the dropper does not see was made after the dropper read the
-// published sequence, and that reader's floor cannot be below what the
-// dropper uses. Slots beyond
-// `high_water_` are never scanned, so a reader raises it before claiming.
-// When all slots are taken, readers count in `overflow_readers_`, which
-// stops all drops while non-zero. A deferred hold (HoldUntilReadersReach)
-// keeps its slot's floor until every other floor has reached its target;
-// holds are freed lazily, when a memtable update asks for the oldest
-// sequence. With every slot taken for long, drops stop: always correct,
-// but updates then keep every version, as with the plain factory.
+// registration a scan does not see was made after the scan read the
+// published sequence, and that reader's floor cannot be below the scan's
+// result. Slots beyond `high_water_` are never scanned, so a reader raises
+// it before claiming.
+//
+// The watermark. While no reader is registered (`registered_` is 0, read
+// after the published sequence with the same fence protocol as a scan) the
+// answer is the published sequence itself. Otherwise writers do not scan:
+// they read `watermark_`, the result of the last scan. It stays a valid answer, because every reader registered
+// after that scan has a floor >= the published sequence the scan read, and
+// the published sequence only grows. Registrations with a floor below it
+// lower it (a CAS, so a scan finishing concurrently cannot raise it back):
+// Register(cap) with a snapshot's sequence, where the snapshot is already
+// covered by a live registration made before it was taken (the layer's
+// GetSnapshot, a transaction's lifetime), and Register(0) for a recovered
+// prepared transaction. A scan (O(slots in use)) runs, one at a time, only
+// when the published sequence has moved ahead of the last scan's by more
+// than the slots it scans, or when a reader at the watermark went away
+// (or any reader, while a deferred hold waits for readers to move on):
+// amortized O(1) per published sequence or released reader.
+//
+// Slots live in blocks of doubling size, appended as readers need them and
+// never freed while the registry lives, so any number of readers can
+// register. Only when a block cannot be allocated does a reader go without
+// a slot: it counts in `overflow_readers_`, and scans then answer 0 (drops
+// stop) until it is gone. A deferred hold (HoldUntilReadersReach) keeps its
+// slot's floor until every other floor has reached its target; holds are
+// freed by scans.
 //
 // Thread safety: everything may be called from any thread at once.
 // Invariants: OldestReadableSequence() <= the sequence of every registered
-// reader and <= the last published sequence; 0 while no DB is attached
+// reader and <= the last published sequence; 0 while nothing is attached
 // (recovery, shutdown).
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -42,7 +61,23 @@ using ROCKSDB_NAMESPACE::SequenceNumber;
 // RocksDB's kMaxSequenceNumber (db/dbformat.h, not installed).
 constexpr SequenceNumber kMaxSequenceNumber = (uint64_t{1} << 56) - 1;
 
+// Where the registry reads the last published sequence: the DB, or a test.
+class PublishedSequenceSource {
+ public:
+  virtual ~PublishedSequenceSource() = default;
+  // Never decreases. Read with at least acquire semantics.
+  virtual SequenceNumber LastPublishedSequence() const = 0;
+};
+
 class ReaderRegistry : public VersionDropPolicy {
+ private:
+  struct Slot {
+    std::atomic<uint64_t> floor;
+    // For a slot given to HoldUntilReadersReach: the sequence readers must
+    // reach before it is freed; kFree for an ordinary reader.
+    std::atomic<uint64_t> release_at;
+  };
+
  public:
   class Registration {
    public:
@@ -57,23 +92,29 @@ class ReaderRegistry : public VersionDropPolicy {
 
    private:
     friend class ReaderRegistry;
-    Registration(ReaderRegistry* registry, int slot) : registry_(registry), slot_(slot) {}
+    Registration(ReaderRegistry* registry, Slot* slot) : registry_(registry), slot_(slot) {}
     ReaderRegistry* registry_ = nullptr;
-    int slot_ = -1;  // -1: counted in overflow_readers_
+    Slot* slot_ = nullptr;  // nullptr: counted in overflow_readers_
   };
 
   ReaderRegistry();
+  ~ReaderRegistry() override;
+  ReaderRegistry(const ReaderRegistry&) = delete;
+  ReaderRegistry& operator=(const ReaderRegistry&) = delete;
 
   // The DB whose last published sequence bounds drops; nullptr detaches.
-  void AttachDB(ROCKSDB_NAMESPACE::DB* db) { db_.store(db, std::memory_order_seq_cst); }
+  void AttachDB(ROCKSDB_NAMESPACE::DB* db);
+  // The same for any source; `source` must outlive its attachment.
+  void Attach(const PublishedSequenceSource* source);
 
   // Registers a reader that will read at >= the last published sequence or
   // at `cap` (its snapshot), whichever is lower.
   Registration Register(SequenceNumber cap = kMaxSequenceNumber);
 
-  SequenceNumber OldestReadableSequence() const override;
+  // The watermark, rescanned first when due (see the file comment).
+  SequenceNumber OldestReadableSequence() override;
 
-  // The attached DB's last published sequence (0 if none).
+  // The attached source's last published sequence (0 if none).
   SequenceNumber PublishedSequence() const;
 
   // Keeps `hold`'s floor until every registered reader's floor, and the
@@ -82,24 +123,58 @@ class ReaderRegistry : public VersionDropPolicy {
   // commit may read below it and must keep seeing what it shadows.
   void HoldUntilReadersReach(Registration hold, SequenceNumber seq);
 
- private:
-  bool PruneOverflowHolds(SequenceNumber readers, uint64_t overflow) const;
+  // Slots scanned by each scan so far (the most ever in use at once).
+  size_t ScannedSlots() const { return high_water_.load(std::memory_order_relaxed); }
+  // Scans run so far: with the slots they scan, the registry's whole cost
+  // beyond O(1) per call.
+  uint64_t Scans() const { return scans_.load(std::memory_order_relaxed); }
 
-  static constexpr int kSlots = 256;
+ private:
+  class DBSequenceSource : public PublishedSequenceSource {
+   public:
+    SequenceNumber LastPublishedSequence() const override;
+    std::atomic<ROCKSDB_NAMESPACE::DB*> db{nullptr};
+  };
+
+  static constexpr size_t kFirstBlockSlots = 64;
+  // Block b holds kFirstBlockSlots << b slots: about 4 billion in all.
+  static constexpr int kMaxBlocks = 26;
   static constexpr uint64_t kFree = ~uint64_t{0};
 
-  std::atomic<ROCKSDB_NAMESPACE::DB*> db_{nullptr};
-  mutable std::atomic<uint64_t> floors_[kSlots];
-  // For a slot given to HoldUntilReadersReach: the sequence readers must
-  // reach before it is freed; kFree for an ordinary reader. Freed lazily by
-  // OldestReadableSequence(), hence mutable.
-  mutable std::atomic<uint64_t> release_at_[kSlots];
-  std::atomic<int> high_water_{0};
-  mutable std::atomic<uint64_t> overflow_readers_{0};
+  // The slot at `index`, allocating its block if needed; nullptr if that
+  // fails.
+  Slot* SlotAt(size_t index);
+  // REQUIRES: scan_mu_ held.
+  SequenceNumber Scan(const PublishedSequenceSource* source);
+  void LowerWatermark(SequenceNumber floor);
+  void ReaderLeft(uint64_t floor);
+  bool PruneOverflowHolds(SequenceNumber readers, uint64_t overflow);
+
+  DBSequenceSource db_source_;
+  std::atomic<const PublishedSequenceSource*> source_{nullptr};
+
+  std::atomic<Slot*> blocks_[kMaxBlocks];
+  std::mutex grow_mu_;  // serializes block allocation
+  std::atomic<size_t> high_water_{0};
+
+  // Registrations alive, slot or not, deferred holds included.
+  std::atomic<uint64_t> registered_{0};
+  std::atomic<uint64_t> holds_{0};  // deferred holds not yet freed
+  std::atomic<uint64_t> watermark_{0};
+  // Bumped when a reader at or below the watermark, or a hold, goes away:
+  // the watermark may then advance without the published sequence moving.
+  std::atomic<uint64_t> departures_{0};
+  // The published sequence and departures_ the last scan saw.
+  std::atomic<uint64_t> scanned_at_{0};
+  std::atomic<uint64_t> scanned_departures_{0};
+  std::atomic<uint64_t> scans_{0};
+  std::mutex scan_mu_;  // one scan at a time; writers never wait for it
+
+  std::atomic<uint64_t> overflow_readers_{0};
   // Deferred holds that got no slot: their targets, each also counted in
   // overflow_readers_ until freed.
-  mutable std::mutex overflow_holds_mu_;
-  mutable std::vector<SequenceNumber> overflow_hold_targets_;
+  std::mutex overflow_holds_mu_;
+  std::vector<SequenceNumber> overflow_hold_targets_;
 };
 
 }  // namespace teksdb

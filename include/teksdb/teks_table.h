@@ -64,8 +64,10 @@ class VersionDropPolicy {
   // A sequence number S such that every current and future reader of the
   // memtables reads at a sequence >= S, and every write with a sequence
   // <= S is already in the memtable. A version shadowed by a newer non-merge
-  // version with sequence <= S is then unreachable.
-  virtual ROCKSDB_NAMESPACE::SequenceNumber OldestReadableSequence() const = 0;
+  // version with sequence <= S is then unreachable. Called on every update
+  // of an existing key, from any thread: it should cost O(1) amortized, and
+  // may update the policy's own bookkeeping (hence not const).
+  virtual ROCKSDB_NAMESPACE::SequenceNumber OldestReadableSequence() = 0;
 };
 
 // The name TeksTable registers under and reports from Name().
