@@ -157,7 +157,7 @@ class Database {
     options_.memtable_factory = NewTeksTableFactory(config.teks);
     // Small enough that RocksDB also switches memtables by itself mid-run
     // (the ~6 MB written fill it several times between explicit flushes).
-    options_.write_buffer_size = 1536 << 10;
+    options_.write_buffer_size = 1 << 20;
     options_.listeners.push_back(automatic_flushes_);
     options_.max_write_buffer_number = 4;
     options_.info_log_level = ROCKSDB_NAMESPACE::WARN_LEVEL;
