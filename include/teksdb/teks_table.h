@@ -56,8 +56,12 @@ struct TeksTableOptions {
   static bool ForVariant(const std::string& id, TeksTableOptions* out);
 };
 
-// Tells TeksTable which versions no reader can need. Implemented by the
-// TeksDB layer; a factory without one keeps every version.
+// Tells TeksTable which versions no reader can need. The TeksDB layer's
+// interface to its memtables, implemented by its ReaderRegistry
+// (reader_registry.h); no public function gives one to a factory: only the
+// layer can prove drops safe, and it opens the DB with
+// flush_verify_memtable_count=false, which drops need. A factory holding one
+// refuses any other DB at open (InvalidArgument).
 class VersionDropPolicy {
  public:
   virtual ~VersionDropPolicy() = default;
@@ -72,9 +76,10 @@ class VersionDropPolicy {
 constexpr const char* kTeksTableFactoryName = "TeksTableFactory";
 constexpr const char* kTeksTableNickName = "teks";
 
+// A TeksTable factory that keeps every version: always correct in any DB.
+// The TeksDB layer (teks_db.h) gives its column families one that drops.
 std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> NewTeksTableFactory(
-    const TeksTableOptions& options = TeksTableOptions(),
-    std::shared_ptr<VersionDropPolicy> drop_policy = nullptr);
+    const TeksTableOptions& options = TeksTableOptions());
 
 // The options of a factory made by NewTeksTableFactory or the registry, or
 // nullptr if `factory` is not TeksTable's.
