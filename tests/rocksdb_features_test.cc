@@ -1,8 +1,8 @@
 // Tests of optional RocksDB features that depend on what a MemTableRep
-// implements beyond the basics (the list is in include/teksdb/teks_table.h):
-// MemPurge (UniqueRandomSample) and memtable range statistics
-// (ApproximateNumEntries), end to end, with the plain factory and under the
-// TeksDB layer.
+// implements beyond the basics (the list is in include/teksdb/teks_table.h),
+// end to end: MemPurge (UniqueRandomSample), memtable range statistics
+// (ApproximateNumEntries), prefix seek (GetDynamicPrefixIterator) and
+// in-place updates, with the plain factory and under the TeksDB layer.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "rocksdb/db.h"
+#include "rocksdb/slice_transform.h"
 #include "teksdb/teks_db.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
@@ -162,6 +163,81 @@ TEST(MemTableStatsTest, ApproximateMemTableStatsCountTheKeysInARange) {
   EXPECT_GT(count, 1000u);
   EXPECT_LT(count, 4000u);
   EXPECT_GT(size, 0u);
+}
+
+// Opens `options` in `dir` as a plain DB with TeksTable, or under the layer.
+std::unique_ptr<DB> OpenPlainOrLayered(Options options, const std::string& dir, bool layer) {
+  options.create_if_missing = true;
+  options.memtable_factory = NewTeksTableFactory();
+  std::unique_ptr<DB> db;
+  if (layer) {
+    std::unique_ptr<TeksDB> teks;
+    EXPECT_TRUE(TeksDB::Open(options, dir, &teks).ok());
+    db = std::move(teks);
+  } else {
+    DB* raw = nullptr;
+    EXPECT_TRUE(DB::Open(options, dir, &raw).ok());
+    db.reset(raw);
+  }
+  return db;
+}
+
+// A prefix extractor makes RocksDB ask for GetDynamicPrefixIterator, which
+// TeksTable answers with its total-order iterator (allowed: a prefix seek
+// may show more keys than the prefix's). The memtable's prefix bloom filter
+// is RocksDB's own, beside the rep.
+TEST(PrefixSeekTest, PrefixIteratorsAndTheMemtableBloomFilterWork) {
+  for (bool layer : {false, true}) {
+    SCOPED_TRACE(layer ? "layer" : "plain factory");
+    test::TempDir dir("teks-prefix");
+    Options options;
+    options.prefix_extractor.reset(ROCKSDB_NAMESPACE::NewFixedPrefixTransform(3));
+    options.memtable_prefix_bloom_size_ratio = 0.1;
+    std::unique_ptr<DB> db = OpenPlainOrLayered(options, dir.path(), layer);
+    ASSERT_NE(db, nullptr);
+    for (const char* k : {"aaa1", "aaa2", "bbb1", "bbb2", "bbb3", "ccc1"}) {
+      ASSERT_TRUE(db->Put({}, k, k).ok());
+    }
+    ROCKSDB_NAMESPACE::ReadOptions prefix_only;
+    prefix_only.prefix_same_as_start = true;
+    std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db->NewIterator(prefix_only));
+    std::string seen;
+    for (it->Seek("bbb"); it->Valid(); it->Next()) seen += it->key().ToString() + " ";
+    EXPECT_EQ(seen, "bbb1 bbb2 bbb3 ");
+    it.reset();
+    std::string value;
+    EXPECT_TRUE(db->Get({}, "ddd1", &value).IsNotFound());
+    ASSERT_TRUE(db->Get({}, "ccc1", &value).ok());
+    EXPECT_EQ(value, "ccc1");
+  }
+}
+
+// inplace_update_support: MemTable::Update finds the newest version through
+// the rep's iterator and overwrites a value that fits in place.
+TEST(InplaceUpdateTest, UpdatesInPlaceAndAddsWhatDoesNotFit) {
+  for (bool layer : {false, true}) {
+    SCOPED_TRACE(layer ? "layer" : "plain factory");
+    test::TempDir dir("teks-inplace");
+    Options options;
+    options.inplace_update_support = true;
+    options.allow_concurrent_memtable_write = false;
+    std::unique_ptr<DB> db = OpenPlainOrLayered(options, dir.path(), layer);
+    ASSERT_NE(db, nullptr);
+    ASSERT_TRUE(db->Put({}, "k", "a long first value").ok());
+    ASSERT_TRUE(db->Put({}, "k", "short").ok());
+    std::string value;
+    ASSERT_TRUE(db->Get({}, "k", &value).ok());
+    EXPECT_EQ(value, "short");
+    uint64_t entries = 0;
+    ASSERT_TRUE(db->GetIntProperty("rocksdb.num-entries-active-mem-table", &entries));
+    EXPECT_EQ(entries, 1u);  // updated in place
+    ASSERT_TRUE(db->Put({}, "k", "a value longer than the first one").ok());
+    ASSERT_TRUE(db->Get({}, "k", &value).ok());
+    EXPECT_EQ(value, "a value longer than the first one");
+    ASSERT_TRUE(db->Flush({}).ok());
+    ASSERT_TRUE(db->Get({}, "k", &value).ok());
+    EXPECT_EQ(value, "a value longer than the first one");
+  }
 }
 
 }  // namespace
