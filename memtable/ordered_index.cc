@@ -6,6 +6,12 @@
 #include <random>
 
 namespace teksdb {
+namespace {
+
+// RandomRecordHeight() raises a record one level with probability 1/4.
+constexpr uint64_t kBranching = 4;
+
+}  // namespace
 
 int RandomRecordHeight() {
   thread_local uint64_t state =
@@ -97,6 +103,28 @@ KeyRecord* OrderedIndex::FindUserKey(const Slice& internal_key) const {
   KeyRecord* r = FindFirstAtOrAfter(internal_key);
   const Slice user_key(internal_key.data(), internal_key.size() - kTagSize);
   return r != nullptr && SameBytes(r->user_key(), user_key) ? r : nullptr;
+}
+
+uint64_t OrderedIndex::EstimateCountBetween(const Slice& start, const Slice& end) const {
+  // A count of c nodes on level l stands for c * 4^l records, with a
+  // relative error that shrinks as 1/sqrt(c): stop at the first level, from
+  // the top, with at least kEnough nodes in range (the level above had
+  // fewer, so this one has about 4 * kEnough at most). Level 0 is exact.
+  constexpr uint64_t kEnough = 64;
+  const int top = MaxHeight() - 1;  // read once: it may grow meanwhile
+  KeyRecord* x = head_;  // the last node before `start` on the current level
+  uint64_t weight = 1;
+  for (int level = 1; level <= top; ++level) weight *= kBranching;
+  for (int level = top;; --level, weight /= kBranching) {
+    KeyRecord* n = x->Next(level);
+    while (n != nullptr && cmp_(n->key_entry(), start) < 0) {
+      x = n;
+      n = x->Next(level);
+    }
+    uint64_t count = 0;
+    for (; n != nullptr && cmp_(n->key_entry(), end) < 0; n = n->Next(level)) ++count;
+    if (count >= kEnough || level == 0) return count * weight;
+  }
 }
 
 KeyRecord* OrderedIndex::FindLessThan(const KeyRecord* record) const {

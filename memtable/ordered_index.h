@@ -43,6 +43,11 @@ class OrderedIndex {
   // The last record whose user key is < that of `record`, or nullptr.
   KeyRecord* FindLessThan(const KeyRecord* record) const;
   KeyRecord* First() const { return head_->Next(0); }
+  // About how many records sort at or after `start` and before `end`
+  // (internal keys): the records counted on the highest level that holds
+  // enough of them, times the branching factor per level above level 0.
+  // Reads at most a few hundred nodes per level.
+  uint64_t EstimateCountBetween(const Slice& start, const Slice& end) const;
   KeyRecord* Last() const;
   const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& comparator() const {
     return cmp_;

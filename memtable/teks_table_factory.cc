@@ -17,6 +17,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/utilities/options_type.h"
+#include "teks_table_factory.h"
 #include "teks_table_rep.h"
 #include "teksdb/teks_table.h"
 
@@ -117,6 +118,12 @@ class TeksTableFactory : public MemTableRepFactory {
               " says keys with different bytes can be equal "
               "(override CanKeysWithDifferentByteContentsBeEqual if not)");
     }
+    if (drop_policy_ != nullptr && db_opts.flush_verify_memtable_count) {
+      return Status::InvalidArgument(
+          "TeksTable with a version drop policy needs flush_verify_memtable_count=false",
+          "a flush reads fewer entries than were added once versions are dropped; "
+          "open through teksdb::TeksDB or TeksTransactionDB, which set it");
+    }
     size_t seen = smallest_write_buffer_size_.load(std::memory_order_relaxed);
     while (cf_opts.write_buffer_size < seen &&
            !smallest_write_buffer_size_.compare_exchange_weak(seen,
@@ -191,7 +198,11 @@ bool TeksTableOptions::ForVariant(const std::string& id, TeksTableOptions* out) 
   return true;
 }
 
-std::shared_ptr<MemTableRepFactory> NewTeksTableFactory(
+std::shared_ptr<MemTableRepFactory> NewTeksTableFactory(const TeksTableOptions& options) {
+  return std::make_shared<TeksTableFactory>(options, nullptr);
+}
+
+std::shared_ptr<MemTableRepFactory> NewTeksTableFactoryWithDropPolicy(
     const TeksTableOptions& options, std::shared_ptr<VersionDropPolicy> drop_policy) {
   return std::make_shared<TeksTableFactory>(options, std::move(drop_policy));
 }

@@ -3,7 +3,9 @@
 #include "teks_table_rep.h"
 
 #include <cstring>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "background_linker.h"
 #include "rocksdb_internals.h"
@@ -97,6 +99,36 @@ void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_arg
 size_t TeksTableRep::ApproximateMemoryUsage() {
   return hash_.MemoryUsage() + index_.MemoryUsage() +
          (link_queue_ != nullptr ? link_queue_->MemoryUsage() : 0);
+}
+
+uint64_t TeksTableRep::ApproximateNumEntries(const Slice& start_ikey, const Slice& end_ikey) {
+  WaitUntilLinked();
+  return index_.EstimateCountBetween(start_ikey, end_ikey);
+}
+
+void TeksTableRep::UniqueRandomSample(const uint64_t /*num_entries*/,
+                                      const uint64_t target_sample_size,
+                                      std::unordered_set<const char*>* entries) {
+  entries->clear();
+  if (target_sample_size == 0) return;
+  WaitUntilLinked();
+  thread_local std::mt19937_64 random(std::random_device{}());
+  // Algorithm R: after `seen` entries, each is in the reservoir with
+  // probability target / seen.
+  std::vector<const char*> reservoir;
+  uint64_t seen = 0;
+  for (KeyRecord* record = index_.First(); record != nullptr; record = record->Next(0)) {
+    for (Version* v = record->versions().Newest(); v != nullptr; v = v->older()) {
+      ++seen;
+      if (reservoir.size() < target_sample_size) {
+        reservoir.push_back(v->entry());
+      } else {
+        const uint64_t slot = random() % seen;
+        if (slot < target_sample_size) reservoir[slot] = v->entry();
+      }
+    }
+  }
+  entries->insert(reservoir.begin(), reservoir.end());
 }
 
 void TeksTableRep::WaitUntilLinked() {

@@ -23,7 +23,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
+#include <unordered_set>
 
 #include "cuckoo_index.h"
 #include "link_queue.h"
@@ -70,6 +72,22 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   void Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
            bool (*callback_func)(void* arg, const char* entry)) override;
   size_t ApproximateMemoryUsage() override;
+
+  // About how many keys (records, not versions) lie in [start_ikey,
+  // end_ikey), estimated from the skip list's upper levels. For
+  // DB::GetApproximateMemTableStats and GetApproximateSizes; it undercounts
+  // entries where keys have several versions.
+  uint64_t ApproximateNumEntries(const Slice& start_ikey, const Slice& end_ikey) override;
+
+  // A uniform random sample of min(target_sample_size, reachable entries)
+  // distinct entries: versions, not keys, as MemPurge's decider estimates
+  // the share of shadowed versions from it. One pass over every record and
+  // version (reservoir sampling), so O(entries). Versions already dropped
+  // are unreachable and never sampled, which is why `num_entries` (all
+  // entries ever added) is not used as the population size.
+  // REQUIRES: no concurrent inserts (RocksDB samples immutable memtables).
+  void UniqueRandomSample(const uint64_t num_entries, const uint64_t target_sample_size,
+                          std::unordered_set<const char*>* entries) override;
 
   Iterator* GetIterator(ROCKSDB_NAMESPACE::Arena* arena) override;
 

@@ -43,6 +43,21 @@ void TransactionWrappers::Remove(Transaction* inner) {
   by_inner_.erase(inner);
 }
 
+void TransactionWrappers::AddRecoveredHold(Transaction* inner,
+                                           ReaderRegistry::Registration hold) {
+  std::lock_guard<std::mutex> lock(mu_);
+  recovered_holds_[inner] = std::move(hold);
+}
+
+ReaderRegistry::Registration TransactionWrappers::TakeRecoveredHold(Transaction* inner) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = recovered_holds_.find(inner);
+  if (it == recovered_holds_.end()) return {};
+  ReaderRegistry::Registration hold = std::move(it->second);
+  recovered_holds_.erase(it);
+  return hold;
+}
+
 RegisteredTransaction::RegisteredTransaction(std::unique_ptr<Transaction> inner,
                                              ReaderRegistry* registry,
                                              std::shared_ptr<TransactionWrappers> wrappers,
@@ -66,14 +81,16 @@ RegisteredTransaction::~RegisteredTransaction() {
   // the registrations (members) release their floors.
   if (inner_ != nullptr) wrappers_->Remove(inner_.get());
   inner_.reset();
-  if (still_prepared && prepare_hold_.active()) {
-    registry_->HoldUntilReadersReach(std::move(prepare_hold_), kMaxSequenceNumber);
-  }
+  if (still_prepared) AbandonPrepareHold();
 }
 
 Transaction* RegisteredTransaction::TakeInner() {
   wrappers_->Remove(inner_.get());
-  prepare_hold_.Release();
+  if (inner_->GetState() == PREPARED) {
+    AbandonPrepareHold();
+  } else {
+    prepare_hold_.Release();
+  }
   lifetime_.Release();
   return inner_.release();
 }
@@ -96,6 +113,11 @@ void RegisteredTransaction::MirrorState() {
 void RegisteredTransaction::EndPrepareHold() {
   if (!prepare_hold_.active()) return;
   registry_->HoldUntilReadersReach(std::move(prepare_hold_), registry_->PublishedSequence());
+}
+
+void RegisteredTransaction::AbandonPrepareHold() {
+  if (!prepare_hold_.active()) return;
+  registry_->HoldUntilReadersReach(std::move(prepare_hold_), kMaxSequenceNumber);
 }
 
 // Snapshots.

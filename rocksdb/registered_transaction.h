@@ -39,7 +39,9 @@ namespace teksdb {
 class RegisteredTransaction;
 
 // The wrappers alive over one TransactionDB, by wrapped transaction, so
-// that lookups by name return the wrapper the application holds.
+// that lookups by name return the wrapper the application holds; and the
+// prepare holds of transactions recovered at open that no wrapper has taken
+// yet (held from open, released with this object at close).
 // Thread safety: all methods take `mu_`.
 class TransactionWrappers {
  public:
@@ -47,9 +49,17 @@ class TransactionWrappers {
   void Add(ROCKSDB_NAMESPACE::Transaction* inner, RegisteredTransaction* wrapper);
   void Remove(ROCKSDB_NAMESPACE::Transaction* inner);
 
+  // Keeps `hold` for the recovered prepared transaction `inner`.
+  void AddRecoveredHold(ROCKSDB_NAMESPACE::Transaction* inner,
+                        ReaderRegistry::Registration hold);
+  // The hold kept for `inner`, now the caller's; inactive if none.
+  ReaderRegistry::Registration TakeRecoveredHold(ROCKSDB_NAMESPACE::Transaction* inner);
+
  private:
   std::mutex mu_;
   std::unordered_map<ROCKSDB_NAMESPACE::Transaction*, RegisteredTransaction*> by_inner_;
+  std::unordered_map<ROCKSDB_NAMESPACE::Transaction*, ReaderRegistry::Registration>
+      recovered_holds_;
 };
 
 class RegisteredTransaction : public ROCKSDB_NAMESPACE::Transaction {
@@ -64,7 +74,9 @@ class RegisteredTransaction : public ROCKSDB_NAMESPACE::Transaction {
 
   // For BeginTransaction's reuse of this object: gives up the wrapped
   // transaction (to be reused by RocksDB) and the registrations; Rebind()
-  // must follow with what RocksDB returned.
+  // must follow with what RocksDB returned. A transaction still prepared is
+  // abandoned by the reuse, its entries left uncommitted (as when it is
+  // deleted): its hold stays with the registry while the DB is open.
   ROCKSDB_NAMESPACE::Transaction* TakeInner();
   void Rebind(ROCKSDB_NAMESPACE::Transaction* inner, ReaderRegistry::Registration lifetime);
 
@@ -250,6 +262,10 @@ class RegisteredTransaction : public ROCKSDB_NAMESPACE::Transaction {
   void MirrorState();
   // After a successful Commit()/Rollback(): hand the prepare hold over.
   void EndPrepareHold();
+  // When the wrapped transaction is given up while prepared: its entries
+  // stay uncommitted until recovery, so the hold stays as long as the DB is
+  // open.
+  void AbandonPrepareHold();
 
   std::unique_ptr<ROCKSDB_NAMESPACE::Transaction> inner_;
   ReaderRegistry* const registry_;

@@ -2,6 +2,7 @@
 // DB::Open and column family creation get when the layer opens them.
 #include "teksdb/teks_layer.h"
 
+#include "teks_table_factory.h"
 #include "teksdb/teks_table.h"
 
 namespace teksdb {
@@ -18,7 +19,8 @@ ColumnFamilyOptions WithTeksTable(const ColumnFamilyOptions& options,
       options.memtable_factory != nullptr ? GetTeksTableOptions(*options.memtable_factory)
                                           : nullptr;
   result.memtable_factory =
-      NewTeksTableFactory(existing != nullptr ? *existing : TeksTableOptions(), registry);
+      NewTeksTableFactoryWithDropPolicy(existing != nullptr ? *existing : TeksTableOptions(),
+                                        registry);
   return result;
 }
 

@@ -48,7 +48,18 @@ Status TeksTransactionDB::Open(const DBOptions& db_options,
   TransactionDB* inner = nullptr;
   s = TransactionDB::Open(options, txn_db_options, path, cfs, handles, &inner);
   if (!s.ok()) return s;
-  db->reset(new TeksTransactionDB(std::move(registry), inner));
+  // Transactions recovered in the prepared state: their sequences are
+  // unknown here, so each holds every drop until it commits or rolls back.
+  // Held before the registry is attached, so before any drop can happen.
+  std::vector<Transaction*> recovered;
+  inner->GetAllPreparedTransactions(&recovered);
+  std::vector<ReaderRegistry::Registration> holds;
+  for (size_t i = 0; i < recovered.size(); ++i) holds.push_back(registry->Register(0));
+  auto* teks = new TeksTransactionDB(std::move(registry), inner);
+  for (size_t i = 0; i < recovered.size(); ++i) {
+    teks->wrappers_->AddRecoveredHold(recovered[i], std::move(holds[i]));
+  }
+  db->reset(teks);
   return s;
 }
 
@@ -83,12 +94,10 @@ Transaction* TeksTransactionDB::BeginTransaction(
 Transaction* TeksTransactionDB::Wrapped(Transaction* txn) {
   if (txn == nullptr) return nullptr;
   if (Transaction* held = wrappers_->Find(txn)) return held;
-  // Recovered at open, maybe prepared: its sequences are unknown here, so
-  // its hold blocks every drop until it commits or rolls back.
-  ReaderRegistry::Registration prepare_hold;
-  if (txn->GetState() == Transaction::PREPARED) prepare_hold = registry_->Register(0);
+  // Recovered at open, prepared: it takes over the hold taken at Open.
   return new RegisteredTransaction(std::unique_ptr<Transaction>(txn), registry_.get(),
-                                   wrappers_, registry_->Register(), std::move(prepare_hold));
+                                   wrappers_, registry_->Register(),
+                                   wrappers_->TakeRecoveredHold(txn));
 }
 
 Transaction* TeksTransactionDB::GetTransactionByName(

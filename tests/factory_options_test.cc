@@ -11,6 +11,8 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/utilities/options_util.h"
+#include "teksdb/teks_layer.h"
+#include "teks_table_factory.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
 
@@ -191,6 +193,53 @@ TEST(FactoryOptionsTest, ReverseBytewiseComparatorWorks) {
   EXPECT_EQ(order, "cba");
   it.reset();
   delete db;
+}
+
+// Drops only the TeksDB layer can prove safe, and flush's count of entries
+// would then not match what was added: a factory with a drop policy
+// refuses a DB that checks that count, naming the option.
+class DropEverythingPolicy : public VersionDropPolicy {
+ public:
+  ROCKSDB_NAMESPACE::SequenceNumber OldestReadableSequence() override {
+    return kMaxSequenceNumber;
+  }
+};
+
+TEST(FactoryOptionsTest, ADropPolicyOutsideTheLayerIsRefusedAtOpen) {
+  test::TempDir dir("teks-policy");
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  options.memtable_factory =
+      NewTeksTableFactoryWithDropPolicy(TeksTableOptions(),
+                                        std::make_shared<DropEverythingPolicy>());
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  const Status s = ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &raw);
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db(raw);
+  if (s.ok()) {
+    for (int i = 0; i < 100; ++i) ASSERT_TRUE(db->Put({}, "hot", std::to_string(i)).ok());
+    const Status flushed = db->Flush({});
+    FAIL() << "opened; flush: " << flushed.ToString();
+  }
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("flush_verify_memtable_count"), std::string::npos)
+      << s.ToString();
+}
+
+// The layer's helper for column families gives a factory tied to a
+// registry; outside the layer, the DB refuses it the same way.
+TEST(FactoryOptionsTest, TheLayersColumnFamilyOptionsAreRefusedByAPlainDB) {
+  test::TempDir dir("teks-policy-layer");
+  ROCKSDB_NAMESPACE::Options options(
+      ROCKSDB_NAMESPACE::DBOptions(),
+      WithTeksTable(ROCKSDB_NAMESPACE::ColumnFamilyOptions(),
+                    std::make_shared<ReaderRegistry>()));
+  options.create_if_missing = true;
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  const Status s = ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &raw);
+  delete raw;
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("flush_verify_memtable_count"), std::string::npos)
+      << s.ToString();
 }
 
 // The hash is sized from the write buffer, and counted in the memtable's

@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
 #include "rocksdb/comparator.h"
 #include "rocksdb/utilities/debug.h"
 #include "teksdb/teks_table.h"
@@ -60,9 +64,9 @@ TEST(TeksDBTest, ValidatesColumnFamiliesCreatedAfterOpen) {
 
 // How many versions of `key` the memtable holds (utilities/debug.h walks
 // RocksDB's internal iterator, which sees every entry the memtable yields).
-size_t VersionsInMemtable(TeksDB* db, const std::string& key) {
+size_t VersionsInMemtable(ROCKSDB_NAMESPACE::DB* db, const std::string& key) {
   std::vector<ROCKSDB_NAMESPACE::KeyVersion> versions;
-  EXPECT_TRUE(ROCKSDB_NAMESPACE::GetAllKeyVersions(db->GetBaseDB(), key, key, 100000,
+  EXPECT_TRUE(ROCKSDB_NAMESPACE::GetAllKeyVersions(db->GetRootDB(), key, key, 100000,
                                                    &versions)
                   .ok());
   return versions.size();
@@ -209,6 +213,99 @@ TEST(TeksTransactionDBTest, ReusesTheTransactionObjectItWasGiven) {
   std::string value;
   ASSERT_TRUE(db->Get({}, "b", &value).ok());
   EXPECT_EQ(value, "2");
+}
+
+std::string ReadAt(TeksTransactionDB* db, const ROCKSDB_NAMESPACE::Snapshot* snapshot,
+                   const std::string& key) {
+  ROCKSDB_NAMESPACE::ReadOptions options;
+  options.snapshot = snapshot;
+  std::string value;
+  const Status s = db->Get(options, key, &value);
+  return s.ok() ? value : s.ToString();
+}
+
+// Reusing a handle whose transaction is still prepared abandons that
+// transaction (RocksDB leaves its entries prepared until recovery decides),
+// so its entries must go on never shadowing what older readers see. Runs in
+// EXPECT_EXIT's child process, which reports the read and ends without
+// closing the DB: a WritePrepared DB asserts at close that no transaction
+// is left prepared, and the abandoned one can no longer be resolved.
+[[noreturn]] void ReusePreparedTransactionThenExit() {
+  std::string report;
+  {
+    test::TempDir dir("teksdb-txn-reuse-prepared");
+    auto db = OpenWritePrepared(dir.path());
+    ROCKSDB_NAMESPACE::Transaction* txn = db->BeginTransaction({});
+    if (!db->Put({}, "k", "v1").ok() || !txn->SetName("t1").ok() ||
+        !txn->Put("k", "v2").ok() || !txn->Prepare().ok()) {
+      report = "setup failed";
+    } else {
+      const ROCKSDB_NAMESPACE::Snapshot* snapshot = db->GetSnapshot();
+      const bool reused = db->BeginTransaction({}, {}, txn) == txn;
+      const bool written = db->Put({}, "k", "v3").ok() && db->Put({}, "k", "v4").ok();
+      report = !reused    ? "not reused"
+               : !written ? "put failed"
+                          : "at the snapshot: " + ReadAt(db.get(), snapshot, "k");
+    }
+    db.release();  // never closed (see above); `dir` goes
+  }
+  std::fprintf(stderr, "%s\n", report.c_str());
+  std::fflush(stderr);
+  std::_Exit(0);
+}
+
+TEST(TeksTransactionDBTest, ReusingAPreparedTransactionKeepsItsPrepareHold) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // Stock TransactionDB reads v1 there too.
+  EXPECT_EXIT(ReusePreparedTransactionThenExit(), ::testing::ExitedWithCode(0),
+              "at the snapshot: v1\n");
+}
+
+// A transaction recovered in the prepared state stops every drop from the
+// moment the DB is open (teks_transaction_db.h), whether or not the
+// application has asked for it yet, until it is committed or rolled back.
+// (RocksDB 7.8.3 flushes at the end of a 2PC recovery, so its entries are in
+// L0 by then; the hold does not rely on that.)
+TEST(TeksTransactionDBTest, RecoveredPreparedTransactionsHoldDropsFromOpen) {
+  test::TempDir dir("teksdb-txn-recovered");
+  test::TempDir crashed("teksdb-txn-recovered-crash");
+  {
+    // A copy of the files while "t1" is prepared is what a crash leaves.
+    auto db = OpenWritePrepared(dir.path());
+    ASSERT_NE(db, nullptr);
+    ASSERT_TRUE(db->Put({}, "k", "v1").ok());
+    std::unique_ptr<ROCKSDB_NAMESPACE::Transaction> txn(db->BeginTransaction({}));
+    ASSERT_TRUE(txn->SetName("t1").ok());
+    ASSERT_TRUE(txn->Put("k", "v2").ok());
+    ASSERT_TRUE(txn->Prepare().ok());
+    std::filesystem::copy(dir.path(), crashed.path(),
+                          std::filesystem::copy_options::recursive |
+                              std::filesystem::copy_options::overwrite_existing);
+    ASSERT_TRUE(txn->Rollback().ok());
+  }
+  auto db = OpenWritePrepared(crashed.path());
+  ASSERT_NE(db, nullptr);
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(db->Put({}, "hot", std::to_string(i)).ok());
+  EXPECT_EQ(VersionsInMemtable(db.get(), "hot"), 10u);
+  const ROCKSDB_NAMESPACE::Snapshot* snapshot = db->GetSnapshot();
+  // The recovered transaction holds the lock on "k": write around it.
+  ROCKSDB_NAMESPACE::TransactionDBWriteOptimizations no_locks;
+  no_locks.skip_concurrency_control = true;
+  for (const char* v : {"v3", "v4"}) {
+    ROCKSDB_NAMESPACE::WriteBatch batch;
+    ASSERT_TRUE(batch.Put("k", v).ok());
+    ASSERT_TRUE(db->Write({}, no_locks, &batch).ok());
+  }
+  EXPECT_EQ(ReadAt(db.get(), snapshot, "k"), "v1");  // stock TransactionDB: v1
+  db->ReleaseSnapshot(snapshot);
+  // Committed through the wrapper: its hold goes, and drops resume.
+  ROCKSDB_NAMESPACE::Transaction* recovered = db->GetTransactionByName("t1");
+  ASSERT_NE(recovered, nullptr);
+  ASSERT_TRUE(recovered->Commit().ok());
+  delete recovered;
+  EXPECT_EQ(ReadAt(db.get(), nullptr, "k"), "v4");
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(db->Put({}, "hot", "last" + std::to_string(i)).ok());
+  EXPECT_LE(VersionsInMemtable(db.get(), "hot"), 2u);
 }
 
 TEST(TeksTransactionDBTest, RefusesTimestampedSnapshotsAndCommitTimestamps) {

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <set>
+#include <unordered_set>
 #include <random>
 #include <string>
 #include <vector>
@@ -170,6 +173,55 @@ TEST_P(TeksTableRepTest, DropsShadowedVersionsOnlyWhenThePolicyAllows) {
   std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> pinned_it(
       pinned.rep().GetIterator(nullptr));
   EXPECT_EQ(Scan(pinned_it.get()).size(), 50u);
+}
+
+// MemPurge's decider asks for a sample of entries and looks each one up:
+// old versions must be in it as often as they are in the memtable.
+TEST_P(TeksTableRepTest, UniqueRandomSampleDrawsDistinctEntriesOfEveryVersion) {
+  RepHarness h(Options());
+  std::set<std::pair<std::string, SequenceNumber>> added;
+  SequenceNumber seq = 0;
+  for (int version = 0; version < 10; ++version) {
+    for (int k = 0; k < 100; ++k) {
+      const std::string key = "key" + std::to_string(k);
+      ASSERT_TRUE(h.Add(key, ++seq, kEntryValue, "v"));
+      added.emplace(key, seq);
+    }
+  }
+  std::unordered_set<const char*> sample;
+  h.rep().UniqueRandomSample(added.size(), 196, &sample);
+  ASSERT_EQ(sample.size(), 196u);
+  size_t old_versions = 0;
+  std::set<std::pair<std::string, SequenceNumber>> seen;
+  for (const char* entry : sample) {
+    const auto e = DecodeEntry(entry);
+    EXPECT_EQ(added.count({e.user_key, e.seq}), 1u) << e.user_key << "@" << e.seq;
+    EXPECT_TRUE(seen.emplace(e.user_key, e.seq).second);
+    if (e.seq <= 900) ++old_versions;  // 90% of the entries
+  }
+  // Binomial(196, 0.9): mean 176, sd 4.2.
+  EXPECT_GT(old_versions, 150u);
+  EXPECT_LT(old_versions, 196u);
+  // Asked for more than there is: everything, once.
+  h.rep().UniqueRandomSample(added.size(), 5000, &sample);
+  EXPECT_EQ(sample.size(), added.size());
+}
+
+// GetApproximateMemTableStats and GetApproximateSizes count the keys in a
+// range through ApproximateNumEntries.
+TEST_P(TeksTableRepTest, ApproximateNumEntriesEstimatesTheKeysInARange) {
+  RepHarness h(Options());
+  char key[16];
+  for (int k = 0; k < 4000; ++k) {
+    std::snprintf(key, sizeof(key), "key%05d", k);
+    ASSERT_TRUE(h.Add(key, k + 1, kEntryValue, "v"));
+  }
+  const std::string start = test::InternalKey("key01000", uint64_t{1} << 40, kEntryValue);
+  const std::string end = test::InternalKey("key03000", uint64_t{1} << 40, kEntryValue);
+  const uint64_t estimate = h.rep().ApproximateNumEntries(start, end);
+  EXPECT_GT(estimate, 1000u);
+  EXPECT_LT(estimate, 4000u);
+  EXPECT_EQ(h.rep().ApproximateNumEntries(end, start), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(PaperVariants, TeksTableRepTest,

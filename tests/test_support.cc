@@ -2,6 +2,7 @@
 #include "test_support.h"
 
 #include "ordered_index.h"
+#include "teks_table_factory.h"
 
 #include <cstring>
 #include <filesystem>
@@ -43,7 +44,7 @@ void HashIndexHarness::LinkWon(void* harness, KeyRecord* record) {
 
 RepHarness::RepHarness(const TeksTableOptions& options,
                        std::shared_ptr<VersionDropPolicy> policy)
-    : factory_(NewTeksTableFactory(options, std::move(policy))),
+    : factory_(NewTeksTableFactoryWithDropPolicy(options, std::move(policy))),
       rep_(factory_->CreateMemTableRep(order_, &arena_, nullptr, nullptr)) {}
 
 RepHarness::~RepHarness() { rep_.reset(); }

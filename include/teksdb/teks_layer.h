@@ -29,7 +29,8 @@ ROCKSDB_NAMESPACE::Iterator* NewRegisteredIterator(ROCKSDB_NAMESPACE::Iterator* 
                                                    ReaderRegistry::Registration reader);
 
 // `options` with a TeksTable factory attached to `registry` (keeping the
-// TeksTable options it had, if any).
+// TeksTable options it had, if any). The factory drops versions, so it
+// refuses at open a DB that does not have PrepareTeksOpen's options.
 ROCKSDB_NAMESPACE::ColumnFamilyOptions WithTeksTable(
     const ROCKSDB_NAMESPACE::ColumnFamilyOptions& options,
     const std::shared_ptr<ReaderRegistry>& registry);

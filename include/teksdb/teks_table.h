@@ -31,6 +31,48 @@
 // RocksDB does not consult the factory when a column family is created
 // after open: the TeksDB layer checks those itself; with the plain factory,
 // do not create such column families with TeksTable.
+//
+// What TeksTable does with RocksDB 7.8.3's optional MemTableRep and
+// MemTableRepFactory virtuals (tests/rocksdb_features_test.cc, end to end):
+//   supported
+//     InsertKey, InsertKeyConcurrently    concurrent memtable writes (the
+//       and their void forms              default); exact (key, seq)
+//                                         duplicates refused
+//     InsertKeyWithHint[Concurrently]     accepted; the hint is unused (the
+//                                         hash finds the key in O(1))
+//     Get, Contains                       through the hash
+//     GetDynamicPrefixIterator            the total-order iterator: prefix
+//                                         seek, prefix_same_as_start and the
+//                                         memtable prefix bloom filter work
+//     UniqueRandomSample                  a uniform sample of entries
+//                                         (versions), so MemPurge
+//                                         (experimental_mempurge_threshold)
+//                                         works; one pass over the memtable.
+//                                         Under the layer, versions already
+//                                         dropped are not in it, so the
+//                                         decider sees less garbage than
+//                                         the arena holds
+//     ApproximateNumEntries(start, end)   an estimate of the keys in the
+//                                         range (not versions), from the
+//                                         skip list, for
+//                                         GetApproximateMemTableStats and
+//                                         GetApproximateSizes
+//     IsMergeOperatorSupported,           true: merges, snapshots,
+//       IsSnapshotSupported               WritePrepared transactions
+//     IsInsertConcurrentlySupported,      true
+//       CanHandleDuplicatedKey
+//     inplace_update_support              works (MemTable::Update goes
+//                                         through the iterator)
+//   not needed (RocksDB's defaults are right)
+//     MarkReadOnly, MarkFlushed           nothing to release: the hash and
+//                                         skip list serve reads until the
+//                                         rep is destroyed
+//     Iterator::RandomSeek                a no-op; only reps' own sampling
+//                                         uses it
+//     CreateMemTableRep(..., cf_id)       one rep kind for every family
+//   not supported (refused at DB::Open with InvalidArgument)
+//     user-defined timestamps; comparators under which keys with
+//     different bytes can be equal (see above)
 #pragma once
 
 #include <memory>
@@ -56,8 +98,12 @@ struct TeksTableOptions {
   static bool ForVariant(const std::string& id, TeksTableOptions* out);
 };
 
-// Tells TeksTable which versions no reader can need. Implemented by the
-// TeksDB layer; a factory without one keeps every version.
+// Tells TeksTable which versions no reader can need. The TeksDB layer's
+// interface to its memtables, implemented by its ReaderRegistry
+// (reader_registry.h); no public function gives one to a factory: only the
+// layer can prove drops safe, and it opens the DB with
+// flush_verify_memtable_count=false, which drops need. A factory holding one
+// refuses any other DB at open (InvalidArgument).
 class VersionDropPolicy {
  public:
   virtual ~VersionDropPolicy() = default;
@@ -74,9 +120,10 @@ class VersionDropPolicy {
 constexpr const char* kTeksTableFactoryName = "TeksTableFactory";
 constexpr const char* kTeksTableNickName = "teks";
 
+// A TeksTable factory that keeps every version: always correct in any DB.
+// The TeksDB layer (teks_db.h) gives its column families one that drops.
 std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> NewTeksTableFactory(
-    const TeksTableOptions& options = TeksTableOptions(),
-    std::shared_ptr<VersionDropPolicy> drop_policy = nullptr);
+    const TeksTableOptions& options = TeksTableOptions());
 
 // The options of a factory made by NewTeksTableFactory or the registry, or
 // nullptr if `factory` is not TeksTable's.

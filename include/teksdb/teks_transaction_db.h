@@ -14,10 +14,14 @@
 // before Prepare() until readers have moved past their commit (or
 // rollback), their uncommitted entries never count as shadowing older
 // versions. Transactions recovered in the prepared state stop all version
-// dropping until they are committed or rolled back.
+// dropping from Open() until they are committed or rolled back (through the
+// object GetTransactionByName or GetAllPreparedTransactions returns; one
+// never asked for holds until the DB is closed).
 //
-// A transaction deleted while still prepared stops version dropping until
-// the DB is reopened.
+// A transaction deleted while still prepared, or whose object is reused by
+// BeginTransaction while still prepared (RocksDB then abandons it, its
+// entries left uncommitted), stops version dropping until the DB is
+// reopened.
 //
 // Differences from RocksDB's TransactionDB:
 //   - BeginTransaction's `old_txn` must be a transaction this DB returned.
