@@ -1,6 +1,6 @@
 // ReaderRegistry: the TeksDB layer's record of every reader that may still
 // read the memtables, and so of the oldest sequence any of them reads at
-// (DESIGN.md §4). It is the VersionDropPolicy TeksTable consults before it
+// (docs/DESIGN.md §5). It is the VersionDropPolicy TeksTable consults before it
 // drops a shadowed version, on every update of an existing key.
 //
 // Protocol. A reader registers *before* it takes its sequence: it claims a

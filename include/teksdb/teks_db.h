@@ -1,5 +1,5 @@
 // TeksDB: stock RocksDB with TeksTable memtables and the hooks that let
-// TeksTable drop versions no reader can need (DESIGN.md §4).
+// TeksTable drop versions no reader can need (docs/DESIGN.md §5).
 //
 //   std::unique_ptr<teksdb::TeksDB> db;
 //   rocksdb::Status s = teksdb::TeksDB::Open(options, "/path", &db);
