@@ -8,14 +8,17 @@
 // Memory layout. Every MemTableRep::Allocate() reserves a whole record, like
 // RocksDB's InlineSkipList, so the key bytes sit in the node a scan touches:
 //
-//   [ next[h-1] ... next[1] ] [ next[0] | chain | state | linked | height |
-//   drop memo ] [ Version header ] [ entry: varint32 | user key | tag | value ]
+//   [ next[h-1] ... next[1] ] [ next[0] | state | linked | height |
+//   drop memo | chain ] [ Version header ] [ entry: varint32 | user key |
+//   tag | value ]
 //
 // The drop memo (5 bytes, VersionChain's DropMemo) fills what was padding.
 //
 // Upper skip-list levels sit at negative offsets from the record. When the
 // entry turns out to update a key that already has a record, only its
-// Version (header + entry) is used and the record part stays unused.
+// Version (header + entry) is used, with the chain word right before it
+// turned into the version's jump link (UseAsUpdate); the rest of the record
+// part stays unused.
 //
 // Thread safety:
 //   - state: every record is built PENDING (an update's record stays so,
@@ -27,12 +30,16 @@
 //     the shortcut seek only jumps to linked records.
 //   - next pointers follow InlineSkipList's rules (see ordered_index.h).
 //   - drop memo: guarded by its own busy bit (version_chain.h).
+//   - chain: read only through a LIVE record. A record that never turns
+//     LIVE is never read as a record again once its inserter knows that, so
+//     UseAsUpdate may reuse the word.
 //
 // Invariants: the record's own key (its first entry's user key) never
 // changes; records are never freed while the memtable lives.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <new>
 
@@ -70,6 +77,26 @@ class KeyRecord {
 
   VersionChain& versions() { return chain_; }
   const VersionChain& versions() const { return chain_; }
+
+  // The newest version whose packed tag is <= `packed_tag`, or nullptr.
+  // O(1) when every version is newer (DBIter's reseek to sequence 0 past a
+  // key's hidden versions): nothing was ever linked below the first version,
+  // or it was cut away. Else O(log versions).
+  Version* FirstAtOrBelow(uint64_t packed_tag) const {
+    if (packed_tag < first_version_.packed_tag() && first_version_.older() == nullptr) {
+      return nullptr;
+    }
+    return chain_.FirstAtOrBelow(packed_tag);
+  }
+
+  // For an allocation whose entry updates a key another record owns: its
+  // version, given a jump link in place of this record's chain word. The
+  // record part is never used again.
+  // REQUIRES: this record is not, and will never be, LIVE.
+  Version* UseAsUpdate() {
+    first_version_.AddJumpLink();
+    return &first_version_;
+  }
   // What the last attempt to drop this key's versions learned.
   DropMemo* drop_memo() { return &drop_memo_; }
 
@@ -100,20 +127,26 @@ class KeyRecord {
 
  private:
   explicit KeyRecord(int height)
-      : chain_(&first_version_), height_(static_cast<uint8_t>(height)) {}
+      : height_(static_cast<uint8_t>(height)), chain_(&first_version_) {
+    static_assert(offsetof(KeyRecord, first_version_) ==
+                      offsetof(KeyRecord, chain_) + Version::kJumpLinkBytes,
+                  "the chain word sits right before the first version");
+  }
 
   std::atomic<KeyRecord*>& next_slot(int level) const {
     return const_cast<std::atomic<KeyRecord*>*>(&next0_)[-level];
   }
 
   std::atomic<KeyRecord*> next0_{nullptr};
-  VersionChain chain_;
   std::atomic<uint8_t> state_{kPending};
   std::atomic<uint8_t> linked_{0};
   uint8_t height_;
   DropMemo drop_memo_;
+  VersionChain chain_;     // right before first_version_: see UseAsUpdate
   Version first_version_;  // last member: the entry bytes follow it
 };
 static_assert(sizeof(KeyRecord) == 32, "record header is four words");
+static_assert(sizeof(VersionChain) == Version::kJumpLinkBytes,
+              "an update's jump link takes the place of the chain word");
 
 }  // namespace teksdb

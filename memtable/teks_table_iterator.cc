@@ -54,7 +54,7 @@ void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_k
   uint64_t tag;
   std::memcpy(&tag, internal_key.data() + user_key.size(), sizeof(tag));
   record_ = record;
-  version_ = record->versions().FirstAtOrBelow(tag);
+  version_ = record->FirstAtOrBelow(tag);
   if (version_ == nullptr) AtNewestOf(record->Next(0));
 }
 

@@ -43,7 +43,7 @@ bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
   if (owner == nullptr) owner = hash_.FindOrInsert(hash, record, &MakeOrdered, this);
   if (owner == record) return true;
   // An update: the entry joins the key's chain; its record part stays unused.
-  if (!owner->versions().Insert(record->first_version())) return false;
+  if (!owner->versions().Insert(record->UseAsUpdate())) return false;
   if (drop_policy_ != nullptr) MaybeDropShadowedVersions(owner);
   return true;
 }
@@ -75,10 +75,8 @@ bool TeksTableRep::Contains(const char* key) const {
   KeyRecord* record = hash_.FindLive(target.internal_key, hash_.Hash(target.user_key()));
   if (record == nullptr) return false;
   const SequenceNumber seq = target.sequence();
-  for (Version* v = record->versions().Newest(); v != nullptr; v = v->older()) {
-    if (v->sequence() == seq) return true;
-  }
-  return false;
+  const Version* v = record->FirstAtOrBelow((seq << 8) | 0xff);
+  return v != nullptr && v->sequence() == seq;
 }
 
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
@@ -91,7 +89,7 @@ void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_arg
   // Versions newer than the reader's sequence are skipped, never shown; the
   // callback asks for older ones while it collects merge operands or its
   // ReadCallback rejects a version.
-  for (Version* v = record->versions().FirstAtOrBelow(lookup_tag);
+  for (Version* v = record->FirstAtOrBelow(lookup_tag);
        v != nullptr && callback_func(callback_args, v->entry()); v = v->older()) {
   }
 }

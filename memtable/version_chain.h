@@ -5,6 +5,27 @@
 // plus those links, kept sorted by sequence number descending even when
 // concurrent writers of one key arrive out of order.
 //
+// Positioning in O(log versions). A hot key may hold 10^5 versions, and
+// readers position inside its chain at any sequence: a get or seek at an old
+// snapshot, DBIter's reseek past a key's hidden versions, Prev (the version
+// just newer than the current one). Walking from the newest version would
+// cost O(versions) each time. So every version but the chain's first (its
+// root, the one it was built with) carries a jump link to an older version,
+// set once when it is inserted: the skew-binary jump pointers of Myers'
+// "applicative random-access stack" (1983). A version inserted above P jumps
+// to P's jump's jump when P's jump and that one span as many versions (then
+// it spans twice that plus one), else to P. A search for the first version
+// whose tag is <= T takes a jump whenever its target is still newer than T
+// and otherwise steps to the older version: O(log versions) steps. Only the
+// span's rank (log2(span + 1)) is stored, in the jump word's top byte.
+// Correct whatever the jumps are, as long as each points to an older
+// version: a jump only ever skips versions newer than its target. So inserts
+// out of order and cuts (which may leave a jump pointing into the unlinked
+// part, see Invariants) cost speed at worst, never answers. A version linked
+// below w newer ones (w writers of the key at once) has the same jumps
+// below it as they do, so a search may step through them one by one:
+// O(log versions + w).
+//
 // Dropping in amortized O(1) per update. DropShadowed() cuts the versions
 // shadowed by the newest non-merge version every reader sees (the cutter).
 // Walking the chain on every update would cost O(versions) whenever nothing
@@ -32,7 +53,8 @@
 // Thread safety:
 //   - Insert() is lock-free and may run concurrently with other Insert()s,
 //     DropShadowed() and any number of readers.
-//   - Readers (Newest(), FirstAtOrBelow(), walking Older()) take no locks.
+//   - Readers (Newest(), FirstAtOrBelow(), NewerThan(), Oldest(), walking
+//     Older()) take no locks.
 //   - DropShadowed() REQUIRES that every sequence <= `oldest_readable` has
 //     already been inserted (the caller learns it from the last published
 //     sequence), so no Insert() ever targets the part of the chain it cuts
@@ -41,12 +63,17 @@
 // Invariants:
 //   - A Version and its entry bytes are never freed or changed while the
 //     memtable lives: they sit in the arena, and readers (iterators pinning
-//     keys) may hold them arbitrarily long. Only the link's mark bit and the
-//     link itself (cut to nullptr) ever change after a version is linked.
-//   - Links only ever point to older versions. Dropping cuts one link to
-//     nullptr. A reader already past a cut keeps walking the unlinked part;
-//     such readers only ever need versions at or above the cut, and memtable
-//     iterators just move on to the next record.
+//     keys) may hold them arbitrarily long. After a version is linked, only
+//     its link's mark bit and the link itself (cut to nullptr) change; its
+//     jump link never does.
+//   - Links and jumps only ever point to older versions. Dropping cuts one
+//     link to nullptr. A reader already past a cut keeps walking the
+//     unlinked part, and a search may reach it through a jump, but only
+//     when looking for something older than the cutter (every reader reads
+//     at or above it, so only a memtable iterator standing on an unlinked
+//     version, or a seek below every reader's sequence, does); what it finds
+//     there is a version that was in the chain, in the right order, shadowed
+//     for every reader by the cutter.
 //   - At most one version reachable from the head is marked; the memo's
 //     summary covers it and every version below it.
 #pragma once
@@ -54,6 +81,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 #include "rocksdb_internals.h"
 
@@ -65,35 +93,97 @@ class Version {
   char* mutable_entry() { return reinterpret_cast<char*>(this + 1); }
   EntryView view() const { return EntryView::Decode(entry()); }
   SequenceNumber sequence() const { return view().sequence(); }
+  uint64_t packed_tag() const { return view().packed_tag(); }
 
   // Acquire: the older version's entry bytes were written before it was
   // published by the release CAS in VersionChain::Insert (the mark is set
   // and cleared by read-modify-writes, which continue that release
   // sequence).
-  Version* older() const { return Unmarked(older_.load(std::memory_order_acquire)); }
+  Version* older() const { return LinkTarget(older_.load(std::memory_order_acquire)); }
 
   static Version* FromEntry(const char* entry) {
     return reinterpret_cast<Version*>(const_cast<char*>(entry)) - 1;
   }
 
+  // Bytes an allocation reserves right before a version that is to get a
+  // jump link.
+  static constexpr size_t kJumpLinkBytes = 8;
+  // Gives this version a jump link, kept in the kJumpLinkBytes right before
+  // it (whatever was there is no longer used). Every version but a chain's
+  // root needs one to be found in O(log versions). Call before inserting it.
+  void AddJumpLink() {
+    new (reinterpret_cast<char*>(this) - kJumpLinkBytes) JumpLink();
+    older_.store(kHasJumpLink, std::memory_order_relaxed);
+  }
+
  private:
   friend class VersionChain;
-  // The low bit of a link: "this version is the chain's settled mark".
-  // Versions are pointer-aligned (record and Allocate layouts).
+  // The low bits of a link: "this version is the chain's settled mark", and
+  // "this version has a jump link". Versions are pointer-aligned (record
+  // and Allocate layouts).
   static constexpr uintptr_t kSettledMark = 1;
-  static Version* Unmarked(uintptr_t link) {
-    return reinterpret_cast<Version*>(link & ~kSettledMark);
+  static constexpr uintptr_t kHasJumpLink = 2;
+  static constexpr uintptr_t kFlagBits = kSettledMark | kHasJumpLink;
+  static Version* LinkTarget(uintptr_t link) {
+    return reinterpret_cast<Version*>(link & ~kFlagBits);
   }
   bool marked() const {
     return (older_.load(std::memory_order_relaxed) & kSettledMark) != 0;
   }
 
-  // A Version* with the mark in its low bit, as an integer so that the mark
-  // can be set and cleared with read-modify-writes.
+  // A jump target and the rank of its span in one word: the target's
+  // address in the low 56 bits (user-space addresses of every 64-bit Linux
+  // target fit), the rank above. Rank 0: no jump.
+  struct JumpLink {
+    std::atomic<uint64_t> word{0};
+  };
+  static constexpr int kRankShift = 56;
+  const JumpLink* jump_link() const {
+    if ((older_.load(std::memory_order_relaxed) & kHasJumpLink) == 0) return nullptr;
+    return reinterpret_cast<const JumpLink*>(reinterpret_cast<const char*>(this) -
+                                             kJumpLinkBytes);
+  }
+  uint64_t jump_word() const {
+    const JumpLink* link = jump_link();
+    // Acquire pairs with nothing stronger than Insert's release CAS, which
+    // published this word with the version; it keeps the rule plain.
+    return link == nullptr ? 0 : link->word.load(std::memory_order_acquire);
+  }
+  static Version* JumpTarget(uint64_t word) {
+    return reinterpret_cast<Version*>(word & ((uint64_t{1} << kRankShift) - 1));
+  }
+  static int JumpRank(uint64_t word) { return static_cast<int>(word >> kRankShift); }
+  // Sets the jump link of a version about to be linked right above `older`
+  // (nullptr: at the bottom, no jump).
+  void SetJumpAbove(const Version* older) {
+    JumpLink* link = const_cast<JumpLink*>(jump_link());
+    if (link == nullptr) return;
+    uint64_t word = 0;
+    if (older != nullptr) {
+      const uint64_t older_word = older->jump_word();
+      const Version* older_target = JumpTarget(older_word);
+      const uint64_t target_word = older_target != nullptr ? older_target->jump_word() : 0;
+      const Version* target = older;
+      int rank = 1;
+      if (older_word != 0 && target_word != 0 && JumpRank(older_word) == JumpRank(target_word)) {
+        target = JumpTarget(target_word);
+        rank = JumpRank(older_word) + 1;
+      }
+      const uint64_t address = reinterpret_cast<uintptr_t>(target);
+      if ((address >> kRankShift) == 0) {
+        word = address | (static_cast<uint64_t>(rank) << kRankShift);
+      }
+    }
+    // Relaxed: the release CAS in Insert publishes it with the version.
+    link->word.store(word, std::memory_order_relaxed);
+  }
+
+  // A Version* with the flags in its low bits, as an integer so that the
+  // mark can be set and cleared with read-modify-writes.
   std::atomic<uintptr_t> older_{0};
 };
 static_assert(sizeof(Version) == 8, "entry bytes follow the 8-byte header");
-static_assert(alignof(Version) >= 2, "the low bit of a link is free for the mark");
+static_assert(alignof(Version) >= 4, "the low two bits of a link are free for flags");
 
 // What the last drop attempt on one chain learned (see the file comment).
 // Five bytes, byte-aligned, so it fits KeyRecord's padding. Everything but
@@ -129,28 +219,34 @@ class VersionChain {
     return reinterpret_cast<Version*>(newest_.load(std::memory_order_acquire));
   }
 
-  // Links `v` at its place by sequence. Returns false, leaving the chain
-  // unchanged, if a version with the same sequence is already present (the
-  // exact (user key, seq) duplicate RocksDB asks reps to refuse).
+  // Links `v` at its place by sequence, setting its jump link if it has one
+  // (Version::AddJumpLink). Returns false, leaving the chain unchanged, if a
+  // version with the same sequence is already present (the exact (user key,
+  // seq) duplicate RocksDB asks reps to refuse). Walks from the newest
+  // version: writers of one key arrive in sequence order up to the few that
+  // run at once.
   bool Insert(Version* v) {
     const SequenceNumber seq = v->sequence();
+    const uintptr_t v_flags = v->older_.load(std::memory_order_relaxed) & Version::kHasJumpLink;
     while (true) {
       std::atomic<uintptr_t>* link = &newest_;
       // Links changed here never carry the mark (DropShadowed's REQUIRES
       // keeps the marked version below every insert); masking anyway keeps
       // a stray mark from ever being dereferenced.
       uintptr_t raw = link->load(std::memory_order_acquire);
-      Version* next = Version::Unmarked(raw);
+      Version* next = Version::LinkTarget(raw);
       while (next != nullptr && next->sequence() > seq) {
         link = &next->older_;
         raw = link->load(std::memory_order_acquire);
-        next = Version::Unmarked(raw);
+        next = Version::LinkTarget(raw);
       }
       if (next != nullptr && next->sequence() == seq) return false;
+      v->SetJumpAbove(next);
       // Relaxed suffices: the release CAS below publishes it with `v`.
-      v->older_.store(reinterpret_cast<uintptr_t>(next), std::memory_order_relaxed);
-      if (link->compare_exchange_weak(raw, reinterpret_cast<uintptr_t>(v),
-                                      std::memory_order_release,
+      v->older_.store(reinterpret_cast<uintptr_t>(next) | v_flags, std::memory_order_relaxed);
+      // The link keeps its owner's flags.
+      const uintptr_t linked = reinterpret_cast<uintptr_t>(v) | (raw & Version::kHasJumpLink);
+      if (link->compare_exchange_weak(raw, linked, std::memory_order_release,
                                       std::memory_order_relaxed)) {
         return true;
       }
@@ -158,29 +254,45 @@ class VersionChain {
   }
 
   // The newest version whose packed tag is <= `packed_tag` (the first entry
-  // at or after an internal key of this user key), or nullptr.
-  Version* FirstAtOrBelow(uint64_t packed_tag) const {
+  // at or after an internal key of this user key), or nullptr. If `newer`
+  // is given, it gets the version just newer than the one returned (the
+  // last one searched whose tag is above `packed_tag`), or nullptr if none
+  // is. O(log versions); O(1) when the newest version qualifies.
+  Version* FirstAtOrBelow(uint64_t packed_tag, Version** newer = nullptr) const {
     Version* v = Newest();
-    while (v != nullptr && v->view().packed_tag() > packed_tag) v = v->older();
+    Version* above = nullptr;
+    uint64_t& steps = search_steps_on_this_thread;
+    while (v != nullptr && v->packed_tag() > packed_tag) {
+      ++steps;
+      above = v;
+      Version* jump = Version::JumpTarget(v->jump_word());
+      v = jump != nullptr && jump->packed_tag() > packed_tag ? jump : v->older();
+    }
+    if (newer != nullptr) *newer = above;
     return v;
   }
 
+  // How many versions this thread's searches (FirstAtOrBelow, NewerThan,
+  // Oldest) have stepped past, in every chain. Tests check that a search
+  // costs O(log versions) with this count; timing could not show it.
+  static uint64_t SearchStepsOnThisThread() { return search_steps_on_this_thread; }
+
   // The version just newer than `v` still reachable from the head, or nullptr
-  // if `v` is (or sorts like) the newest.
+  // if `v` is (or sorts like) the newest. Found by sequence, not by link, so
+  // `v` may have been dropped since the caller reached it. O(log versions).
   Version* NewerThan(const Version* v) const {
-    const SequenceNumber seq = v->sequence();
     Version* newer = nullptr;
-    for (Version* cur = Newest(); cur != nullptr && cur->sequence() > seq;
-         cur = cur->older()) {
-      newer = cur;
-    }
+    FirstAtOrBelow(v->packed_tag(), &newer);
     return newer;
   }
 
+  // The oldest version reachable by links or jumps. O(log versions). After
+  // a cut it may be an unlinked version (see Invariants), which a reverse
+  // walk then leaves in order.
   Version* Oldest() const {
-    Version* v = Newest();
-    for (Version* o = v->older(); o != nullptr; o = o->older()) v = o;
-    return v;
+    Version* newer = nullptr;
+    Version* at_zero = FirstAtOrBelow(0, &newer);
+    return at_zero != nullptr ? at_zero : newer;
   }
 
   // Unlinks the versions shadowed by the newest version every reader stops
@@ -272,7 +384,7 @@ class VersionChain {
         // Only this thread writes links of settled versions (REQUIRES), and
         // readers just see the old link or nullptr. The old mark is gone
         // with the cut part.
-        cutter->older_.store(0, std::memory_order_relaxed);
+        cutter->older_.fetch_and(Version::kHasJumpLink, std::memory_order_relaxed);
         *cut = true;
         old_mark = nullptr;
         below = 0;
@@ -287,6 +399,8 @@ class VersionChain {
     *visited += seen;
     top->older_.fetch_or(Version::kSettledMark, std::memory_order_relaxed);
   }
+
+  static inline thread_local uint64_t search_steps_on_this_thread = 0;
 
   // Same representation as Version::older_, so Insert treats both alike.
   std::atomic<uintptr_t> newest_;

@@ -30,6 +30,18 @@ KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber se
   return record;
 }
 
+Version* VersionPool::Make(SequenceNumber seq, uint8_t type) {
+  const std::string entry = EncodeEntry("k", seq, type, Slice());
+  const size_t words = (Version::kJumpLinkBytes + sizeof(Version) + entry.size() + 7) / 8;
+  auto memory = std::make_unique<uint64_t[]>(words);
+  auto* v = new (reinterpret_cast<char*>(memory.get()) + Version::kJumpLinkBytes) Version();
+  v->AddJumpLink();
+  std::memcpy(v->mutable_entry(), entry.data(), entry.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  memory_.push_back(std::move(memory));
+  return v;
+}
+
 KeyRecord* HashIndexHarness::Insert(const std::string& key, SequenceNumber seq) {
   KeyRecord* candidate = MakeRecord(&arena_, key, seq);
   return index.FindOrInsert(index.Hash(key), candidate, &LinkWon, this);

@@ -52,6 +52,18 @@ using teksdb::InternalKeyOrder;
 KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
                       const Slice& value = Slice());
 
+// Owns Versions whose entries are real memtable entries for the user key
+// "k", each pointer-aligned with room for a jump link before it, as in a
+// record allocation, and given one. Make() may run on many threads at once.
+class VersionPool {
+ public:
+  Version* Make(SequenceNumber seq, uint8_t type = kEntryValue);
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<uint64_t[]>> memory_;
+};
+
 // A CuckooIndex with the skip list it overflows into, used the way the rep
 // uses them with async=false: a record that wins its key is linked into
 // the skip list before it turns LIVE.

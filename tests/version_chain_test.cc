@@ -17,25 +17,7 @@
 namespace teksdb {
 namespace {
 
-// Owns Versions whose entries are real memtable entries for one user key.
-class Versions {
- public:
-  Version* Make(SequenceNumber seq, uint8_t type = kEntryValue) {
-    std::string entry;
-    const std::string ikey = test::InternalKey("k", seq, type);
-    entry.push_back(static_cast<char>(ikey.size()));
-    entry += ikey;
-    entry.push_back(0);  // empty value
-    auto memory = std::make_unique<char[]>(sizeof(Version) + entry.size());
-    auto* v = new (memory.get()) Version();
-    std::memcpy(v->mutable_entry(), entry.data(), entry.size());
-    memory_.push_back(std::move(memory));
-    return v;
-  }
-
- private:
-  std::vector<std::unique_ptr<char[]>> memory_;
-};
+using Versions = test::VersionPool;
 
 // One drop attempt with the memo a record would keep for `chain`.
 bool Drop(VersionChain* chain, DropMemo* memo, SequenceNumber oldest_readable) {
@@ -213,7 +195,7 @@ TEST(VersionChainTest, UpdatesAboveADeletionVisitEachVersionOnce) {
   // The deletion cut the Put below it; a Put never cuts a deletion below
   // it, so every later version stays.
   EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
-  EXPECT_EQ(chain.Oldest()->sequence(), 2u);
+  EXPECT_EQ(Sequences(chain).back(), 2u);
 }
 
 TEST(VersionChainTest, UpdatesAboveASingleDeletionVisitEachVersionOnce) {
