@@ -25,12 +25,20 @@
 #             compactions on, snappy compression (paper §7)
 #   micro     tools/memtable_bench: the rep alone (insert, get, seek, scan)
 #             against RocksDB's skip-list rep and absl::flat_hash_map
+#   hotkeys   keys with many versions (every version kept, as with a plain
+#             factory): --num writes (300000, 32-byte values) cycling over
+#             num/V keys, V = 10, 100, ..., 100000 versions per key; then
+#             seekrandom (seek + 1 next), readseq, readreverse and gets at a
+#             snapshot taken after the first round (readatsnapshot), through
+#             tools/teks_db_bench without the layer; a table and a plot of
+#             micros/op against versions per key
 #   all       each of the above in turn; table.txt, runs.tsv and the plot
 #             of each go under docs/bench/<scenario>/
 #
 # Usage: scripts/bench.sh [options] [-- extra flags for every db_bench run]
-#   --scenario NAME   memtable (default), versions, large, micro, all
+#   --scenario NAME   memtable (default), versions, large, micro, hotkeys, all
 #   --num N           distinct keys; reads per thread per read benchmark
+#                     (hotkeys: writes per run)
 #   --value-size N    value bytes (256); keys are 16 bytes
 #   --versions N      fillrandom writes N x --num keys per thread (--writes)
 #   --threads LIST    comma-separated thread counts, e.g. 1,2
@@ -99,12 +107,12 @@ if [[ $scenario == all ]]; then
   [[ -z "${flag[write-buffer-size]:-}" ]] || die "--write-buffer-size applies to --scenario large only"
   ((${#extra[@]} == 0)) || die "--scenario all takes no extra db_bench flags (they would not reach" \
     "tools/teks_db_bench in the versions scenario); run the scenarios one by one"
-  for s in memtable versions large micro; do
+  for s in memtable versions large micro hotkeys; do
     # Later flags win, so the scenario given here overrides the 'all'.
     raw=runs.tsv
     [[ $s == micro ]] && raw=runs.json
     passed=("${opts[@]}" --scenario "$s" --out "docs/bench/$s/$raw")
-    [[ $s == micro ]] || passed+=(-- "${extra[@]}")
+    [[ $s == micro || $s == hotkeys ]] || passed+=(-- "${extra[@]}")
     mkdir -p "docs/bench/$s"
     bash "$0" "${passed[@]}" | tee "docs/bench/$s/table.txt"
   done
@@ -115,15 +123,16 @@ fi
 in_memory=1
 write_buffer_size=
 compression=none
+value_size=256
 case $scenario in
   memtable) num=1000000 versions=1 threads=1,2 memtables=$all_memtables ;;
   versions) num=200000 versions=5 threads=1,2 memtables=skip_list,teks,plaindb:teks,teksdb:teks ;;
   large) num=1000000 versions=1 threads=1 memtables=teks,skip_list in_memory=0
          write_buffer_size=$((32 << 20)) compression=snappy ;;
   micro) num=1000000 versions=1 threads=1 memtables=skip_list,teks-s,teks ;;
-  *) die "unknown --scenario '$scenario' (known: memtable, versions, large, micro, all)" ;;
+  hotkeys) num=300000 versions=1 threads=1 memtables=plaindb:skip_list,plaindb:teks value_size=32 ;;
+  *) die "unknown --scenario '$scenario' (known: memtable, versions, large, micro, hotkeys, all)" ;;
 esac
-value_size=256
 num=${flag[num]:-$num}
 value_size=${flag[value-size]:-$value_size}
 versions=${flag[versions]:-$versions}
@@ -144,6 +153,17 @@ if [[ $scenario == micro ]]; then
   for f in memtables threads versions; do
     [[ -z "${flag[$f]:-}" ]] || die "--$f does not apply to --scenario micro" \
       "(it runs skip_list, teks-s and teks on one thread, one version per key)"
+  done
+fi
+if [[ $scenario == hotkeys ]]; then
+  ((${#extra[@]} == 0)) || die "--scenario hotkeys takes no extra db_bench flags (it runs tools/teks_db_bench)"
+  for f in threads versions; do
+    [[ -z "${flag[$f]:-}" ]] || die "--$f does not apply to --scenario hotkeys" \
+      "(one thread; versions per key run from 10 to 100000)"
+  done
+  for spec in ${memtables//,/ }; do
+    [[ $spec == plaindb:* || $spec == teksdb:* ]] || die "--scenario hotkeys runs" \
+      "tools/teks_db_bench: name memtables as plaindb:REP or teksdb:REP, not '$spec'"
   done
 fi
 [[ -z $(tr , '\n' <<<"$threads" | sort | uniq -d) ]] || die "--threads '$threads' lists a count twice"
@@ -237,6 +257,47 @@ if [[ $scenario == micro ]]; then
   report=("$python" scripts/micro_report.py "$tmp/micro.json")
   [[ -z "$no_plots" ]] && report+=(--plot "$plots/micro.png")
   [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; cp "$tmp/micro.json" "$out"; }
+  "${report[@]}"
+  log "done in $((SECONDS - started)) s"
+  exit 0
+fi
+
+# --- hotkeys: keys with many versions ----------------------------------------------
+if [[ $scenario == hotkeys ]]; then
+  IFS=, read -r -a specs <<<"$memtables"
+  reads=$((num < 30000 ? num : 30000))
+  hot_benchmarks=seekrandom,readseq,readreverse,readatsnapshot
+  runs=$tmp/hotkeys.tsv
+  : >"$runs"
+  for ((r = 1; r <= repeat; r++)); do
+    for v in 10 100 1000 10000 100000; do
+      ((v <= num)) || continue
+      for spec in "${specs[@]}"; do
+        memtable_settings "$spec"
+        dir=$tmp/hot-$r-$v-${spec//[^A-Za-z0-9_-]/_}
+        log "run $r/$repeat, $v versions/key x $((num / v)) keys: $spec"
+        "$teks_db_bench" --db="$dir" --wal_dir="$dir" --memtablerep="$rep" "${rep_flags[@]}" \
+          --benchmarks="fillrounds,$hot_benchmarks" --num=$((num / v)) --writes="$num" \
+          --reads="$reads" --seek_nexts=1 --key_size=16 --value_size="$value_size" \
+          --write_buffer_size=$((4 << 30)) --disable_auto_compactions=true \
+          --compression_type=none 2>"$tmp/stderr" </dev/null >"$tmp/stdout" ||
+          die "teks_db_bench failed for $spec: $(tail -n 5 "$tmp/stderr")"
+        rm -rf "$dir"
+        got=$(sed -n 's/^Memtablerep: //p' "$tmp/stdout")
+        [[ -z "$expect" || "$got" == "$expect" ]] || die "$spec ran with '$got', not $expect"
+        awk -v v="$v" -v m="$spec" -v r="$r" \
+          '$2 == ":" && $4 == "micros/op" { printf "%s\t%s\t%s\t%s\t%s\n", v, m, r, $1, $3 }' \
+          "$tmp/stdout" >>"$runs"
+      done
+    done
+  done
+  echo "scenario hotkeys: tools/teks_db_bench --benchmarks=fillrounds,$hot_benchmarks" \
+    "--writes=$num --num=$num/V --reads=$reads --seek_nexts=1 --key_size=16" \
+    "--value_size=$value_size, every version in one memtable, $(nproc) CPUs"
+  echo
+  report=("$python" scripts/hotkeys_report.py "$runs" --title "scenario hotkeys")
+  [[ -z "$no_plots" ]] && report+=(--plot "$plots/hotkeys.png")
+  [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; cp "$runs" "$out"; }
   "${report[@]}"
   log "done in $((SECONDS - started)) s"
   exit 0

@@ -5,6 +5,8 @@ plot_db_bench: one panel per db_bench benchmark (ops/s, log scale) and two
 for memory, a group of bars per memtable, one bar per thread count; bars
 of bounded runs (fewer operations) are hatched.
 plot_micro: memtable_bench's operations, a group per operation, a bar per rep.
+plot_hot_keys: one panel per hot-key benchmark, cost per operation against
+versions per key (both log scales), a line per memtable.
 """
 
 import matplotlib
@@ -83,3 +85,22 @@ def plot_micro(results, operations, reps, title, path):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def plot_hot_keys(medians, versions, memtables, benchmarks, title, path):
+    """medians[(versions, benchmark, memtable)] = micros/op."""
+    fig, axes = plt.subplots(1, len(benchmarks), figsize=(4.2 * len(benchmarks), 4.2))
+    for ax, b in zip(axes, benchmarks):
+        for m in memtables:
+            points = [(v, medians[(v, b, m)]) for v in versions if (v, b, m) in medians]
+            ax.plot([v for v, _ in points], [us for _, us in points], marker="o", label=m)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(b)
+        ax.set_xlabel("versions per key")
+        ax.set_ylabel("micros/op (log)")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].legend(fontsize=9)
+    fig.suptitle(f"{title}: median micros/op (lower is better)")
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.savefig(path, dpi=110)

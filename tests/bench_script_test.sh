@@ -4,7 +4,8 @@
 # tools/teks_db_bench with and without the TeksDB layer) gives a result row
 # per thread count and benchmark, the slow stock cases are bounded and
 # labelled, memory rows are there, the raw TSV is written; bad input is
-# refused by name. Also tools/memtable_bench through scripts/micro_report.py.
+# refused by name. Also the hotkeys scenario, and tools/memtable_bench
+# through scripts/micro_report.py.
 #
 # Usage: tests/bench_script_test.sh BUILD_DIR SOURCE_DIR
 # (BUILD_DIR must be a release build: bench.sh reuses it.)
@@ -71,6 +72,25 @@ refuse "lists a count twice" --threads 1,1
 refuse "lists a memtable twice" --memtables teks,skip_list,teks
 refuse "--threads does not apply" --scenario micro --threads 2
 refuse "would not reach" --memtables teksdb:teks -- --cache_size=1
+
+# --- hotkeys: versions per key -------------------------------------------------------
+if bench --scenario hotkeys --num 1000 --no-plots --out "$tmp/hot.tsv" >"$tmp/hot" 2>"$tmp/hotlog"; then
+  pass "bench.sh --scenario hotkeys exits 0"
+  for v in 10 100 "1,000"; do
+    for b in fillrounds seekrandom readseq readreverse readatsnapshot; do
+      for m in plaindb:skip_list plaindb:teks; do
+        grep -qE "^$v +$b +$m +[0-9.]+ +1 +[0-9.]+x" "$tmp/hot" || fail "hotkeys: no row $v $b $m"
+      done
+    done
+  done
+  pass "hotkeys rows checked for 3 versions-per-key counts x 5 benchmarks x 2 memtables"
+  (($(wc -l <"$tmp/hot.tsv") == 30)) && pass "hotkeys raw TSV has 30 rows" ||
+    fail "hotkeys raw TSV has $(wc -l <"$tmp/hot.tsv") rows, not 30"
+else
+  fail "bench.sh --scenario hotkeys failed: $(tail -n 20 "$tmp/hotlog")"
+fi
+refuse "plaindb:REP" --scenario hotkeys --memtables skip_list
+refuse "--versions does not apply" --scenario hotkeys --versions 3
 
 # --- memtable_bench and its report -------------------------------------------------------
 if "$build/tools/memtable_bench" --keys=2000 --benchmark_min_time=0.01 \

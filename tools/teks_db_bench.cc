@@ -1,8 +1,10 @@
-// teks_db_bench: db_bench's fillrandom, readrandom, readseq, seekrandom and
-// memstats, for a DB opened through the TeksDB layer (teksdb::TeksDB::Open),
-// which Debian's db_bench cannot do. It exists so that scripts/bench.sh can
-// measure TeksTable with version dropping beside db_bench's runs of the
-// stock memtables and of TeksTable as a plain factory.
+// teks_db_bench: db_bench's fillrandom, readrandom, readseq, readreverse,
+// seekrandom and memstats, for a DB opened through the TeksDB layer
+// (teksdb::TeksDB::Open), which Debian's db_bench cannot do. It exists so that
+// scripts/bench.sh can measure TeksTable with version dropping beside
+// db_bench's runs of the stock memtables and of TeksTable as a plain
+// factory, and for what db_bench has no benchmark for: hot keys
+// (fillrounds, readatsnapshot, hotkeysnapshot).
 //
 // Flag names, their meaning and the lines it prints are db_bench's
 // ("Memtablerep: ...", "DB path: [...]" before each benchmark, and
@@ -45,7 +47,10 @@
 #include "teksdb/teks_table.h"
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readseq,seekrandom",
-              "comma-separated: fillrandom, readrandom, readseq, seekrandom, hotkeysnapshot "
+              "comma-separated: fillrandom, fillrounds (--writes puts cycling over the --num "
+              "keys in order, so each key gets writes/num versions; a snapshot is taken "
+              "after the first round), readrandom, readatsnapshot (readrandom at the "
+              "snapshot fillrounds took), readseq, readreverse, seekrandom, hotkeysnapshot "
               "(--writes updates of one key under a held snapshot), memstats");
 DEFINE_int64(num, 1000000, "number of distinct keys");
 DEFINE_int64(reads, -1, "reads per thread per read benchmark (-1: --num)");
@@ -122,6 +127,9 @@ struct ThreadResult {
 class Benchmark {
  public:
   Benchmark(DB* db, uint64_t seed) : db_(db), seed_(seed) {}
+  ~Benchmark() {
+    if (first_round_ != nullptr) db_->ReleaseSnapshot(first_round_);
+  }
 
   // Runs `name` (one of kBenchmarks) on --threads threads and prints its
   // result line.
@@ -129,8 +137,14 @@ class Benchmark {
     if (name == "memstats") return PrintMemStats();
     void (Benchmark::*method)(int, ThreadResult*) = nullptr;
     if (name == "fillrandom") method = &Benchmark::FillRandom;
+    if (name == "fillrounds") method = &Benchmark::FillRounds;
     if (name == "readrandom") method = &Benchmark::ReadRandom;
+    if (name == "readatsnapshot") {
+      if (first_round_ == nullptr) Fail("readatsnapshot needs fillrounds to run before it");
+      method = &Benchmark::ReadAtSnapshot;
+    }
     if (name == "readseq") method = &Benchmark::ReadSequential;
+    if (name == "readreverse") method = &Benchmark::ReadReverse;
     if (name == "seekrandom") method = &Benchmark::SeekRandom;
     if (name == "hotkeysnapshot") method = &Benchmark::HotKeyUnderSnapshot;
 
@@ -220,7 +234,39 @@ class Benchmark {
     }
   }
 
+  // --writes puts per thread over keys 0, 1, ..., num-1, 0, 1, ...: every
+  // key gets about writes/num versions, interleaved with the other keys'.
+  // Thread 0 takes the snapshot readatsnapshot reads at after its first
+  // round, so those reads must pass every later version.
+  void FillRounds(int thread, ThreadResult* result) {
+    ValueSource values(seed_ + static_cast<uint64_t>(thread));
+    const uint64_t writes = static_cast<uint64_t>(FLAGS_writes < 0 ? FLAGS_num : FLAGS_writes);
+    const uint64_t num = static_cast<uint64_t>(FLAGS_num);
+    ROCKSDB_NAMESPACE::WriteOptions write_options;
+    std::string key;
+    for (uint64_t i = 0; i < writes; i++) {
+      if (thread == 0 && i == num && first_round_ == nullptr) first_round_ = db_->GetSnapshot();
+      MakeKey(i % num, &key);
+      Check(db_->Put(write_options, key, values.Next(static_cast<size_t>(FLAGS_value_size))),
+            "Put");
+      result->bytes += key.size() + static_cast<uint64_t>(FLAGS_value_size);
+      Progress(thread, ++result->ops);
+    }
+    if (thread == 0 && first_round_ == nullptr) first_round_ = db_->GetSnapshot();
+  }
+
   void ReadRandom(int thread, ThreadResult* result) {
+    ReadRandomAt(ROCKSDB_NAMESPACE::ReadOptions(), thread, result);
+  }
+
+  void ReadAtSnapshot(int thread, ThreadResult* result) {
+    ROCKSDB_NAMESPACE::ReadOptions options;
+    options.snapshot = first_round_;
+    ReadRandomAt(options, thread, result);
+  }
+
+  void ReadRandomAt(const ROCKSDB_NAMESPACE::ReadOptions& options, int thread,
+                    ThreadResult* result) {
     std::mt19937_64 rnd = ThreadRandom(thread);
     std::string key;
     ROCKSDB_NAMESPACE::PinnableSlice value;
@@ -228,8 +274,7 @@ class Benchmark {
     for (uint64_t i = 0; i < reads; i++) {
       MakeKey(RandomKeyNumber(&rnd), &key);
       value.Reset();
-      const Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), db_->DefaultColumnFamily(), key,
-                                &value);
+      const Status s = db_->Get(options, db_->DefaultColumnFamily(), key, &value);
       if (s.ok()) {
         result->found++;
         result->bytes += key.size() + value.size();
@@ -249,6 +294,17 @@ class Benchmark {
       Progress(thread, ++result->ops);
     }
     Check(it->status(), "readseq iterator");
+  }
+
+  void ReadReverse(int thread, ThreadResult* result) {
+    std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
+        db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
+    const uint64_t reads = ReadsPerThread();
+    for (it->SeekToLast(); result->ops < reads && it->Valid(); it->Prev()) {
+      result->bytes += it->key().size() + it->value().size();
+      Progress(thread, ++result->ops);
+    }
+    Check(it->status(), "readreverse iterator");
   }
 
   void SeekRandom(int thread, ThreadResult* result) {
@@ -298,7 +354,7 @@ class Benchmark {
       std::snprintf(rate, sizeof(rate), " %6.1f MB/s", total.bytes / 1048576.0 / wall);
       extra = rate;
     }
-    if (name == "readrandom" || name == "seekrandom") {
+    if (name == "readrandom" || name == "readatsnapshot" || name == "seekrandom") {
       // Like db_bench, the message is one thread's.
       extra += " (" + std::to_string(results[0].found) + " of " + std::to_string(results[0].ops) +
                " found)";
@@ -314,6 +370,8 @@ class Benchmark {
   DB* db_;
   uint64_t seed_;
   uint64_t runs_ = 0;  // benchmarks started, for ThreadRandom
+  // Taken by fillrounds after its first round; held until the end.
+  const ROCKSDB_NAMESPACE::Snapshot* first_round_ = nullptr;
 };
 
 ROCKSDB_NAMESPACE::CompressionType ParseCompression(const std::string& name) {
@@ -352,8 +410,9 @@ ROCKSDB_NAMESPACE::Options MakeOptions() {
   return options;
 }
 
-const char* const kBenchmarks[] = {"fillrandom", "readrandom",     "readseq",
-                                   "seekrandom", "hotkeysnapshot", "memstats"};
+const char* const kBenchmarks[] = {"fillrandom",  "fillrounds", "readrandom",
+                                   "readatsnapshot", "readseq", "readreverse",
+                                   "seekrandom",  "hotkeysnapshot", "memstats"};
 
 std::vector<std::string> BenchmarkNames() {
   std::vector<std::string> names;
@@ -361,8 +420,9 @@ std::vector<std::string> BenchmarkNames() {
   for (std::string name; std::getline(list, name, ',');) {
     if (name.empty()) continue;
     if (std::find(std::begin(kBenchmarks), std::end(kBenchmarks), name) == std::end(kBenchmarks)) {
-      Fail("unknown benchmark '" + name +
-           "' (known: fillrandom, readrandom, readseq, seekrandom, hotkeysnapshot, memstats)");
+      std::string known;
+      for (const char* b : kBenchmarks) known += std::string(known.empty() ? "" : ", ") + b;
+      Fail("unknown benchmark '" + name + "' (known: " + known + ")");
     }
     names.push_back(name);
   }
@@ -410,8 +470,11 @@ int main(int argc, char** argv) {
   std::printf("TeksDB layer: %s\n", FLAGS_teksdb_layer ? "on" : "off");
   std::printf("------------------------------------------------\n");
 
-  Benchmark benchmark(db.get(), seed);
-  for (const std::string& name : benchmarks) benchmark.Run(name);
+  {
+    // Its snapshot is released before the DB closes.
+    Benchmark benchmark(db.get(), seed);
+    for (const std::string& name : benchmarks) benchmark.Run(name);
+  }
   Check(db->Close(), "Close");
   return 0;
 }
