@@ -73,7 +73,8 @@ TEST_P(LongChainTest, SearchesMatchTheLinksInLogarithmicSteps) {
   uint64_t worst = 0;
   for (int i = 0; i < 1000; ++i) {
     const SequenceNumber seq = rng() % (kVersions + 2);
-    const uint8_t type = (i % 2 == 0) ? 0xff : 0;
+    // Above, below and exactly at a version's own tag.
+    const uint8_t type = i % 3 == 0 ? 0xff : i % 3 == 1 ? 0 : kEntryValue;
     const uint64_t before = VersionChain::SearchStepsOnThisThread();
     const Version* got = chain.FirstAtOrBelow(Tag(seq, type));
     worst = std::max(worst, VersionChain::SearchStepsOnThisThread() - before);
