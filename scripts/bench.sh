@@ -293,7 +293,8 @@ if [[ $scenario == hotkeys ]]; then
   done
   echo "scenario hotkeys: tools/teks_db_bench --benchmarks=fillrounds,$hot_benchmarks" \
     "--writes=$num --num=$num/V --reads=$reads --seek_nexts=1 --key_size=16" \
-    "--value_size=$value_size, every version in one memtable, $(nproc) CPUs"
+    "--value_size=$value_size, WAL on, every version in one memtable (plaindb: without" \
+    "the TeksDB layer, teksdb: through it), $(nproc) CPUs"
   echo
   report=("$python" scripts/hotkeys_report.py "$runs" --title "scenario hotkeys")
   [[ -z "$no_plots" ]] && report+=(--plot "$plots/hotkeys.png")
