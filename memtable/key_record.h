@@ -15,10 +15,16 @@
 // The drop memo (5 bytes, VersionChain's DropMemo) fills what was padding.
 //
 // Upper skip-list levels sit at negative offsets from the record. When the
-// entry turns out to update a key that already has a record, only its
-// Version (header + entry) is used, with the chain word right before it
-// turned into the version's jump link (UseAsUpdate); the rest of the record
-// part stays unused.
+// entry turns out to update a key that already has a record, the rep copies
+// it into an allocation of its own (Version::CreateWithJumpLink) and reuses
+// the record's memory for its next entry. Only when another writer of a new
+// key won the race for it (so others may still read this record's state)
+// does the entry stay here, its chain word right before the version turned
+// into the version's jump link (UseAsUpdate), the rest of the record part
+// unused.
+//
+// Between Allocate and InsertKey the chain word holds the entry's length
+// (ParkEntryLength): nothing reads a record before it is published.
 //
 // Thread safety:
 //   - state: every record is built PENDING (an update's record stays so,
@@ -89,6 +95,21 @@ class KeyRecord {
     return chain_.FirstAtOrBelow(packed_tag);
   }
 
+  // The entry length the rep reserved, kept in the chain word between
+  // Allocate and InsertKey (see the file comment). Taking it restores the
+  // chain.
+  void ParkEntryLength(size_t len) { new (&chain_) ParkedLength{len}; }
+  size_t TakeParkedEntryLength() {
+    const size_t len = std::launder(reinterpret_cast<ParkedLength*>(&chain_))->len;
+    new (&chain_) VersionChain(&first_version_);
+    return len;
+  }
+
+  // Where the allocation this record was built in starts (its tower).
+  char* allocation() {
+    return reinterpret_cast<char*>(this) - sizeof(std::atomic<KeyRecord*>) * (height_ - 1);
+  }
+
   // For an allocation whose entry updates a key another record owns: its
   // version, given a jump link in place of this record's chain word. The
   // record part is never used again.
@@ -132,6 +153,11 @@ class KeyRecord {
                       offsetof(KeyRecord, chain_) + Version::kJumpLinkBytes,
                   "the chain word sits right before the first version");
   }
+
+  struct ParkedLength {
+    size_t len;
+  };
+  static_assert(sizeof(ParkedLength) <= sizeof(VersionChain), "parks in the chain word");
 
   std::atomic<KeyRecord*>& next_slot(int level) const {
     return const_cast<std::atomic<KeyRecord*>*>(&next0_)[-level];

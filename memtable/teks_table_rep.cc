@@ -13,12 +13,33 @@
 
 namespace teksdb {
 
+namespace {
+
+std::atomic<uint64_t> next_rep_id{1};
+
+// The memory of a record whose entry turned out to update an existing key
+// and was copied out (CopyAsUpdate): the thread that wrote it builds its
+// next record there, if the entry fits, instead of taking new arena bytes.
+// So an update costs a version (Version::AllocationSize), not a record and
+// its tower. Only the rep with `rep_id` may use it: ids are never reused, so
+// memory of a destroyed rep's arena is never handed out.
+struct SpareRecordMemory {
+  uint64_t rep_id = 0;
+  char* memory = nullptr;
+  int height = 0;
+  size_t entry_capacity = 0;
+};
+thread_local SpareRecordMemory spare_record_memory;
+
+}  // namespace
+
 TeksTableRep::TeksTableRep(const KeyComparator& cmp,
                            ROCKSDB_NAMESPACE::Allocator* allocator,
                            const TeksTableOptions& options, size_t initial_hash_slots,
                            std::shared_ptr<BackgroundLinker> linker,
                            std::shared_ptr<VersionDropPolicy> drop_policy)
     : MemTableRep(allocator),
+      id_(next_rep_id.fetch_add(1, std::memory_order_relaxed)),
       options_(options),
       drop_policy_(options.inplace ? std::move(drop_policy) : nullptr),
       index_(cmp),
@@ -29,23 +50,51 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
 TeksTableRep::~TeksTableRep() = default;
 
 ROCKSDB_NAMESPACE::KeyHandle TeksTableRep::Allocate(const size_t len, char** buf) {
-  const int height = RandomRecordHeight();
-  char* memory = allocator_->AllocateAligned(KeyRecord::AllocationSize(height, len));
+  SpareRecordMemory& spare = spare_record_memory;
+  char* memory;
+  int height;
+  if (spare.rep_id == id_ && len <= spare.entry_capacity) {
+    memory = spare.memory;
+    height = spare.height;
+    spare.rep_id = 0;
+  } else {
+    height = RandomRecordHeight();
+    memory = allocator_->AllocateAligned(KeyRecord::AllocationSize(height, len));
+  }
   KeyRecord* record = KeyRecord::Create(memory, height);
+  record->ParkEntryLength(len);
   *buf = record->first_version()->mutable_entry();
   return record;
 }
 
 bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
   auto* record = static_cast<KeyRecord*>(handle);
+  const size_t len = record->TakeParkedEntryLength();
   const uint64_t hash = hash_.Hash(record->user_key());
   KeyRecord* owner = hash_.FindLive(record->internal_key(), hash);
-  if (owner == nullptr) owner = hash_.FindOrInsert(hash, record, &MakeOrdered, this);
+  if (owner != nullptr) return AddVersion(owner, CopyAsUpdate(record, len));
+  owner = hash_.FindOrInsert(hash, record, &MakeOrdered, this);
   if (owner == record) return true;
-  // An update: the entry joins the key's chain; its record part stays unused.
-  if (!owner->versions().Insert(record->UseAsUpdate())) return false;
+  // Another writer of this new key won: this record was in the hash, and
+  // readers may still look at it, so the entry stays in place.
+  return AddVersion(owner, record->UseAsUpdate());
+}
+
+bool TeksTableRep::AddVersion(KeyRecord* owner, Version* v) {
+  if (!owner->versions().Insert(v)) return false;
   if (drop_policy_ != nullptr) MaybeDropShadowedVersions(owner);
   return true;
+}
+
+Version* TeksTableRep::CopyAsUpdate(KeyRecord* record, size_t len) {
+  Version* v = Version::CreateWithJumpLink(allocator_->AllocateAligned(Version::AllocationSize(len)));
+  std::memcpy(v->mutable_entry(), record->key_entry(), len);
+  SpareRecordMemory& spare = spare_record_memory;
+  // Keeps the larger of two spares of this rep.
+  if (spare.rep_id != id_ || spare.entry_capacity <= len) {
+    spare = SpareRecordMemory{id_, record->allocation(), record->height(), len};
+  }
+  return v;
 }
 
 void TeksTableRep::MakeOrdered(void* rep, KeyRecord* record) {

@@ -2,7 +2,11 @@
 // over one pool of records (paper §4). The data paths:
 //
 //   put  -> record (Allocate) -> hash: new key?  -> link queue -> skip list
-//                                      existing? -> that key's VersionChain
+//                                      existing? -> copied into a version of
+//                                                   its own -> that key's
+//                                                   VersionChain (the record's
+//                                                   memory serves the thread's
+//                                                   next Allocate)
 //   get  -> hash -> record -> first version <= the reader's sequence
 //   seek -> hash (shortcut, if the key is here) or skip list -> versions
 //
@@ -99,12 +103,21 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   const OrderedIndex& ordered_index() const { return index_; }
 
  private:
+  // Links `v` into `owner`'s chain; false if its sequence is already there.
+  bool AddVersion(KeyRecord* owner, Version* v);
+  // Copies the entry of `record`, `len` bytes, into a version of its own
+  // and keeps the record's memory for this thread's next Allocate.
+  // REQUIRES: `record` was never published.
+  Version* CopyAsUpdate(KeyRecord* record, size_t len);
   void MaybeDropShadowedVersions(KeyRecord* record);
   // Makes a new key's record reachable by ordered reads (queued for the
   // linker, or linked): the hash calls it before the record turns LIVE, so
   // an iterator created after any write that found the record sees it.
   static void MakeOrdered(void* rep, KeyRecord* record);
 
+  // Tells this rep's spare record memory (Allocate) from other reps'; never
+  // reused, unlike an address.
+  const uint64_t id_;
   const TeksTableOptions options_;
   const std::shared_ptr<VersionDropPolicy> drop_policy_;
   // The skip list first: the hash links keys it cannot hold into it.

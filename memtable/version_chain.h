@@ -108,6 +108,21 @@ class Version {
   // Bytes an allocation reserves right before a version that is to get a
   // jump link.
   static constexpr size_t kJumpLinkBytes = 8;
+
+  // Bytes for a version of its own (an update of a key that already has a
+  // record) whose entry is `entry_len` bytes: its jump link, its header and
+  // the entry.
+  static size_t AllocationSize(size_t entry_len) {
+    return kJumpLinkBytes + sizeof(Version) + entry_len;
+  }
+  // Builds such a version, with its jump link, at the start of `memory`
+  // (AllocationSize bytes, pointer-aligned). Its entry bytes are to be
+  // written by the caller.
+  static Version* CreateWithJumpLink(char* memory) {
+    auto* v = new (memory + kJumpLinkBytes) Version();
+    v->AddJumpLink();
+    return v;
+  }
   // Gives this version a jump link, kept in the kJumpLinkBytes right before
   // it (whatever was there is no longer used). Every version but a chain's
   // root needs one to be found in O(log versions). Call before inserting it.
