@@ -212,6 +212,48 @@ TEST(PrefixSeekTest, PrefixIteratorsAndTheMemtableBloomFilterWork) {
   }
 }
 
+// memtable_protection_bytes_per_key: RocksDB writes a checksum after each
+// entry's value, inside the bytes Allocate reserved, and checks it on reads.
+// An update's entry is copied into a version of its own, checksum included.
+TEST(ProtectionBytesTest, ChecksummedEntriesReadBackThroughUpdates) {
+  for (bool layer : {false, true}) {
+    SCOPED_TRACE(layer ? "layer" : "plain factory");
+    test::TempDir dir("teks-protection");
+    Options options;
+    options.memtable_protection_bytes_per_key = 8;
+    std::unique_ptr<DB> db = OpenPlainOrLayered(options, dir.path(), layer);
+    ASSERT_NE(db, nullptr);
+    for (int i = 0; i < 300; ++i) {
+      ASSERT_TRUE(db->Put({}, "k" + std::to_string(i % 7), "v" + std::to_string(i)).ok());
+    }
+    const ROCKSDB_NAMESPACE::Snapshot* snapshot = db->GetSnapshot();
+    for (int i = 300; i < 600; ++i) {
+      ASSERT_TRUE(db->Put({}, "k" + std::to_string(i % 7), "v" + std::to_string(i)).ok());
+    }
+    // The last i <= `last` with i % 7 == k.
+    auto last_write = [](int last, int k) { return "v" + std::to_string(last - (last - k) % 7); };
+    std::string value;
+    for (int k = 0; k < 7; ++k) {
+      ASSERT_TRUE(db->Get({}, "k" + std::to_string(k), &value).ok());
+      EXPECT_EQ(value, last_write(599, k));
+      ROCKSDB_NAMESPACE::ReadOptions at_snapshot;
+      at_snapshot.snapshot = snapshot;
+      ASSERT_TRUE(db->Get(at_snapshot, "k" + std::to_string(k), &value).ok());
+      EXPECT_EQ(value, last_write(299, k));
+    }
+    std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db->NewIterator({}));
+    int keys = 0;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) ++keys;
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+    EXPECT_EQ(keys, 7);
+    it.reset();
+    db->ReleaseSnapshot(snapshot);
+    ASSERT_TRUE(db->Flush({}).ok());
+    ASSERT_TRUE(db->Get({}, "k3", &value).ok());
+    EXPECT_EQ(value, last_write(599, 3));
+  }
+}
+
 // inplace_update_support: MemTable::Update finds the newest version through
 // the rep's iterator and overwrites a value that fits in place.
 TEST(InplaceUpdateTest, UpdatesInPlaceAndAddsWhatDoesNotFit) {

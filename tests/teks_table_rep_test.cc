@@ -148,6 +148,54 @@ TEST_P(TeksTableRepTest, ReportsMemoryHeldOutsideTheArena) {
   EXPECT_GT(h.rep().ApproximateMemoryUsage(), empty + (1u << 20));
 }
 
+// An update's entry is copied into a version of its own; the record memory
+// it was written to serves the next Allocate. So N updates of a key cost
+// one record plus N versions, and no record header or tower each.
+TEST_P(TeksTableRepTest, AnUpdateCostsAVersionNotARecord) {
+  RepHarness h(Options());
+  // Every value is 40 bytes, so every entry has the same length.
+  auto value_of = [](SequenceNumber seq) {
+    std::string value = std::to_string(seq);
+    value.resize(40, 'v');
+    return value;
+  };
+  ASSERT_TRUE(h.Add("hot", 1, kEntryValue, value_of(1)));
+  const size_t before = h.arena().allocated_bytes();
+  constexpr SequenceNumber kUpdates = 1000;
+  for (SequenceNumber seq = 2; seq <= kUpdates + 1; ++seq) {
+    ASSERT_TRUE(h.Add("hot", seq, kEntryValue, value_of(seq)));
+  }
+  const size_t entry_len = EncodeEntry("hot", 2, kEntryValue, value_of(2)).size();
+  const size_t per_update = Version::AllocationSize(entry_len);
+  const size_t a_record = KeyRecord::AllocationSize(KeyRecord::kMaxHeight, entry_len);
+  EXPECT_LE(h.arena().allocated_bytes() - before, kUpdates * per_update + a_record);
+  const std::vector<std::string> values = h.GetEntries("hot", kUpdates + 1);
+  ASSERT_EQ(values.size(), kUpdates + 1);
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], value_of(kUpdates + 1 - i));
+}
+
+// The record memory an update leaves behind belongs to its rep: a thread
+// writing to two memtables in turn never builds one's record in the
+// other's memory.
+TEST_P(TeksTableRepTest, RecordMemoryLeftByAnUpdateStaysWithItsRep) {
+  RepHarness first(Options());
+  RepHarness second(Options());
+  for (SequenceNumber seq = 1; seq <= 200; ++seq) {
+    RepHarness& h = seq % 2 == 0 ? first : second;
+    const std::string key = seq % 3 == 0 ? "new" + std::to_string(seq) : "hot";
+    ASSERT_TRUE(h.Add(key, seq, kEntryValue, "value" + std::to_string(seq)));
+  }
+  for (RepHarness* h : {&first, &second}) {
+    std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> it(h->rep().GetIterator(nullptr));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const auto e = DecodeEntry(it->key());
+      EXPECT_EQ(e.seq % 2, h == &first ? 0u : 1u);
+      EXPECT_EQ(e.value, "value" + std::to_string(e.seq));
+      EXPECT_EQ(e.user_key, e.seq % 3 == 0 ? "new" + std::to_string(e.seq) : "hot");
+    }
+  }
+}
+
 TEST_P(TeksTableRepTest, KeepsEveryVersionWithoutADropPolicy) {
   RepHarness h(Options());
   for (SequenceNumber seq = 1; seq <= 50; ++seq) ASSERT_TRUE(h.Add("hot", seq, kEntryValue, "v"));

@@ -14,6 +14,7 @@ namespace test {
 char* TestArena::Allocate(size_t bytes) { return AllocateAligned(bytes); }
 
 char* TestArena::AllocateAligned(size_t bytes, size_t, ROCKSDB_NAMESPACE::Logger*) {
+  allocated_bytes_.fetch_add(bytes);
   std::lock_guard<std::mutex> lock(mu_);
   // new[] of char is aligned for any fundamental type.
   blocks_.emplace_back(new char[bytes == 0 ? 1 : bytes]);

@@ -34,10 +34,13 @@ class TestArena : public ROCKSDB_NAMESPACE::Allocator {
   char* AllocateAligned(size_t bytes, size_t huge_page_size = 0,
                         ROCKSDB_NAMESPACE::Logger* logger = nullptr) override;
   size_t BlockSize() const override { return 4096; }
+  // Bytes handed out so far.
+  size_t allocated_bytes() const { return allocated_bytes_.load(); }
 
  private:
   std::mutex mu_;
   std::vector<std::unique_ptr<char[]>> blocks_;
+  std::atomic<size_t> allocated_bytes_{0};
 };
 
 // Entry encoding and internal-key order, shared with tools/memtable_bench.
@@ -112,6 +115,7 @@ class RepHarness {
   std::vector<std::string> GetEntries(const Slice& user_key, SequenceNumber seq,
                                       size_t max_entries = ~size_t{0});
   ROCKSDB_NAMESPACE::MemTableRep& rep() { return *rep_; }
+  const TestArena& arena() const { return arena_; }
 
  private:
   TestArena arena_;
