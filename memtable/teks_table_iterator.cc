@@ -11,6 +11,7 @@ TeksTableIterator::TeksTableIterator(
 
 void TeksTableIterator::AtNewestOf(KeyRecord* record) {
   record_ = record;
+  finger_.Clear();
   if (record == nullptr) {
     version_ = nullptr;
     return;
@@ -33,14 +34,13 @@ void TeksTableIterator::Next() {
 void TeksTableIterator::Prev() {
   // Found by sequence, not by link: `version_` may have been dropped from the
   // chain since we reached it.
-  Version* newer = record_->versions().NewerThan(version_);
+  Version* newer = record_->versions().NewerThan(version_, &finger_);
   if (newer != nullptr) {
     version_ = newer;
     return;
   }
   rep_->WaitUntilLinked();
-  record_ = rep_->ordered_index().FindLessThan(record_);
-  version_ = record_ != nullptr ? record_->versions().Oldest() : nullptr;
+  AtOldestOf(rep_->ordered_index().FindLessThan(record_));
 }
 
 void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
@@ -54,6 +54,7 @@ void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_k
   uint64_t tag;
   std::memcpy(&tag, internal_key.data() + user_key.size(), sizeof(tag));
   record_ = record;
+  finger_.Clear();
   version_ = record->FirstAtOrBelow(tag);
   if (version_ == nullptr) AtNewestOf(record->Next(0));
 }
@@ -72,8 +73,13 @@ void TeksTableIterator::SeekToFirst() {
 
 void TeksTableIterator::SeekToLast() {
   rep_->WaitUntilLinked();
-  record_ = rep_->ordered_index().Last();
-  version_ = record_ != nullptr ? record_->versions().Oldest() : nullptr;
+  AtOldestOf(rep_->ordered_index().Last());
+}
+
+void TeksTableIterator::AtOldestOf(KeyRecord* record) {
+  record_ = record;
+  finger_.Clear();
+  version_ = record != nullptr ? record->versions().Oldest() : nullptr;
 }
 
 }  // namespace teksdb

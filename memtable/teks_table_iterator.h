@@ -2,6 +2,10 @@
 // internal-key order: records by user key through the skip list, and within
 // a record its versions newest first.
 //
+// Prev inside a record's chain resumes where the last Prev's search left off
+// (ReverseFinger), so walking a key's versions backwards costs O(1)
+// amortized per step.
+//
 // Thread safety: one iterator is used by one thread; any number may run
 // while writers insert. Each positioning step that moves to another record
 // (every Seek*, and Next/Prev past a record's last version) first makes the
@@ -32,13 +36,16 @@ class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
   void SeekToLast() override;
 
  private:
-  // Positions at `record`'s newest version (or nowhere if null).
+  // Positions at `record`'s newest (oldest) version, or nowhere if null.
   void AtNewestOf(KeyRecord* record);
+  void AtOldestOf(KeyRecord* record);
 
   TeksTableRep* const rep_;
   const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp_;
   KeyRecord* record_ = nullptr;
   Version* version_ = nullptr;
+  // For Prev within record_'s chain; cleared whenever record_ changes.
+  ReverseFinger finger_;
 };
 
 }  // namespace teksdb

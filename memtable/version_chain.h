@@ -81,6 +81,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "rocksdb_internals.h"
@@ -224,6 +225,34 @@ class DropMemo {
 };
 static_assert(sizeof(DropMemo) == 5 && alignof(DropMemo) == 1, "fits a record's padding");
 
+// What a reverse walk over one chain keeps between steps: the versions its
+// searches passed, each newer than the next, so that the next step resumes
+// from the last of them still newer than its version rather than from the
+// newest (VersionChain::NewerThan). A walk over a whole chain then costs
+// O(1) amortized per step. It holds at most kCapacity versions and forgets
+// them all when full or when its memory cannot be had (then the next step
+// searches from the newest version: slower, never wrong). The caller clears
+// it when it moves to another chain.
+class ReverseFinger {
+ public:
+  void Clear() { size_ = 0; }
+
+ private:
+  friend class VersionChain;
+  static constexpr int kCapacity = 64;
+  bool empty() const { return size_ == 0; }
+  Version* top() const { return stack_[size_ - 1]; }
+  void Pop() { --size_; }
+  void Push(Version* v) {
+    if (stack_ == nullptr) stack_.reset(new (std::nothrow) Version*[kCapacity]);
+    if (stack_ == nullptr) return;
+    if (size_ == kCapacity) size_ = 0;
+    stack_[size_++] = v;
+  }
+  std::unique_ptr<Version*[]> stack_;
+  int size_ = 0;
+};
+
 class VersionChain {
  public:
   // Starts a chain holding only `first`.
@@ -274,15 +303,8 @@ class VersionChain {
   // last one searched whose tag is above `packed_tag`), or nullptr if none
   // is. O(log versions); O(1) when the newest version qualifies.
   Version* FirstAtOrBelow(uint64_t packed_tag, Version** newer = nullptr) const {
-    Version* v = Newest();
     Version* above = nullptr;
-    uint64_t& steps = search_steps_on_this_thread;
-    while (v != nullptr && v->packed_tag() > packed_tag) {
-      ++steps;
-      above = v;
-      Version* jump = Version::JumpTarget(v->jump_word());
-      v = jump != nullptr && jump->packed_tag() > packed_tag ? jump : v->older();
-    }
+    Version* v = Descend(Newest(), packed_tag, [&](Version* passed) { above = passed; });
     if (newer != nullptr) *newer = above;
     return v;
   }
@@ -298,6 +320,26 @@ class VersionChain {
   Version* NewerThan(const Version* v) const {
     Version* newer = nullptr;
     FirstAtOrBelow(v->packed_tag(), &newer);
+    return newer;
+  }
+
+  // The same, resuming from `finger`, which the caller keeps for this chain
+  // across the steps of a reverse walk: O(1) amortized per step.
+  Version* NewerThan(const Version* v, ReverseFinger* finger) const {
+    const uint64_t packed_tag = v->packed_tag();
+    while (!finger->empty() && finger->top()->packed_tag() <= packed_tag) finger->Pop();
+    // The answer is the oldest version above `v`: at or below any version
+    // above it, such as the finger's top.
+    Version* at = Newest();
+    if (!finger->empty()) {
+      at = finger->top();
+      finger->Pop();
+    }
+    Version* newer = nullptr;
+    Descend(at, packed_tag, [&](Version* passed) {
+      newer = passed;
+      finger->Push(passed);
+    });
     return newer;
   }
 
@@ -413,6 +455,22 @@ class VersionChain {
     }
     *visited += seen;
     top->older_.fetch_or(Version::kSettledMark, std::memory_order_relaxed);
+  }
+
+  // The search: from `at` down to the first version whose packed tag is <=
+  // `packed_tag` (returned, or nullptr), taking a jump whenever its target
+  // is still above it. Calls `passed(v)` for each version passed on the way,
+  // newest first; the last one passed is the answer's newer neighbour.
+  template <typename Passed>
+  static Version* Descend(Version* at, uint64_t packed_tag, Passed passed) {
+    uint64_t& steps = search_steps_on_this_thread;
+    while (at != nullptr && at->packed_tag() > packed_tag) {
+      ++steps;
+      passed(at);
+      Version* jump = Version::JumpTarget(at->jump_word());
+      at = jump != nullptr && jump->packed_tag() > packed_tag ? jump : at->older();
+    }
+    return at;
   }
 
   static inline thread_local uint64_t search_steps_on_this_thread = 0;

@@ -3,7 +3,8 @@
 // order (each takes every 4th sequence), every insert is followed by a drop
 // attempt at the oldest sequence any reader holds, and readers hold
 // snapshots for a while, searching at them (FirstAtOrBelow) and climbing
-// from there (NewerThan), while jump links are set and cuts are made.
+// from there (NewerThan with a ReverseFinger), while jump links are set and
+// cuts are made.
 // Run under ThreadSanitizer by scripts/test.sh.
 #include <gtest/gtest.h>
 
@@ -93,8 +94,9 @@ TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWrit
           ASSERT_NE(at, nullptr);
           ASSERT_EQ(at->sequence(), snapshot);
           SequenceNumber last = snapshot;
-          const Version* v = chain.NewerThan(at);
-          for (int step = 0; v != nullptr && step < 3; ++step, v = chain.NewerThan(v)) {
+          ReverseFinger finger;
+          const Version* v = chain.NewerThan(at, &finger);
+          for (int step = 0; v != nullptr && step < 3; ++step, v = chain.NewerThan(v, &finger)) {
             ASSERT_GT(v->sequence(), last);
             last = v->sequence();
           }

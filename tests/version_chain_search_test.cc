@@ -2,7 +2,8 @@
 // (memtable/version_chain.h): on chains of 10^5 versions, every search
 // (FirstAtOrBelow, NewerThan, Oldest) gives what a walk along the links
 // gives, whatever the insertion order, and costs O(log versions) steps
-// (plus how far out of order versions arrived),
+// (plus how far out of order versions arrived), and a reverse walk keeping a
+// ReverseFinger O(1) amortized per step,
 // counted with VersionChain::SearchStepsOnThisThread; after cuts, searches
 // at or above the cutter still match the links, and a reverse walk from an
 // unlinked version climbs in order; a record answers "below every version"
@@ -90,6 +91,25 @@ TEST_P(LongChainTest, SearchesMatchTheLinksInLogarithmicSteps) {
   ASSERT_EQ(chain.Oldest()->sequence(), 1u);
   worst = std::max(worst, VersionChain::SearchStepsOnThisThread() - before);
   EXPECT_LE(worst, SearchBound(kVersions, GetParam())) << "steps of the costliest search";
+}
+
+// A reverse walk keeping a ReverseFinger, as an iterator does: every
+// version in order, in O(1) amortized steps per version.
+TEST_P(LongChainTest, AReverseWalkWithAFingerTakesConstantStepsPerVersion) {
+  std::mt19937_64 rng(GetParam());
+  test::VersionPool versions;
+  const std::vector<SequenceNumber> order = ArrivalOrder(kVersions, GetParam(), rng);
+  VersionChain chain(versions.Make(order[0]));
+  for (size_t i = 1; i < order.size(); ++i) ASSERT_TRUE(chain.Insert(versions.Make(order[i])));
+  ReverseFinger finger;
+  const uint64_t before = VersionChain::SearchStepsOnThisThread();
+  SequenceNumber expect = 1;
+  for (const Version* v = chain.Oldest(); v != nullptr; v = chain.NewerThan(v, &finger)) {
+    ASSERT_EQ(v->sequence(), expect);
+    ++expect;
+  }
+  EXPECT_EQ(expect, kVersions + 1);
+  EXPECT_LE(VersionChain::SearchStepsOnThisThread() - before, 4 * kVersions + SearchBound(kVersions));
 }
 
 // Window 1: in sequence order; larger windows: that many writers racing.
