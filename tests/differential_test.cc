@@ -118,20 +118,7 @@ int Scale() {
 }
 
 // An associative string append: the result lists operands oldest first.
-class AppendOperator : public ROCKSDB_NAMESPACE::AssociativeMergeOperator {
- public:
-  bool Merge(const Slice& /*key*/, const Slice* existing_value, const Slice& value,
-             std::string* new_value, ROCKSDB_NAMESPACE::Logger* /*logger*/) const override {
-    new_value->clear();
-    if (existing_value != nullptr) {
-      new_value->assign(existing_value->data(), existing_value->size());
-      new_value->push_back(',');
-    }
-    new_value->append(value.data(), value.size());
-    return true;
-  }
-  const char* Name() const override { return "TeksDifferentialAppend"; }
-};
+using test::AppendOperator;
 
 // ---------------------------------------------------------------------------
 // Configurations.

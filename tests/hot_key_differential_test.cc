@@ -30,7 +30,6 @@
 
 #include "rocksdb/db.h"
 #include "rocksdb/memtablerep.h"
-#include "rocksdb/merge_operator.h"
 #include "rocksdb/options.h"
 #include "teksdb/teks_db.h"
 #include "teksdb/teks_table.h"
@@ -53,16 +52,7 @@ constexpr int kSnapshotEvery = 2500;
 constexpr size_t kHeldSnapshots = 6;
 constexpr int kSteps = 12;
 
-class AppendOperator : public ROCKSDB_NAMESPACE::AssociativeMergeOperator {
- public:
-  bool Merge(const Slice&, const Slice* existing, const Slice& value, std::string* result,
-             ROCKSDB_NAMESPACE::Logger*) const override {
-    *result = existing != nullptr ? existing->ToString() + "," : std::string();
-    result->append(value.data(), value.size());
-    return true;
-  }
-  const char* Name() const override { return "test.Append"; }
-};
+using test::AppendOperator;
 
 enum class Subject { kPlainFactory, kTeksDBLayer };
 void PrintTo(Subject subject, std::ostream* os) {

@@ -31,6 +31,18 @@ KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber se
   return record;
 }
 
+bool AppendOperator::Merge(const Slice& /*key*/, const Slice* existing_value,
+                           const Slice& value, std::string* new_value,
+                           ROCKSDB_NAMESPACE::Logger* /*logger*/) const {
+  new_value->clear();
+  if (existing_value != nullptr) {
+    new_value->assign(existing_value->data(), existing_value->size());
+    new_value->push_back(',');
+  }
+  new_value->append(value.data(), value.size());
+  return true;
+}
+
 Version* VersionPool::Make(SequenceNumber seq, uint8_t type) {
   const std::string entry = EncodeEntry("k", seq, type, Slice());
   const size_t words = (Version::kJumpLinkBytes + sizeof(Version) + entry.size() + 7) / 8;

@@ -21,6 +21,7 @@
 #include "rocksdb/comparator.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/memtablerep.h"
+#include "rocksdb/merge_operator.h"
 #include "rocksdb_internals.h"
 #include "teksdb/teks_table.h"
 
@@ -152,6 +153,15 @@ class TimestampedComparator : public ROCKSDB_NAMESPACE::Comparator {
   void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
   void FindShortSuccessor(std::string*) const override {}
   bool CanKeysWithDifferentByteContentsBeEqual() const override { return false; }
+};
+
+// A merge operator that joins operands with ',' (existing value first).
+class AppendOperator : public ROCKSDB_NAMESPACE::AssociativeMergeOperator {
+ public:
+  bool Merge(const ROCKSDB_NAMESPACE::Slice& key, const ROCKSDB_NAMESPACE::Slice* existing_value,
+             const ROCKSDB_NAMESPACE::Slice& value, std::string* new_value,
+             ROCKSDB_NAMESPACE::Logger* logger) const override;
+  const char* Name() const override { return "TeksTestAppend"; }
 };
 
 // Counts the flushes RocksDB starts by itself because a write buffer filled.

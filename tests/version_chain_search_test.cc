@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -62,14 +63,23 @@ uint64_t SearchBound(uint64_t versions, size_t window = 1) {
   return static_cast<uint64_t>(3 * std::log2(static_cast<double>(versions)) + 8 + 3 * window);
 }
 
-class LongChainTest : public ::testing::TestWithParam<size_t> {};
+// A chain of kVersions versions whose arrival was shuffled in windows of
+// GetParam().
+class LongChainTest : public ::testing::TestWithParam<size_t> {
+ protected:
+  void SetUp() override {
+    const std::vector<SequenceNumber> order = ArrivalOrder(kVersions, GetParam(), rng_);
+    chain_ = std::make_unique<VersionChain>(versions_.Make(order[0]));
+    for (size_t i = 1; i < order.size(); ++i) ASSERT_TRUE(chain_->Insert(versions_.Make(order[i])));
+  }
+  std::mt19937_64 rng_{GetParam()};
+  test::VersionPool versions_;
+  std::unique_ptr<VersionChain> chain_;
+};
 
 TEST_P(LongChainTest, SearchesMatchTheLinksInLogarithmicSteps) {
-  std::mt19937_64 rng(GetParam());
-  test::VersionPool versions;
-  const std::vector<SequenceNumber> order = ArrivalOrder(kVersions, GetParam(), rng);
-  VersionChain chain(versions.Make(order[0]));
-  for (size_t i = 1; i < order.size(); ++i) ASSERT_TRUE(chain.Insert(versions.Make(order[i])));
+  VersionChain& chain = *chain_;
+  std::mt19937_64& rng = rng_;
 
   uint64_t worst = 0;
   for (int i = 0; i < 1000; ++i) {
@@ -96,11 +106,7 @@ TEST_P(LongChainTest, SearchesMatchTheLinksInLogarithmicSteps) {
 // A reverse walk keeping a ReverseFinger, as an iterator does: every
 // version in order, in O(1) amortized steps per version.
 TEST_P(LongChainTest, AReverseWalkWithAFingerTakesConstantStepsPerVersion) {
-  std::mt19937_64 rng(GetParam());
-  test::VersionPool versions;
-  const std::vector<SequenceNumber> order = ArrivalOrder(kVersions, GetParam(), rng);
-  VersionChain chain(versions.Make(order[0]));
-  for (size_t i = 1; i < order.size(); ++i) ASSERT_TRUE(chain.Insert(versions.Make(order[i])));
+  VersionChain& chain = *chain_;
   ReverseFinger finger;
   const uint64_t before = VersionChain::SearchStepsOnThisThread();
   SequenceNumber expect = 1;
