@@ -65,18 +65,30 @@ uint64_t RandomSeed(const void* salt) {
 }  // namespace
 
 struct CuckooIndex::Table {
+  // The slots and stripes come from `arena` when it is given (they then
+  // live until the arena goes), else from the heap (owned by the table).
   // Throws std::bad_alloc; callers on the write path catch it.
-  explicit Table(size_t num_buckets)
-      : mask(num_buckets - 1),
-        stripe_mask(std::min<size_t>(num_buckets, 4096) - 1),
-        slots(new std::atomic<uint64_t>[num_buckets * kSlotsPerBucket]),
-        stripe_versions(new std::atomic<uint32_t>[stripe_mask + 1]) {
-    for (size_t i = 0; i < num_buckets * kSlotsPerBucket; ++i) slots[i].store(0);
-    for (size_t i = 0; i <= stripe_mask; ++i) stripe_versions[i].store(0);
+  Table(size_t num_buckets, ROCKSDB_NAMESPACE::Allocator* arena)
+      : mask(num_buckets - 1), stripe_mask(std::min<size_t>(num_buckets, 4096) - 1) {
+    const size_t slot_bytes = NumSlots() * sizeof(std::atomic<uint64_t>);
+    const size_t stripe_bytes = (stripe_mask + 1) * sizeof(std::atomic<uint32_t>);
+    char* memory;
+    if (arena != nullptr) {
+      memory = arena->AllocateAligned(slot_bytes + stripe_bytes);
+    } else {
+      heap_memory.reset(new char[slot_bytes + stripe_bytes]);
+      memory = heap_memory.get();
+    }
+    slots = reinterpret_cast<std::atomic<uint64_t>*>(memory);
+    stripe_versions = reinterpret_cast<std::atomic<uint32_t>*>(memory + slot_bytes);
+    for (size_t i = 0; i < NumSlots(); ++i) new (&slots[i]) std::atomic<uint64_t>(0);
+    for (size_t i = 0; i <= stripe_mask; ++i) new (&stripe_versions[i]) std::atomic<uint32_t>(0);
   }
 
   size_t NumSlots() const { return (mask + 1) * kSlotsPerBucket; }
-  size_t Bytes() const {
+  // Bytes on the heap (none but the table object when in an arena).
+  size_t HeapBytes() const {
+    if (heap_memory == nullptr) return sizeof(Table);
     return sizeof(Table) + NumSlots() * sizeof(slots[0]) +
            (stripe_mask + 1) * sizeof(stripe_versions[0]);
   }
@@ -169,8 +181,9 @@ struct CuckooIndex::Table {
   // undone. Settlement rescans when the table it scanned froze under it.
   std::atomic<bool> frozen{false};
   Table* older = nullptr;  // the retired list's link
-  std::unique_ptr<std::atomic<uint64_t>[]> slots;
-  std::unique_ptr<std::atomic<uint32_t>[]> stripe_versions;
+  std::atomic<uint64_t>* slots;
+  std::atomic<uint32_t>* stripe_versions;
+  std::unique_ptr<char[]> heap_memory;
 };
 
 struct CuckooIndex::SearchStep {
@@ -181,16 +194,17 @@ struct CuckooIndex::SearchStep {
 };
 
 CuckooIndex::CuckooIndex(size_t initial_slots, bool serialize_inserts,
-                         OrderedIndex* overflow)
+                         OrderedIndex* overflow, ROCKSDB_NAMESPACE::Allocator* arena)
     : seed_(RandomSeed(this)),
+      arena_(arena),
       overflow_(overflow),
       serialize_inserts_(serialize_inserts),
       search_steps_(new SearchStep[kMaxSearchBuckets]) {
   const size_t buckets =
       std::max<size_t>(2, RoundUpToPowerOfTwo((initial_slots + kSlotsPerBucket - 1) /
                                               kSlotsPerBucket));
-  Table* t = new Table(buckets);
-  memory_usage_.store(t->Bytes() + kMaxSearchBuckets * sizeof(SearchStep),
+  Table* t = new Table(buckets, arena_);
+  memory_usage_.store(t->HeapBytes() + kMaxSearchBuckets * sizeof(SearchStep),
                       std::memory_order_relaxed);
   current_.store(t, std::memory_order_release);
 }
@@ -471,7 +485,7 @@ bool CuckooIndex::Resize() {
   Table* old = current_.load(std::memory_order_relaxed);
   std::unique_ptr<Table> bigger;
   try {
-    bigger.reset(new Table((old->mask + 1) * 2));
+    bigger.reset(new Table((old->mask + 1) * 2, arena_));
   } catch (const std::bad_alloc&) {
     return false;
   }
@@ -500,7 +514,7 @@ bool CuckooIndex::Resize() {
   }
   for (UsedSlots& shard : used_) shard.count.store(0, std::memory_order_relaxed);
   used_[0].count.store(moved, std::memory_order_relaxed);
-  memory_usage_.fetch_add(bigger->Bytes(), std::memory_order_relaxed);
+  memory_usage_.fetch_add(bigger->HeapBytes(), std::memory_order_relaxed);
   // seq_cst, like the loads in CollectAll: see the fence in FindOrInsert.
   current_.store(bigger.release(), std::memory_order_seq_cst);
   old->older = retired_;

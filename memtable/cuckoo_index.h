@@ -30,8 +30,10 @@
 // into a frozen table; finding one frozen, they wait for the resize on the
 // mutex and retry on the new table. Lookups may still scan a frozen table:
 // it holds every entry placed before the freeze. Retired tables are kept
-// until the index is destroyed (a reader may be scanning one); they are at
-// most as large as the current table together. If the new table cannot be
+// until the index is destroyed (a reader may be scanning one), as the
+// memtable's arena keeps everything it hands out, which is where the rep
+// has them allocated; they are at most as large as the current table
+// together. If the new table cannot be
 // allocated or cannot place every entry, the resize is undone (slots
 // unfrozen) and the key overflows: no allocation failure escapes.
 //
@@ -75,6 +77,7 @@
 
 #include "key_record.h"
 #include "ordered_index.h"
+#include "rocksdb_internals.h"
 
 namespace teksdb {
 
@@ -90,7 +93,11 @@ class CuckooIndex {
 
   // `initial_slots` sizes the first table (rounded up to a power of two).
   // Overflowed keys are linked into `overflow` (the memtable's skip list).
-  CuckooIndex(size_t initial_slots, bool serialize_inserts, OrderedIndex* overflow);
+  // Tables are allocated from `arena` (the memtable's, so that RocksDB's
+  // accounting, WriteBufferManager included, counts them), or from the
+  // heap when it is null.
+  CuckooIndex(size_t initial_slots, bool serialize_inserts, OrderedIndex* overflow,
+              ROCKSDB_NAMESPACE::Allocator* arena = nullptr);
   ~CuckooIndex();
   CuckooIndex(const CuckooIndex&) = delete;
   CuckooIndex& operator=(const CuckooIndex&) = delete;
@@ -111,7 +118,8 @@ class CuckooIndex {
   KeyRecord* FindOrInsert(uint64_t hash, KeyRecord* candidate, WonCallback on_won,
                           void* on_won_arg);
 
-  // Bytes held by the tables, current and retired (all outside the arena).
+  // Bytes held on the heap: the table objects, the displacement search's
+  // state, and the tables themselves when there is no arena.
   size_t MemoryUsage() const { return memory_usage_.load(std::memory_order_relaxed); }
   // Slots of the current table.
   size_t Capacity() const;
@@ -165,6 +173,7 @@ class CuckooIndex {
   bool LoadedEnoughToGrow(const Table* table) const;
 
   const uint64_t seed_;
+  ROCKSDB_NAMESPACE::Allocator* const arena_;
   std::atomic<Table*> current_;
   // Earlier tables, newest first, freed at destruction.
   Table* retired_ = nullptr;

@@ -43,7 +43,7 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
       options_(options),
       drop_policy_(options.inplace ? std::move(drop_policy) : nullptr),
       index_(cmp),
-      hash_(initial_hash_slots, !options.concurrent_hash, &index_) {
+      hash_(initial_hash_slots, !options.concurrent_hash, &index_, allocator) {
   if (options_.async) link_queue_.reset(new LinkQueue(&index_, std::move(linker)));
 }
 

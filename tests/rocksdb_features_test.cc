@@ -1,8 +1,9 @@
 // Tests of optional RocksDB features that depend on what a MemTableRep
 // implements beyond the basics (the list is in include/teksdb/teks_table.h),
 // end to end: MemPurge (UniqueRandomSample), memtable range statistics
-// (ApproximateNumEntries), prefix seek (GetDynamicPrefixIterator) and
-// in-place updates, with the plain factory and under the TeksDB layer.
+// (ApproximateNumEntries), prefix seek (GetDynamicPrefixIterator),
+// in-place updates, per-entry checksums and WriteBufferManager accounting,
+// with the plain factory and under the TeksDB layer.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "rocksdb/db.h"
 #include "rocksdb/slice_transform.h"
+#include "rocksdb/write_buffer_manager.h"
 #include "teksdb/teks_db.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
@@ -251,6 +253,36 @@ TEST(ProtectionBytesTest, ChecksummedEntriesReadBackThroughUpdates) {
     ASSERT_TRUE(db->Flush({}).ok());
     ASSERT_TRUE(db->Get({}, "k3", &value).ok());
     EXPECT_EQ(value, last_write(599, 3));
+  }
+}
+
+// A WriteBufferManager sees the memory of RocksDB's arena only, so the hash
+// index must live there for its limits to hold: with small entries the hash
+// is a fifth of a TeksTable memtable.
+TEST(WriteBufferManagerTest, ChargesTheHashIndexToo) {
+  for (bool layer : {false, true}) {
+    SCOPED_TRACE(layer ? "layer" : "plain factory");
+    test::TempDir dir("teks-wbm");
+    Options options;
+    options.write_buffer_size = 256 << 20;  // no flush during the test
+    options.arena_block_size = 64 << 10;    // fine-grained arena accounting
+    auto manager = std::make_shared<ROCKSDB_NAMESPACE::WriteBufferManager>(1 << 30);
+    options.write_buffer_manager = manager;
+    std::unique_ptr<DB> db = OpenPlainOrLayered(options, dir.path(), layer);
+    ASSERT_NE(db, nullptr);
+    ROCKSDB_NAMESPACE::WriteOptions no_wal;
+    no_wal.disableWAL = true;
+    for (int i = 0; i < 300000; ++i) {
+      ASSERT_TRUE(db->Put(no_wal, "key" + std::to_string(i), "v").ok());
+    }
+    uint64_t memtable_bytes = 0;
+    ASSERT_TRUE(db->GetIntProperty("rocksdb.cur-size-all-mem-tables", &memtable_bytes));
+    // The manager counts the arena's blocks; the property counts the bytes
+    // used in them plus what the rep still holds on the heap (table
+    // objects, the link queue: well under 1%). Outside the arena, the hash
+    // alone would be ~25% here.
+    EXPECT_GE(manager->memory_usage(), memtable_bytes - memtable_bytes / 100);
+    EXPECT_LE(manager->memory_usage(), memtable_bytes + memtable_bytes / 10);
   }
 }
 
