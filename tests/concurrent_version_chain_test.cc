@@ -22,7 +22,7 @@
 namespace teksdb {
 namespace {
 
-constexpr SequenceNumber kVersions = 100000;
+constexpr SequenceNumber kVersions = 20000;
 constexpr int kWriters = 4;
 constexpr int kReaders = 2;
 
@@ -87,7 +87,7 @@ TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWrit
       while (writing.load()) {
         const SequenceNumber snapshot = readers.Register();
         const uint64_t tag = (snapshot << 8) | 0xff;
-        for (int i = 0, n = 1 + static_cast<int>(rng() % 2000); i < n; ++i) {
+        for (int i = 0, n = 1 + static_cast<int>(rng() % 500); i < n; ++i) {
           // Every sequence up to the snapshot is inserted, and nothing a
           // reader at it needs is dropped: the answer is the snapshot's own.
           const Version* at = chain.FirstAtOrBelow(tag);
