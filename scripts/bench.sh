@@ -22,7 +22,9 @@
 #             can be dropped), N = 10k, 100k, 1M, per-update cost through the
 #             TeksDB layer (teksdb:teks) beside plaindb:skip_list
 #   large     a data set ~8x the write buffer (32 MiB), flushes and
-#             compactions on, snappy compression (paper §7)
+#             compactions on, snappy compression (paper §7); the LSM's
+#             shape (files and MB per level) as the reads begin is listed
+#             per memtable under the table
 #   micro     tools/memtable_bench: the rep alone (insert, get, seek, scan)
 #             against RocksDB's skip-list rep and absl::flat_hash_map
 #   hotkeys   keys with many versions (every version kept, as with a plain
@@ -305,6 +307,10 @@ if [[ $scenario == hotkeys ]]; then
 fi
 
 read_benchmarks=(readrandom readseq seekrandom)
+# Where data outgrows the memtable, reads depend on the LSM's shape as much as
+# on the memtable: print it (levelstats) as the reads begin, per run.
+shape=
+((in_memory)) || shape=levelstats,
 writes=$((versions * num))
 entry_bytes=$((16 + value_size + 64))
 max_threads=$(tr , '\n' <<<"$threads" | sort -n | tail -n 1)
@@ -343,7 +349,7 @@ run_once() {
     cmd=(stdbuf -oL "$teks_db_bench")
   fi
   cmd+=(--db="$dir/db" --wal_dir="$dir/db" --memtablerep="$rep" --threads="$t"
-        --benchmarks="fillrandom,memstats,$benchmarks" "${common_flags[@]}" "${rep_flags[@]}")
+        --benchmarks="fillrandom,memstats,$shape$benchmarks" "${common_flags[@]}" "${rep_flags[@]}")
   [[ $reads == all ]] || cmd+=(--reads="$reads")
   [[ $runner == db_bench ]] && cmd+=("${extra[@]}")
   log "$label: $runner --memtablerep='$rep' ${rep_flags[*]} $([[ $reads == all ]] || echo "--reads=$reads (bounded)")"

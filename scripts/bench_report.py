@@ -10,7 +10,8 @@ where `counted` lists the benchmarks whose results this log contributes
 Output on stdout: per thread count and benchmark, the median over repeats of
 micros/op and ops/sec and the ratio of that median ops/sec to the
 baseline's (skip_list) from the same runs; then memory: the memtable bytes
-after the fill (rocksdb.cur-size-all-mem-tables) and peak RSS. With --out,
+after the fill (rocksdb.cur-size-all-mem-tables) and peak RSS; then, where
+the logs have it (db_bench levelstats), each run's LSM shape. With --out,
 the raw per-run results as TSV; with --plot, a PNG (needs matplotlib).
 """
 
@@ -28,6 +29,8 @@ RESULT = re.compile(
     r"(?:\s+(?P<sec>[0-9.]+) seconds)?(?:\s+(?P<n>\d+) operations;)?"
     r".*?(?:\((?P<found>\d+) of \d+ found\))?\s*$")
 MEMTABLE_BYTES = re.compile(r"^rocksdb\.cur-size-all-mem-tables: (\d+)\s*$")
+# levelstats:  "  0        2       50" (level, files, MB) under "Level Files Size(MB)"
+LEVEL_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s*$")
 
 BENCHMARKS = ["fillrandom", "readrandom", "readseq", "seekrandom"]
 RAW_COLUMNS = ["memtable", "threads", "repeat", "benchmark", "micros_per_op", "ops_per_sec",
@@ -36,11 +39,24 @@ RAW_COLUMNS = ["memtable", "threads", "repeat", "benchmark", "micros_per_op", "o
 
 
 def parse_log(path):
-    """({benchmark: result fields}, memtable bytes after the fill or None)."""
-    results, memtable_bytes = {}, None
+    """({benchmark: result fields}, memtable bytes after the fill or None,
+    the LSM's shape from the first levelstats, e.g. "L0 2 files 50 MB, L1 3
+    files 96 MB", or None)."""
+    results, memtable_bytes, levels, in_levelstats = {}, None, None, False
     with open(path, encoding="utf-8", errors="replace") as f:
         # Progress ("... finished N ops") ends in \r, not \n.
         for line in f.read().replace("\r", "\n").splitlines():
+            if line.startswith("Level Files Size(MB)") and levels is None:
+                in_levelstats, levels = True, []
+                continue
+            if in_levelstats:
+                m = LEVEL_ROW.match(line)
+                if m:
+                    if int(m[2]) > 0:
+                        levels.append(f"L{m[1]} {m[2]} files {m[3]} MB")
+                    continue
+                if not line.startswith("---"):
+                    in_levelstats = False
             m = RESULT.match(line)
             if m:
                 # db_bench truncates ops/sec to an integer; a bounded run of
@@ -56,16 +72,20 @@ def parse_log(path):
             m = MEMTABLE_BYTES.match(line)
             if m and memtable_bytes is None:
                 memtable_bytes = int(m[1])
-    return results, memtable_bytes
+    shape = None if levels is None else (", ".join(levels) or "no files")
+    return results, memtable_bytes, shape
 
 
 def read_runs(path):
-    """Raw rows (dicts) and a list of problems (missing result lines)."""
-    rows, problems = [], []
+    """Raw rows (dicts), a list of problems (missing result lines) and the
+    LSM shapes the logs printed: [(threads, memtable, repeat, shape)]."""
+    rows, problems, shapes = [], [], []
     with open(path, encoding="utf-8") as f:
         for line in f:
             memtable, threads, repeat, log, rss, counted, bounded = line.rstrip("\n").split("\t")
-            results, memtable_bytes = parse_log(log)
+            results, memtable_bytes, shape = parse_log(log)
+            if shape is not None:
+                shapes.append((int(threads), memtable, int(repeat), shape))
             counted = counted.split(",")
             for b in BENCHMARKS:
                 if b not in counted:
@@ -82,7 +102,7 @@ def read_runs(path):
                     row["memtable_bytes"] = memtable_bytes if memtable_bytes is not None else ""
                     row["peak_rss_kb"] = "" if rss == "-" else int(rss)
                 rows.append(row)
-    return rows, problems
+    return rows, problems, shapes
 
 
 def median(values):
@@ -135,7 +155,7 @@ def main():
     ap.add_argument("--plot", help="also draw the results into this PNG")
     args = ap.parse_args()
 
-    rows, problems = read_runs(args.runs)
+    rows, problems, shapes = read_runs(args.runs)
     for p in problems:
         print(f"bench_report: {p}", file=sys.stderr)
     if not rows:
@@ -178,6 +198,11 @@ def main():
                            fmt_ratio(rss, base.get("peak_rss_kb"))])
     print_table(["threads", "after fill", "memtable", "memtable MiB", f"vs {args.baseline}",
                  "peak RSS MiB", f"vs {args.baseline}"], memory, left_columns=3, group_columns=2)
+
+    if shapes:
+        print("\nLSM shape as the reads began (rocksdb.levelstats after fillrandom):")
+        for t, m, r, shape in sorted(shapes):
+            print(f"  {t} thread(s)  {m:<12} run {r}: {shape}")
 
     repeats = max(s["repeats"] for s in summary.values())
     print(f"\n(median of {repeats} run(s); ratios are ops/s or bytes relative to "

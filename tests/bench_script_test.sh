@@ -4,7 +4,8 @@
 # tools/teks_db_bench with and without the TeksDB layer) gives a result row
 # per thread count and benchmark, the slow stock cases are bounded and
 # labelled, memory rows are there, the raw TSV is written; bad input is
-# refused by name. Also the hotkeys scenario, and tools/memtable_bench
+# refused by name. Also the large scenario's LSM shapes, the hotkeys
+# scenario, and tools/memtable_bench
 # through scripts/micro_report.py.
 #
 # Usage: tests/bench_script_test.sh BUILD_DIR SOURCE_DIR
@@ -72,6 +73,17 @@ refuse "lists a count twice" --threads 1,1
 refuse "lists a memtable twice" --memtables teks,skip_list,teks
 refuse "--threads does not apply" --scenario micro --threads 2
 refuse "would not reach" --memtables teksdb:teks -- --cache_size=1
+
+# --- large: the LSM's shape beside the rows ---------------------------------------------
+if bench --scenario large --num 5000 --write-buffer-size 65536 --memtables teks,skip_list \
+  --no-plots >"$tmp/large" 2>"$tmp/largelog"; then
+  for m in teks skip_list; do
+    grep -qE "^  1 thread\(s\)  $m +run 1: L[0-9]+ [0-9]+ files" "$tmp/large" &&
+      pass "large: LSM shape listed for $m" || fail "large: no LSM shape for $m"
+  done
+else
+  fail "bench.sh --scenario large failed: $(tail -n 20 "$tmp/largelog")"
+fi
 
 # --- hotkeys: versions per key -------------------------------------------------------
 if bench --scenario hotkeys --num 1000 --no-plots --out "$tmp/hot.tsv" >"$tmp/hot" 2>"$tmp/hotlog"; then

@@ -51,7 +51,7 @@ DEFINE_string(benchmarks, "fillrandom,readrandom,readseq,seekrandom",
               "keys in order, so each key gets writes/num versions; a snapshot is taken "
               "after the first round), readrandom, readatsnapshot (readrandom at the "
               "snapshot fillrounds took), readseq, readreverse, seekrandom, hotkeysnapshot "
-              "(--writes updates of one key under a held snapshot), memstats");
+              "(--writes updates of one key under a held snapshot), memstats, levelstats");
 DEFINE_int64(num, 1000000, "number of distinct keys");
 DEFINE_int64(reads, -1, "reads per thread per read benchmark (-1: --num)");
 DEFINE_int64(writes, -1, "writes per thread in fillrandom (-1: --num)");
@@ -135,6 +135,7 @@ class Benchmark {
   // result line.
   void Run(const std::string& name) {
     if (name == "memstats") return PrintMemStats();
+    if (name == "levelstats") return PrintProperty("rocksdb.levelstats");
     void (Benchmark::*method)(int, ThreadResult*) = nullptr;
     if (name == "fillrandom") method = &Benchmark::FillRandom;
     if (name == "fillrounds") method = &Benchmark::FillRounds;
@@ -325,6 +326,14 @@ class Benchmark {
     }
   }
 
+  // db_bench's levelstats: the property's text as it is.
+  void PrintProperty(const char* property) {
+    std::string value;
+    if (!db_->GetProperty(property, &value)) value = std::string(property) + ": (failed)\n";
+    std::printf("%s", value.c_str());
+    std::fflush(stdout);
+  }
+
   void PrintMemStats() {
     for (const char* property :
          {"rocksdb.num-immutable-mem-table", "rocksdb.cur-size-active-mem-table",
@@ -411,7 +420,7 @@ ROCKSDB_NAMESPACE::Options MakeOptions() {
 
 const char* const kBenchmarks[] = {"fillrandom",  "fillrounds", "readrandom",
                                    "readatsnapshot", "readseq", "readreverse",
-                                   "seekrandom",  "hotkeysnapshot", "memstats"};
+                                   "seekrandom",  "hotkeysnapshot", "memstats", "levelstats"};
 
 std::vector<std::string> BenchmarkNames() {
   std::vector<std::string> names;
