@@ -406,10 +406,18 @@ CuckooIndex::Placement CuckooIndex::Publish(uint64_t hash, KeyRecord* candidate)
   }
 }
 
-bool CuckooIndex::LoadedEnoughToGrow(const Table* table) const {
+int64_t CuckooIndex::UsedSlots() const {
   int64_t used = 0;
-  for (const UsedSlots& shard : used_) used += shard.count.load(std::memory_order_relaxed);
-  return used * 100 >= static_cast<int64_t>(table->NumSlots()) * kGrowLoadPercent;
+  for (const UsedSlotShard& shard : used_) used += shard.count.load(std::memory_order_relaxed);
+  return used;
+}
+
+size_t CuckooIndex::NumKeys() const {
+  return static_cast<size_t>(std::max<int64_t>(UsedSlots(), 0)) + NumOverflowed();
+}
+
+bool CuckooIndex::LoadedEnoughToGrow(const Table* table) const {
+  return UsedSlots() * 100 >= static_cast<int64_t>(table->NumSlots()) * kGrowLoadPercent;
 }
 
 void CuckooIndex::Remove(uint64_t hash, KeyRecord* candidate) {
@@ -512,7 +520,7 @@ bool CuckooIndex::Resize() {
     old->frozen.store(false, std::memory_order_seq_cst);
     return false;
   }
-  for (UsedSlots& shard : used_) shard.count.store(0, std::memory_order_relaxed);
+  for (UsedSlotShard& shard : used_) shard.count.store(0, std::memory_order_relaxed);
   used_[0].count.store(moved, std::memory_order_relaxed);
   memory_usage_.fetch_add(bigger->HeapBytes(), std::memory_order_relaxed);
   // seq_cst, like the loads in CollectAll: see the fence in FindOrInsert.

@@ -123,6 +123,9 @@ class CuckooIndex {
   size_t MemoryUsage() const { return memory_usage_.load(std::memory_order_relaxed); }
   // Slots of the current table.
   size_t Capacity() const;
+  // About how many keys the index holds (slots in use, plus overflowed
+  // keys); exact when no insert is running.
+  size_t NumKeys() const;
   // Keys that overflowed to the skip list so far.
   size_t NumOverflowed() const { return overflowed_.load(std::memory_order_relaxed); }
 
@@ -181,11 +184,12 @@ class CuckooIndex {
   std::atomic<size_t> overflowed_{0};
   // Slots in use in the current table, in cache-line-padded shards (by
   // hash) so concurrent inserters rarely share one.
-  struct alignas(64) UsedSlots {
+  struct alignas(64) UsedSlotShard {
     std::atomic<int64_t> count{0};
   };
   static constexpr int kUsedShards = 8;
-  UsedSlots used_[kUsedShards];
+  UsedSlotShard used_[kUsedShards];
+  int64_t UsedSlots() const;
   static constexpr size_t kFilterWords = 64;  // 4096 bits
   std::atomic<uint64_t> overflow_filter_[kFilterWords] = {};
 

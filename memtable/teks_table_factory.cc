@@ -4,8 +4,8 @@
 //
 // Thread safety: a factory is shared by every column family and memtable
 // that uses it. Its options are fixed once configured; the write buffer
-// size it sizes hashes from is an atomic; its BackgroundLinker is
-// thread-safe.
+// size and the key count it sizes hashes from are atomics; its
+// BackgroundLinker is thread-safe.
 #include <algorithm>
 #include <atomic>
 #include <string>
@@ -38,12 +38,17 @@ namespace {
 
 constexpr const char* kOptionNames = "async, concurrent_hash, shortcut, inplace";
 
-// The hash starts with a slot per this many bytes of write buffer: room for
-// every key of a full buffer of ~2 KiB entries, at 0.4% of its size, so a
-// memtable holding a few keys costs little more than the skip list's. It
-// is resized (twice the slots) as more keys arrive. A huge buffer is rarely
-// filled, so the first table is capped.
+// The first memtable's hash starts with a slot per this many bytes of write
+// buffer: room for every key of a full buffer of ~2 KiB entries, at 0.4% of
+// its size, so a memtable holding a few keys costs little more than the
+// skip list's. It is resized (twice the slots) as more keys arrive. Later
+// memtables start with room for as many keys as the last sealed one held
+// (KeyCountHint), at kPresizedLoadPercent, never more than a slot per
+// kMinWriteBufferBytesPerKey of buffer. A huge buffer is rarely filled, so
+// the first table is capped.
 constexpr size_t kWriteBufferBytesPerHashSlot = 2048;
+constexpr size_t kPresizedLoadPercent = 85;
+constexpr size_t kMinWriteBufferBytesPerKey = 32;
 constexpr size_t kMinHashSlots = 1024;
 constexpr size_t kMaxInitialHashSlots = size_t{4} << 20;
 
@@ -80,7 +85,8 @@ class TeksTableFactory : public MemTableRepFactory {
                    std::shared_ptr<VersionDropPolicy> drop_policy)
       : options_(options),
         drop_policy_(std::move(drop_policy)),
-        linker_(std::make_shared<BackgroundLinker>()) {
+        linker_(std::make_shared<BackgroundLinker>()),
+        key_count_hint_(std::make_shared<KeyCountHint>()) {
     RegisterOptions("TeksTableOptions", &options_, &kTeksTableOptionsInfo);
   }
 
@@ -95,10 +101,14 @@ class TeksTableFactory : public MemTableRepFactory {
                                  ROCKSDB_NAMESPACE::Allocator* allocator,
                                  const ROCKSDB_NAMESPACE::SliceTransform*,
                                  ROCKSDB_NAMESPACE::Logger*) override {
-    const size_t slots =
-        std::clamp(ExpectedWriteBufferSize(*allocator) / kWriteBufferBytesPerHashSlot,
-                   kMinHashSlots, kMaxInitialHashSlots);
-    return new TeksTableRep(cmp, allocator, options_, slots, linker_, drop_policy_);
+    const size_t buffer = ExpectedWriteBufferSize(*allocator);
+    size_t slots = buffer / kWriteBufferBytesPerHashSlot;
+    if (const size_t keys = key_count_hint_->Get(); keys > 0) {
+      slots = std::min(keys * 100 / kPresizedLoadPercent, buffer / kMinWriteBufferBytesPerKey);
+    }
+    slots = std::clamp(slots, kMinHashSlots, kMaxInitialHashSlots);
+    return new TeksTableRep(cmp, allocator, options_, slots, linker_, drop_policy_,
+                            key_count_hint_);
   }
 
   // Called by DB::Open for each column family using this factory.
@@ -169,6 +179,7 @@ class TeksTableFactory : public MemTableRepFactory {
   TeksTableOptions options_;
   const std::shared_ptr<VersionDropPolicy> drop_policy_;
   const std::shared_ptr<BackgroundLinker> linker_;
+  const std::shared_ptr<KeyCountHint> key_count_hint_;
   mutable std::atomic<size_t> smallest_write_buffer_size_{kNoWriteBufferSeen};
 };
 

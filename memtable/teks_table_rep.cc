@@ -37,11 +37,13 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
                            ROCKSDB_NAMESPACE::Allocator* allocator,
                            const TeksTableOptions& options, size_t initial_hash_slots,
                            std::shared_ptr<BackgroundLinker> linker,
-                           std::shared_ptr<VersionDropPolicy> drop_policy)
+                           std::shared_ptr<VersionDropPolicy> drop_policy,
+                           std::shared_ptr<KeyCountHint> key_count_hint)
     : MemTableRep(allocator),
       id_(next_rep_id.fetch_add(1, std::memory_order_relaxed)),
       options_(options),
       drop_policy_(options.inplace ? std::move(drop_policy) : nullptr),
+      key_count_hint_(std::move(key_count_hint)),
       index_(cmp),
       hash_(initial_hash_slots, !options.concurrent_hash, &index_, allocator) {
   if (options_.async) link_queue_.reset(new LinkQueue(&index_, std::move(linker)));
@@ -176,6 +178,10 @@ void TeksTableRep::UniqueRandomSample(const uint64_t /*num_entries*/,
     }
   }
   entries->insert(reservoir.begin(), reservoir.end());
+}
+
+void TeksTableRep::MarkReadOnly() {
+  if (key_count_hint_ != nullptr) key_count_hint_->Record(hash_.NumKeys());
 }
 
 void TeksTableRep::WaitUntilLinked() {

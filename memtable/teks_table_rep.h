@@ -41,6 +41,20 @@ namespace teksdb {
 
 class BackgroundLinker;
 
+// How many keys the last memtable of a factory held when it was sealed: the
+// next one sizes its hash for as many, so that in steady state a hash is
+// never resized (no retired tables kept in the arena). Shared by the
+// factory and its reps; any thread may record or read it.
+class KeyCountHint {
+ public:
+  void Record(size_t keys) { keys_.store(keys, std::memory_order_relaxed); }
+  // 0 until a memtable was sealed.
+  size_t Get() const { return keys_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<size_t> keys_{0};
+};
+
 // How many versions this thread's drop attempts have looked at, in every
 // rep (VersionChain::DropShadowed). Drops cost amortized O(1) per update:
 // tests check this count, which timing could not show reliably.
@@ -51,7 +65,8 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   TeksTableRep(const KeyComparator& cmp, ROCKSDB_NAMESPACE::Allocator* allocator,
                const TeksTableOptions& options, size_t initial_hash_slots,
                std::shared_ptr<BackgroundLinker> linker,
-               std::shared_ptr<VersionDropPolicy> drop_policy);
+               std::shared_ptr<VersionDropPolicy> drop_policy,
+               std::shared_ptr<KeyCountHint> key_count_hint = nullptr);
   ~TeksTableRep() override;
 
   ROCKSDB_NAMESPACE::KeyHandle Allocate(const size_t len, char** buf) override;
@@ -95,6 +110,11 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
 
   Iterator* GetIterator(ROCKSDB_NAMESPACE::Arena* arena) override;
 
+  // The memtable is full: tells the key-count hint how many keys it holds.
+  void MarkReadOnly() override;
+  // Slots of the hash's current table.
+  size_t HashCapacity() const { return hash_.Capacity(); }
+
   // The shortcut seek (paper §4.4): the record of `user_key` if it is here
   // and already in the skip list, else the first record with a user key >=
   // `user_key` found through the skip list.
@@ -120,6 +140,7 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   const uint64_t id_;
   const TeksTableOptions options_;
   const std::shared_ptr<VersionDropPolicy> drop_policy_;
+  const std::shared_ptr<KeyCountHint> key_count_hint_;
   // The skip list first: the hash links keys it cannot hold into it.
   OrderedIndex index_;
   CuckooIndex hash_;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -159,6 +160,40 @@ TEST_P(TeksTableRepTest, TheHashGrowsInTheArena) {
   // The heap holds table objects and the link queue's backlog; the tables
   // themselves (4 MiB and more here) are not there.
   EXPECT_LT(h.rep().ApproximateMemoryUsage(), heap_when_empty + (1u << 20));
+}
+
+// A memtable sealed with N keys makes the factory's next memtable start
+// with a hash for N keys, which then never resizes.
+TEST(TeksTableFactoryHashSizeTest, TheNextMemtableStartsSizedForTheLastOnesKeys) {
+  auto factory = NewTeksTableFactory();
+  test::InternalKeyOrder order;
+  test::TestArena first_arena(1 << 20), second_arena(1 << 20);  // a 64 MiB buffer's blocks
+  auto fill = [](ROCKSDB_NAMESPACE::MemTableRep* rep, int keys) {
+    for (int i = 0; i < keys; ++i) {
+      const std::string entry = EncodeEntry("key" + std::to_string(i), i + 1, kEntryValue, "v");
+      char* buf = nullptr;
+      auto handle = rep->Allocate(entry.size(), &buf);
+      std::memcpy(buf, entry.data(), entry.size());
+      ASSERT_TRUE(rep->InsertKey(handle));
+    }
+  };
+  constexpr int kKeys = 200000;
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> first(
+      factory->CreateMemTableRep(order, &first_arena, nullptr, nullptr));
+  const size_t first_capacity = static_cast<TeksTableRep*>(first.get())->HashCapacity();
+  ASSERT_NO_FATAL_FAILURE(fill(first.get(), kKeys));
+  EXPECT_GT(static_cast<TeksTableRep*>(first.get())->HashCapacity(), first_capacity)
+      << "the first memtable's hash grew";
+  first->MarkReadOnly();
+
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> second(
+      factory->CreateMemTableRep(order, &second_arena, nullptr, nullptr));
+  auto* rep = static_cast<TeksTableRep*>(second.get());
+  const size_t presized = rep->HashCapacity();
+  EXPECT_GE(presized, static_cast<size_t>(kKeys));
+  ASSERT_NO_FATAL_FAILURE(fill(second.get(), kKeys));
+  EXPECT_EQ(rep->HashCapacity(), presized) << "no resize";
+  EXPECT_LT(second_arena.allocated_bytes(), first_arena.allocated_bytes());
 }
 
 // An update's entry is copied into a version of its own; the record memory

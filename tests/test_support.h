@@ -31,10 +31,13 @@ namespace test {
 // A thread-safe Allocator over heap blocks, freed at destruction.
 class TestArena : public ROCKSDB_NAMESPACE::Allocator {
  public:
+  // `block_size` is only reported (BlockSize()): TeksTable guesses the
+  // write buffer size from it, as RocksDB sizes blocks from that.
+  explicit TestArena(size_t block_size = 4096) : block_size_(block_size) {}
   char* Allocate(size_t bytes) override;
   char* AllocateAligned(size_t bytes, size_t huge_page_size = 0,
                         ROCKSDB_NAMESPACE::Logger* logger = nullptr) override;
-  size_t BlockSize() const override { return 4096; }
+  size_t BlockSize() const override { return block_size_; }
   // Bytes handed out so far.
   size_t allocated_bytes() const { return allocated_bytes_.load(); }
 
@@ -42,6 +45,7 @@ class TestArena : public ROCKSDB_NAMESPACE::Allocator {
   std::mutex mu_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   std::atomic<size_t> allocated_bytes_{0};
+  const size_t block_size_;
 };
 
 // Entry encoding and internal-key order, shared with tools/memtable_bench.
