@@ -63,8 +63,16 @@
 //       CanHandleDuplicatedKey
 //     inplace_update_support              works (MemTable::Update goes
 //                                         through the iterator)
+//     memtable_protection_bytes_per_key   works: checksums are kept with
+//                                         every entry, updates included
+//     MarkReadOnly                        records the memtable's key count,
+//                                         so the factory's next memtable
+//                                         starts with a hash that size
+//     ApproximateMemoryUsage              heap bytes only: the hash's
+//                                         tables are in the arena, so a
+//                                         WriteBufferManager counts them
 //   not needed (RocksDB's defaults are right)
-//     MarkReadOnly, MarkFlushed           nothing to release: the hash and
+//     MarkFlushed                         nothing to release: the hash and
 //                                         skip list serve reads until the
 //                                         rep is destroyed
 //     Iterator::RandomSeek                a no-op; only reps' own sampling
