@@ -161,8 +161,9 @@ class Version {
   }
   uint64_t jump_word() const {
     const JumpLink* link = jump_link();
-    // Acquire pairs with nothing stronger than Insert's release CAS, which
-    // published this word with the version; it keeps the rule plain.
+    // The release CAS in Insert published this word with the version, which
+    // the caller reached by an acquire load; acquire here only keeps that
+    // rule visible where the word is read.
     return link == nullptr ? 0 : link->word.load(std::memory_order_acquire);
   }
   static Version* JumpTarget(uint64_t word) {
