@@ -234,18 +234,22 @@ size_t CuckooIndex::Capacity() const {
   return current_.load(std::memory_order_acquire)->NumSlots();
 }
 
+// The key's overflow filter bit: from hash bits the slot tag (the top 16)
+// and the bucket (the low ones) use least.
+uint64_t CuckooIndex::FilterBit(uint64_t hash) { return (hash >> 20) % (kFilterWords * 64); }
+
 bool CuckooIndex::FilterHas(uint64_t hash) const {
-  const uint64_t bit = (hash >> 20) % (kFilterWords * 64);
+  const uint64_t bit = FilterBit(hash);
   return (overflow_filter_[bit / 64].load(std::memory_order_seq_cst) >> (bit % 64)) & 1;
 }
 
 void CuckooIndex::FilterAdd(uint64_t hash) {
-  const uint64_t bit = (hash >> 20) % (kFilterWords * 64);
+  const uint64_t bit = FilterBit(hash);
   overflow_filter_[bit / 64].fetch_or(uint64_t{1} << (bit % 64), std::memory_order_seq_cst);
 }
 
 KeyRecord* CuckooIndex::FindLive(const Slice& internal_key, uint64_t hash) const {
-  const Slice user_key(internal_key.data(), internal_key.size() - kTagSize);
+  const Slice user_key = UserKeyOf(internal_key);
   KeyRecord* found = nullptr;
   auto take_live = [&](KeyRecord* r) {
     if (r->state() != KeyRecord::kLive) return false;
@@ -263,7 +267,7 @@ KeyRecord* CuckooIndex::FindLive(const Slice& internal_key, uint64_t hash) const
 void CuckooIndex::CollectAll(const Slice& internal_key, uint64_t hash,
                              const KeyRecord* exclude, bool overflow_locked,
                              Matches* out) const {
-  const Slice user_key(internal_key.data(), internal_key.size() - kTagSize);
+  const Slice user_key = UserKeyOf(internal_key);
   out->count = 0;
   auto collect = [&](KeyRecord* r) {
     if (r != exclude && out->count < kMaxMatches) out->records[out->count++] = r;
@@ -383,7 +387,7 @@ KeyRecord* CuckooIndex::InsertOverflow(uint64_t hash, KeyRecord* candidate) {
 
 CuckooIndex::Placement CuckooIndex::Publish(uint64_t hash, KeyRecord* candidate) {
   const uint64_t x = Encode(TagOf(hash), candidate);
-  std::atomic<int64_t>& used = used_[(hash >> 8) % kUsedShards].count;
+  std::atomic<int64_t>& used = UsedSlotsOf(hash);
   if (current_.load(std::memory_order_acquire)->TryClaimFreeSlot(hash, x)) {
     used.fetch_add(1, std::memory_order_relaxed);
     return Placement::kPlaced;
@@ -433,7 +437,7 @@ void CuckooIndex::Remove(uint64_t hash, KeyRecord* candidate) {
         uint64_t expected = encoded;
         if (t->slot(b, i).compare_exchange_strong(expected, 0,
                                                   std::memory_order_acq_rel)) {
-          used_[(hash >> 8) % kUsedShards].count.fetch_sub(1, std::memory_order_relaxed);
+          UsedSlotsOf(hash).fetch_sub(1, std::memory_order_relaxed);
           return;
         }
       }

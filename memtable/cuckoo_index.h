@@ -160,6 +160,7 @@ class CuckooIndex {
   // nullptr if a PENDING competitor must settle first (retry).
   KeyRecord* InsertOverflow(uint64_t hash, KeyRecord* candidate);
 
+  static uint64_t FilterBit(uint64_t hash);
   bool FilterHas(uint64_t hash) const;
   void FilterAdd(uint64_t hash);
 
@@ -189,6 +190,10 @@ class CuckooIndex {
   };
   static constexpr int kUsedShards = 8;
   UsedSlotShard used_[kUsedShards];
+  // The shard counting the slot of a key with this hash.
+  std::atomic<int64_t>& UsedSlotsOf(uint64_t hash) {
+    return used_[(hash >> 8) % kUsedShards].count;
+  }
   int64_t UsedSlots() const;
   static constexpr size_t kFilterWords = 64;  // 4096 bits
   std::atomic<uint64_t> overflow_filter_[kFilterWords] = {};

@@ -8,7 +8,8 @@
 namespace teksdb {
 namespace {
 
-// RandomRecordHeight() raises a record one level with probability 1/4.
+// RandomRecordHeight() raises a record one level with probability
+// 1/kBranching; EstimateCountBetween weighs each level by it.
 constexpr uint64_t kBranching = 4;
 
 }  // namespace
@@ -22,9 +23,9 @@ int RandomRecordHeight() {
   state ^= state << 17;
   uint64_t bits = state;
   int height = 1;
-  while (height < KeyRecord::kMaxHeight && (bits & 3) == 0) {
+  while (height < KeyRecord::kMaxHeight && bits % kBranching == 0) {
     ++height;
-    bits >>= 2;
+    bits /= kBranching;
   }
   return height;
 }
@@ -84,7 +85,7 @@ void OrderedIndex::Insert(KeyRecord* record) {
 // either the last record before `internal_key` or the first one at or after
 // it: one descent finds both, with no target key to build.
 KeyRecord* OrderedIndex::FindFirstAtOrAfter(const Slice& internal_key) const {
-  const Slice user_key(internal_key.data(), internal_key.size() - kTagSize);
+  const Slice user_key = UserKeyOf(internal_key);
   KeyRecord* x = head_;
   int level = MaxHeight() - 1;
   while (true) {
@@ -101,7 +102,7 @@ KeyRecord* OrderedIndex::FindFirstAtOrAfter(const Slice& internal_key) const {
 
 KeyRecord* OrderedIndex::FindUserKey(const Slice& internal_key) const {
   KeyRecord* r = FindFirstAtOrAfter(internal_key);
-  const Slice user_key(internal_key.data(), internal_key.size() - kTagSize);
+  const Slice user_key = UserKeyOf(internal_key);
   return r != nullptr && SameBytes(r->user_key(), user_key) ? r : nullptr;
 }
 

@@ -82,6 +82,20 @@ enum EntryType : uint8_t {
 // Bytes of the packed (seq << 8 | type) tag that ends every internal key.
 constexpr size_t kTagSize = 8;
 
+// The user key and the packed tag of an internal key (user key | tag).
+inline Slice UserKeyOf(const Slice& internal_key) {
+  return Slice(internal_key.data(), internal_key.size() - kTagSize);
+}
+inline uint64_t PackedTagOf(const Slice& internal_key) {
+  uint64_t tag;
+  std::memcpy(&tag, internal_key.data() + internal_key.size() - kTagSize, kTagSize);
+  return tag;  // little-endian hosts only, as RocksDB's EncodeFixed64
+}
+
+// The packed tag of (seq, type). With type 0xff (above every entry type),
+// the largest tag of `seq`: it sorts before every entry with that sequence.
+inline uint64_t PackedTag(SequenceNumber seq, uint8_t type) { return (seq << 8) | type; }
+
 // The largest packed (seq << 8 | type): sorts before every real entry of a
 // user key, so seeking to it finds the key's newest version.
 constexpr uint64_t kMaxPackedTag = ~uint64_t{0};
@@ -116,14 +130,8 @@ struct EntryView {
     return EntryView{Slice(reinterpret_cast<const char*>(p), len)};
   }
 
-  Slice user_key() const {
-    return Slice(internal_key.data(), internal_key.size() - 8);
-  }
-  uint64_t packed_tag() const {
-    uint64_t tag;
-    std::memcpy(&tag, internal_key.data() + internal_key.size() - 8, 8);
-    return tag;  // little-endian hosts only, as RocksDB's EncodeFixed64
-  }
+  Slice user_key() const { return UserKeyOf(internal_key); }
+  uint64_t packed_tag() const { return PackedTagOf(internal_key); }
   SequenceNumber sequence() const { return packed_tag() >> 8; }
   uint8_t type() const { return static_cast<uint8_t>(packed_tag() & 0xff); }
 };

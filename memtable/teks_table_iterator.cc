@@ -46,16 +46,13 @@ void TeksTableIterator::Prev() {
 void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
   rep_->WaitUntilLinked();
   KeyRecord* record = rep_->SeekRecord(internal_key);
-  const Slice user_key(internal_key.data(), internal_key.size() - 8);
-  if (record == nullptr || !SameBytes(record->user_key(), user_key)) {
+  if (record == nullptr || !SameBytes(record->user_key(), UserKeyOf(internal_key))) {
     AtNewestOf(record);
     return;
   }
-  uint64_t tag;
-  std::memcpy(&tag, internal_key.data() + user_key.size(), sizeof(tag));
   record_ = record;
   finger_.Clear();
-  version_ = record->FirstAtOrBelow(tag);
+  version_ = record->FirstAtOrBelow(PackedTagOf(internal_key));
   if (version_ == nullptr) AtNewestOf(record->Next(0));
 }
 

@@ -89,7 +89,8 @@ bool TeksTableRep::AddVersion(KeyRecord* owner, Version* v) {
 }
 
 Version* TeksTableRep::CopyAsUpdate(KeyRecord* record, size_t len) {
-  Version* v = Version::CreateWithJumpLink(allocator_->AllocateAligned(Version::AllocationSize(len)));
+  char* memory = allocator_->AllocateAligned(Version::AllocationSize(len));
+  Version* v = Version::CreateWithJumpLink(memory);
   std::memcpy(v->mutable_entry(), record->key_entry(), len);
   SpareRecordMemory& spare = spare_record_memory;
   // Keeps the larger of two spares of this rep.
@@ -126,17 +127,16 @@ bool TeksTableRep::Contains(const char* key) const {
   KeyRecord* record = hash_.FindLive(target.internal_key, hash_.Hash(target.user_key()));
   if (record == nullptr) return false;
   const SequenceNumber seq = target.sequence();
-  const Version* v = record->FirstAtOrBelow((seq << 8) | 0xff);
+  const Version* v = record->FirstAtOrBelow(PackedTag(seq, 0xff));
   return v != nullptr && v->sequence() == seq;
 }
 
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
                        bool (*callback_func)(void* arg, const char* entry)) {
-  const Slice user_key = k.user_key();
-  KeyRecord* record = hash_.FindLive(k.internal_key(), hash_.Hash(user_key));
+  const Slice internal_key = k.internal_key();
+  KeyRecord* record = hash_.FindLive(internal_key, hash_.Hash(UserKeyOf(internal_key)));
   if (record == nullptr) return;
-  uint64_t lookup_tag;
-  std::memcpy(&lookup_tag, user_key.data() + user_key.size(), sizeof(lookup_tag));
+  const uint64_t lookup_tag = PackedTagOf(internal_key);
   // Versions newer than the reader's sequence are skipped, never shown; the
   // callback asks for older ones while it collects merge operands or its
   // ReadCallback rejects a version.
@@ -189,7 +189,7 @@ void TeksTableRep::WaitUntilLinked() {
 }
 
 KeyRecord* TeksTableRep::SeekRecord(const Slice& target_internal_key) const {
-  const Slice user_key(target_internal_key.data(), target_internal_key.size() - kTagSize);
+  const Slice user_key = UserKeyOf(target_internal_key);
   if (options_.shortcut) {
     KeyRecord* record = hash_.FindLive(target_internal_key, hash_.Hash(user_key));
     if (record != nullptr && record->linked()) return record;

@@ -299,15 +299,10 @@ class VersionChain {
   }
 
   // The newest version whose packed tag is <= `packed_tag` (the first entry
-  // at or after an internal key of this user key), or nullptr. If `newer`
-  // is given, it gets the version just newer than the one returned (the
-  // last one searched whose tag is above `packed_tag`), or nullptr if none
-  // is. O(log versions); O(1) when the newest version qualifies.
-  Version* FirstAtOrBelow(uint64_t packed_tag, Version** newer = nullptr) const {
-    Version* above = nullptr;
-    Version* v = Descend(Newest(), packed_tag, [&](Version* passed) { above = passed; });
-    if (newer != nullptr) *newer = above;
-    return v;
+  // at or after an internal key of this user key), or nullptr. O(log
+  // versions); O(1) when the newest version qualifies.
+  Version* FirstAtOrBelow(uint64_t packed_tag) const {
+    return Descend(Newest(), packed_tag, [](Version*) {});
   }
 
   // How many versions this thread's searches (FirstAtOrBelow, NewerThan,
@@ -318,28 +313,25 @@ class VersionChain {
   // The version just newer than `v` still reachable from the head, or nullptr
   // if `v` is (or sorts like) the newest. Found by sequence, not by link, so
   // `v` may have been dropped since the caller reached it. O(log versions).
-  Version* NewerThan(const Version* v) const {
-    Version* newer = nullptr;
-    FirstAtOrBelow(v->packed_tag(), &newer);
-    return newer;
-  }
-
-  // The same, resuming from `finger`, which the caller keeps for this chain
-  // across the steps of a reverse walk: O(1) amortized per step.
-  Version* NewerThan(const Version* v, ReverseFinger* finger) const {
+  // With a `finger`, which the caller keeps for this chain across the steps
+  // of a reverse walk, the search resumes where the last one left off: O(1)
+  // amortized per step.
+  Version* NewerThan(const Version* v, ReverseFinger* finger = nullptr) const {
     const uint64_t packed_tag = v->packed_tag();
-    while (!finger->empty() && finger->top()->packed_tag() <= packed_tag) finger->Pop();
     // The answer is the oldest version above `v`: at or below any version
     // above it, such as the finger's top.
     Version* at = Newest();
-    if (!finger->empty()) {
-      at = finger->top();
-      finger->Pop();
+    if (finger != nullptr) {
+      while (!finger->empty() && finger->top()->packed_tag() <= packed_tag) finger->Pop();
+      if (!finger->empty()) {
+        at = finger->top();
+        finger->Pop();
+      }
     }
     Version* newer = nullptr;
     Descend(at, packed_tag, [&](Version* passed) {
       newer = passed;
-      finger->Push(passed);
+      if (finger != nullptr) finger->Push(passed);
     });
     return newer;
   }
@@ -348,9 +340,9 @@ class VersionChain {
   // a cut it may be an unlinked version (see Invariants), which a reverse
   // walk then leaves in order.
   Version* Oldest() const {
-    Version* newer = nullptr;
-    Version* at_zero = FirstAtOrBelow(0, &newer);
-    return at_zero != nullptr ? at_zero : newer;
+    Version* last_above = nullptr;
+    Version* at_zero = Descend(Newest(), 0, [&](Version* passed) { last_above = passed; });
+    return at_zero != nullptr ? at_zero : last_above;
   }
 
   // Unlinks the versions shadowed by the newest version every reader stops

@@ -25,7 +25,7 @@ namespace {
 
 constexpr SequenceNumber kVersions = 100000;
 
-uint64_t Tag(SequenceNumber seq, uint8_t type = 0xff) { return (seq << 8) | type; }
+uint64_t Tag(SequenceNumber seq, uint8_t type = 0xff) { return PackedTag(seq, type); }
 
 // The newest version with a tag <= `tag`, walking the links.
 const Version* WalkTo(const VersionChain& chain, uint64_t tag) {

@@ -54,7 +54,7 @@ TEST(VersionChainTest, FirstAtOrBelowNeverReturnsANewerVersion) {
   ASSERT_TRUE(chain.Insert(versions.Make(20)));
   ASSERT_TRUE(chain.Insert(versions.Make(30)));
   auto at = [&](SequenceNumber seq) {
-    Version* v = chain.FirstAtOrBelow((seq << 8) | 0xff);
+    Version* v = chain.FirstAtOrBelow(PackedTag(seq, 0xff));
     return v == nullptr ? SequenceNumber{0} : v->sequence();
   };
   EXPECT_EQ(at(9), 0u);
@@ -176,10 +176,9 @@ TEST(VersionChainTest, AHeldOldSequenceMakesLaterAttemptsVisitNothing) {
                                         kEntryValue, [](SequenceNumber) { return 1; });
   EXPECT_LE(visited, 4u);
   EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
-  EXPECT_EQ(chain.FirstAtOrBelow((SequenceNumber{1} << 8) | kEntryValue)->sequence(), 1u);
+  EXPECT_EQ(chain.FirstAtOrBelow(PackedTag(1, kEntryValue))->sequence(), 1u);
   // Once the old reader is gone, one attempt cuts everything at once.
-  uint64_t last = 0;
-  EXPECT_TRUE(chain.DropShadowed(kHotUpdates + 1, &memo, &last));
+  EXPECT_TRUE(Drop(&chain, &memo, kHotUpdates + 1));
   EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{kHotUpdates + 1});
 }
 
@@ -220,8 +219,7 @@ TEST(VersionChainTest, MergeOperandsAreWalkedOnceAsTheyBecomeReadable) {
   EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
   // A Put over them lets them all go.
   ASSERT_TRUE(chain.Insert(versions.Make(kHotUpdates + 2)));
-  uint64_t last = 0;
-  EXPECT_TRUE(chain.DropShadowed(kHotUpdates + 2, &memo, &last));
+  EXPECT_TRUE(Drop(&chain, &memo, kHotUpdates + 2));
   EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{kHotUpdates + 2});
 }
 

@@ -1,7 +1,6 @@
 // Memtable entry encoding and order (see memtable_entry.h).
 #include "memtable_entry.h"
 
-#include <cstring>
 
 #include "rocksdb_internals.h"
 
@@ -11,12 +10,9 @@ using ROCKSDB_NAMESPACE::SequenceNumber;
 using ROCKSDB_NAMESPACE::Slice;
 
 int InternalKeyOrder::Compare(const Slice& a, const Slice& b) {
-  const Slice ua(a.data(), a.size() - 8), ub(b.data(), b.size() - 8);
-  const int r = ua.compare(ub);
+  const int r = UserKeyOf(a).compare(UserKeyOf(b));
   if (r != 0) return r;
-  uint64_t ta, tb;
-  std::memcpy(&ta, a.data() + ua.size(), 8);
-  std::memcpy(&tb, b.data() + ub.size(), 8);
+  const uint64_t ta = PackedTagOf(a), tb = PackedTagOf(b);
   return ta > tb ? -1 : (ta < tb ? 1 : 0);
 }
 
@@ -30,7 +26,7 @@ int InternalKeyOrder::operator()(const char* a, const Slice& internal_key) const
 
 std::string InternalKey(const Slice& user_key, SequenceNumber seq, uint8_t type) {
   std::string k(user_key.data(), user_key.size());
-  const uint64_t tag = (seq << 8) | type;
+  const uint64_t tag = PackedTag(seq, type);
   k.append(reinterpret_cast<const char*>(&tag), 8);
   return k;
 }
