@@ -69,9 +69,10 @@ TeksTransactionDB::TeksTransactionDB(std::shared_ptr<ReaderRegistry> registry,
 
 TransactionDB* TeksTransactionDB::inner() const { return static_cast<TransactionDB*>(db_); }
 
-Status TeksTransactionDB::Write(const ROCKSDB_NAMESPACE::WriteOptions& options,
-                                const ROCKSDB_NAMESPACE::TransactionDBWriteOptimizations& optimizations,
-                                ROCKSDB_NAMESPACE::WriteBatch* updates) {
+Status TeksTransactionDB::Write(
+    const ROCKSDB_NAMESPACE::WriteOptions& options,
+    const ROCKSDB_NAMESPACE::TransactionDBWriteOptimizations& optimizations,
+    ROCKSDB_NAMESPACE::WriteBatch* updates) {
   return inner()->Write(options, optimizations, updates);
 }
 

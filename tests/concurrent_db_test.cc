@@ -73,11 +73,7 @@ constexpr int kWriters = 3;
 constexpr int kCounterKeys = 96;
 constexpr int kPairRows = 24;
 
-int Scale() {
-  const char* env = std::getenv("TEKSDB_TEST_SCALE");
-  const int scale = env != nullptr ? std::atoi(env) : 1;
-  return scale > 0 ? scale : 1;
-}
+using test::Scale;
 
 std::string CounterKey(int i) {
   char buf[16];

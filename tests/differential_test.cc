@@ -96,26 +96,9 @@ using ROCKSDB_NAMESPACE::WriteOptions;
 // ---------------------------------------------------------------------------
 // Knobs.
 
-// TEKSDB_TEST_SEED: a number replays a run; "random" draws a fresh seed.
-uint64_t SeedFor(uint64_t default_seed) {
-  const char* env = std::getenv("TEKSDB_TEST_SEED");
-  if (env == nullptr || *env == '\0') return default_seed;
-  if (std::string(env) == "random") return std::random_device{}();
-  return std::strtoull(env, nullptr, 0);
-}
-
-// What a test traces about its seed, so that a failure says how to replay it.
-std::string ReplayHint(uint64_t seed) {
-  return "seed " + std::to_string(seed) + " (TEKSDB_TEST_SEED=" + std::to_string(seed) +
-         " replays it)";
-}
-
-// TEKSDB_TEST_SCALE: multiplies operation counts (default 1).
-int Scale() {
-  const char* env = std::getenv("TEKSDB_TEST_SCALE");
-  const int scale = env != nullptr ? std::atoi(env) : 1;
-  return scale > 0 ? scale : 1;
-}
+using test::ReplayHint;
+using test::Scale;
+using test::SeedFor;
 
 // An associative string append: the result lists operands oldest first.
 using test::AppendOperator;

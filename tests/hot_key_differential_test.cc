@@ -19,7 +19,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <ostream>
@@ -176,17 +175,11 @@ void CompareAt(const Pair& pair, const SnapshotPair* snapshot, std::mt19937_64& 
   for (int walk = 0; walk < 3; ++walk) CompareWalk(want.get(), got.get(), rng, &trace);
 }
 
-uint64_t Seed() {
-  const char* env = std::getenv("TEKSDB_TEST_SEED");
-  if (env != nullptr) return std::strtoull(env, nullptr, 10);
-  return std::random_device{}();
-}
-
 class HotKeyDifferentialTest : public ::testing::TestWithParam<Subject> {};
 
 TEST_P(HotKeyDifferentialTest, ReadsAtHeldSnapshotsMatchTheSkipListWhileVersionsPileUp) {
-  const uint64_t seed = Seed();
-  SCOPED_TRACE("TEKSDB_TEST_SEED=" + std::to_string(seed));
+  const uint64_t seed = test::SeedFor(std::random_device{}());
+  SCOPED_TRACE(test::ReplayHint(seed));
   Pair pair(GetParam());
   ASSERT_NE(pair.subject(), nullptr);
   WriteOptions write_options;

@@ -83,13 +83,27 @@ void ExpectLatestHotValues(DB* db, int last) {
   }
 }
 
+// Opens `options` in `dir` as a plain DB with TeksTable, or under the layer.
+std::unique_ptr<DB> OpenPlainOrLayered(Options options, const std::string& dir, bool layer) {
+  options.create_if_missing = true;
+  options.memtable_factory = NewTeksTableFactory();
+  std::unique_ptr<DB> db;
+  if (layer) {
+    std::unique_ptr<TeksDB> teks;
+    EXPECT_TRUE(TeksDB::Open(options, dir, &teks).ok());
+    db = std::move(teks);
+  } else {
+    DB* raw = nullptr;
+    EXPECT_TRUE(DB::Open(options, dir, &raw).ok());
+    db.reset(raw);
+  }
+  return db;
+}
+
 TEST(MemPurgeTest, PurgesShadowedVersionsInMemoryWithThePlainFactory) {
   test::TempDir dir("teks-mempurge-plain");
-  Options options = MemPurgeOptions();
-  options.memtable_factory = NewTeksTableFactory();
-  DB* raw = nullptr;
-  ASSERT_TRUE(DB::Open(options, dir.path(), &raw).ok());
-  std::unique_ptr<DB> db(raw);
+  std::unique_ptr<DB> db = OpenPlainOrLayered(MemPurgeOptions(), dir.path(), false);
+  ASSERT_NE(db, nullptr);
   UpdateHotKeys(db.get(), 0, 2000);
   WaitForFlushes(db.get());
   EXPECT_EQ(FilesAtLevel0(db.get()), 0u);  // every full buffer was purged, not flushed
@@ -99,11 +113,8 @@ TEST(MemPurgeTest, PurgesShadowedVersionsInMemoryWithThePlainFactory) {
 
 TEST(MemPurgeTest, FlushesBuffersOfUsefulEntriesWithThePlainFactory) {
   test::TempDir dir("teks-mempurge-useful");
-  Options options = MemPurgeOptions();
-  options.memtable_factory = NewTeksTableFactory();
-  DB* raw = nullptr;
-  ASSERT_TRUE(DB::Open(options, dir.path(), &raw).ok());
-  std::unique_ptr<DB> db(raw);
+  std::unique_ptr<DB> db = OpenPlainOrLayered(MemPurgeOptions(), dir.path(), false);
+  ASSERT_NE(db, nullptr);
   for (int i = 0; i < 2000; ++i) {
     ASSERT_TRUE(db->Put({}, "key" + std::to_string(i), kValue).ok());
   }
@@ -148,12 +159,8 @@ TEST(MemPurgeTest, PurgesUnderTheLayerAndKeepsWhatASnapshotReads) {
 // MemTableRep::ApproximateNumEntries.
 TEST(MemTableStatsTest, ApproximateMemTableStatsCountTheKeysInARange) {
   test::TempDir dir("teks-memtable-stats");
-  Options options;
-  options.create_if_missing = true;
-  options.memtable_factory = NewTeksTableFactory();
-  DB* raw = nullptr;
-  ASSERT_TRUE(DB::Open(options, dir.path(), &raw).ok());
-  std::unique_ptr<DB> db(raw);
+  std::unique_ptr<DB> db = OpenPlainOrLayered(Options(), dir.path(), false);
+  ASSERT_NE(db, nullptr);
   char key[16];
   for (int i = 0; i < 4000; ++i) {
     std::snprintf(key, sizeof(key), "key%05d", i);
@@ -165,23 +172,6 @@ TEST(MemTableStatsTest, ApproximateMemTableStatsCountTheKeysInARange) {
   EXPECT_GT(count, 1000u);
   EXPECT_LT(count, 4000u);
   EXPECT_GT(size, 0u);
-}
-
-// Opens `options` in `dir` as a plain DB with TeksTable, or under the layer.
-std::unique_ptr<DB> OpenPlainOrLayered(Options options, const std::string& dir, bool layer) {
-  options.create_if_missing = true;
-  options.memtable_factory = NewTeksTableFactory();
-  std::unique_ptr<DB> db;
-  if (layer) {
-    std::unique_ptr<TeksDB> teks;
-    EXPECT_TRUE(TeksDB::Open(options, dir, &teks).ok());
-    db = std::move(teks);
-  } else {
-    DB* raw = nullptr;
-    EXPECT_TRUE(DB::Open(options, dir, &raw).ok());
-    db.reset(raw);
-  }
-  return db;
 }
 
 // A prefix extractor makes RocksDB ask for GetDynamicPrefixIterator, which

@@ -4,6 +4,7 @@
 #include "ordered_index.h"
 #include "teks_table_factory.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -41,6 +42,24 @@ bool AppendOperator::Merge(const Slice& /*key*/, const Slice* existing_value,
   }
   new_value->append(value.data(), value.size());
   return true;
+}
+
+uint64_t SeedFor(uint64_t default_seed) {
+  const char* env = std::getenv("TEKSDB_TEST_SEED");
+  if (env == nullptr || *env == '\0') return default_seed;
+  if (std::string(env) == "random") return std::random_device{}();
+  return std::strtoull(env, nullptr, 0);
+}
+
+std::string ReplayHint(uint64_t seed) {
+  return "seed " + std::to_string(seed) + " (TEKSDB_TEST_SEED=" + std::to_string(seed) +
+         " replays it)";
+}
+
+int Scale() {
+  const char* env = std::getenv("TEKSDB_TEST_SCALE");
+  const int scale = env != nullptr ? std::atoi(env) : 1;
+  return scale > 0 ? scale : 1;
 }
 
 Version* VersionPool::Make(SequenceNumber seq, uint8_t type) {

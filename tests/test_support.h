@@ -180,6 +180,14 @@ class AutomaticFlushCounter : public ROCKSDB_NAMESPACE::EventListener {
   std::atomic<uint64_t> count_{0};
 };
 
+// TEKSDB_TEST_SEED: a number replays a run; "random" draws a fresh seed;
+// unset, `default_seed`.
+uint64_t SeedFor(uint64_t default_seed);
+// What a test traces about its seed, so that a failure says how to replay it.
+std::string ReplayHint(uint64_t seed);
+// TEKSDB_TEST_SCALE: multiplies operation counts (default 1).
+int Scale();
+
 // A fresh directory under the system temp dir, removed at destruction.
 class TempDir {
  public:

@@ -201,38 +201,36 @@ class Benchmark {
     }
   }
 
-  // --writes updates of one key (key number 0) per thread, while a snapshot
-  // taken before the first one is held: no version can be dropped, and a
-  // drop attempt that walked the key's versions would make this quadratic.
-  void HotKeyUnderSnapshot(int thread, ThreadResult* result) {
+  // The writes of every fill: --writes puts per thread of db_bench's values,
+  // write i to the key number `choose_key(i)` returns (called just before
+  // that write, so it may also act then).
+  template <typename ChooseKey>
+  void Fill(int thread, ThreadResult* result, ChooseKey choose_key) {
     ValueSource values(seed_ + static_cast<uint64_t>(thread));
     const uint64_t writes = static_cast<uint64_t>(FLAGS_writes < 0 ? FLAGS_num : FLAGS_writes);
     ROCKSDB_NAMESPACE::WriteOptions write_options;
     std::string key;
-    MakeKey(0, &key);
-    const ROCKSDB_NAMESPACE::Snapshot* snapshot = db_->GetSnapshot();
     for (uint64_t i = 0; i < writes; i++) {
+      MakeKey(choose_key(i), &key);
       Check(db_->Put(write_options, key, values.Next(static_cast<size_t>(FLAGS_value_size))),
             "Put");
       result->bytes += key.size() + static_cast<uint64_t>(FLAGS_value_size);
       Progress(thread, ++result->ops);
     }
+  }
+
+  // --writes updates of one key (key number 0) per thread, while a snapshot
+  // taken before the first one is held: no version can be dropped, and a
+  // drop attempt that walked the key's versions would make this quadratic.
+  void HotKeyUnderSnapshot(int thread, ThreadResult* result) {
+    const ROCKSDB_NAMESPACE::Snapshot* snapshot = db_->GetSnapshot();
+    Fill(thread, result, [](uint64_t) { return uint64_t{0}; });
     db_->ReleaseSnapshot(snapshot);
   }
 
   void FillRandom(int thread, ThreadResult* result) {
     std::mt19937_64 rnd = ThreadRandom(thread);
-    ValueSource values(seed_ + static_cast<uint64_t>(thread));
-    const uint64_t writes = static_cast<uint64_t>(FLAGS_writes < 0 ? FLAGS_num : FLAGS_writes);
-    ROCKSDB_NAMESPACE::WriteOptions write_options;
-    std::string key;
-    for (uint64_t i = 0; i < writes; i++) {
-      MakeKey(RandomKeyNumber(&rnd), &key);
-      Check(db_->Put(write_options, key, values.Next(static_cast<size_t>(FLAGS_value_size))),
-            "Put");
-      result->bytes += key.size() + static_cast<uint64_t>(FLAGS_value_size);
-      Progress(thread, ++result->ops);
-    }
+    Fill(thread, result, [&](uint64_t) { return RandomKeyNumber(&rnd); });
   }
 
   // --writes puts per thread over keys 0, 1, ..., num-1, 0, 1, ...: every
@@ -240,19 +238,11 @@ class Benchmark {
   // Thread 0 takes the snapshot readatsnapshot reads at after its first
   // round, so those reads must pass every later version.
   void FillRounds(int thread, ThreadResult* result) {
-    ValueSource values(seed_ + static_cast<uint64_t>(thread));
-    const uint64_t writes = static_cast<uint64_t>(FLAGS_writes < 0 ? FLAGS_num : FLAGS_writes);
     const uint64_t num = static_cast<uint64_t>(FLAGS_num);
-    ROCKSDB_NAMESPACE::WriteOptions write_options;
-    std::string key;
-    for (uint64_t i = 0; i < writes; i++) {
+    Fill(thread, result, [&](uint64_t i) {
       if (thread == 0 && i == num && first_round_ == nullptr) first_round_ = db_->GetSnapshot();
-      MakeKey(i % num, &key);
-      Check(db_->Put(write_options, key, values.Next(static_cast<size_t>(FLAGS_value_size))),
-            "Put");
-      result->bytes += key.size() + static_cast<uint64_t>(FLAGS_value_size);
-      Progress(thread, ++result->ops);
-    }
+      return i % num;
+    });
     if (thread == 0 && first_round_ == nullptr) first_round_ = db_->GetSnapshot();
   }
 

@@ -18,9 +18,10 @@
 // The watermark. While no reader is registered (`registered_` is 0, read
 // after the published sequence with the same fence protocol as a scan) the
 // answer is the published sequence itself. Otherwise writers do not scan:
-// they read `watermark_`, the result of the last scan. It stays a valid answer, because every reader registered
-// after that scan has a floor >= the published sequence the scan read, and
-// the published sequence only grows. Registrations with a floor below it
+// they read `watermark_`, the result of the last scan. It stays a valid
+// answer, because every reader registered after that scan has a floor >=
+// the published sequence the scan read, and the published sequence only
+// grows. Registrations with a floor below it
 // lower it (a CAS, so a scan finishing concurrently cannot raise it back):
 // Register(cap) with a snapshot's sequence, where the snapshot is already
 // covered by a live registration made before it was taken (the layer's
