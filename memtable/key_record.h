@@ -8,11 +8,13 @@
 // Memory layout. Every MemTableRep::Allocate() reserves a whole record, like
 // RocksDB's InlineSkipList, so the key bytes sit in the node a scan touches:
 //
-//   [ next[h-1] ... next[1] ] [ next[0] | state | linked | height |
-//   drop memo | chain ] [ Version header ] [ entry: varint32 | user key |
-//   tag | value ]
+//   [ next[h-1] ... next[1] ] [ next[0] | chain ] [ Version header ]
+//   [ entry: varint32 | user key | tag | value ]
 //
-// The drop memo (5 bytes, VersionChain's DropMemo) fills what was padding.
+// Three words in all (a skip-list node has one), nothing else: the record's
+// state, linked flag and height sit in the owner bits of its first
+// version's link, and the chain keeps its drop memo in its head's
+// (version_chain.h, Link words).
 //
 // Upper skip-list levels sit at negative offsets from the record. When the
 // entry turns out to update a key that already has a record, the rep copies
@@ -35,7 +37,8 @@
 //   - linked: set (release) once the record is in the skip list's level 0;
 //     the shortcut seek only jumps to linked records.
 //   - next pointers follow InlineSkipList's rules (see ordered_index.h).
-//   - drop memo: guarded by its own busy bit (version_chain.h).
+//   - state, linked and height share the first version's link word with
+//     its link, changed only by read-modify-writes; height never changes.
 //   - chain: read only through a LIVE record. A record that never turns
 //     LIVE is never read as a record again once its inserter knows that, so
 //     UseAsUpdate may reuse the word.
@@ -107,21 +110,21 @@ class KeyRecord {
 
   // Where the allocation this record was built in starts (its tower).
   char* allocation() {
-    return reinterpret_cast<char*>(this) - sizeof(std::atomic<KeyRecord*>) * (height_ - 1);
+    return reinterpret_cast<char*>(this) - sizeof(std::atomic<KeyRecord*>) * (height() - 1);
   }
 
   // For an allocation whose entry updates a key another record owns: its
   // version, given a jump link in place of this record's chain word. The
-  // record part is never used again.
+  // record part is never used again; its state, which inserters that met
+  // the record may still read, stays in the version's owner bits.
   // REQUIRES: this record is not, and will never be, LIVE.
   Version* UseAsUpdate() {
     first_version_.AddJumpLink();
     return &first_version_;
   }
-  // What the last attempt to drop this key's versions learned.
-  DropMemo* drop_memo() { return &drop_memo_; }
-
-  int height() const { return height_; }
+  int height() const {
+    return (first_version_.owner_bits(std::memory_order_relaxed) & kHeightBits) >> kHeightShift;
+  }
 
   // Acquire: observe a fully initialized record and entry.
   KeyRecord* Next(int level) const {
@@ -135,20 +138,28 @@ class KeyRecord {
         expected, x, std::memory_order_release, std::memory_order_relaxed);
   }
 
-  State state() const {
-    return static_cast<State>(state_.load(std::memory_order_acquire));
-  }
-  void set_state(State s) { state_.store(s, std::memory_order_release); }
+  State state() const { return static_cast<State>(first_version_.owner_bits() & kStateBits); }
+  void set_state(State s) { first_version_.StoreOwnerBits(kStateBits, s); }
 
-  bool linked() const { return linked_.load(std::memory_order_acquire) != 0; }
-  void set_linked() { linked_.store(1, std::memory_order_release); }
+  bool linked() const { return (first_version_.owner_bits() & kLinkedBit) != 0; }
+  void set_linked() { first_version_.StoreOwnerBits(kLinkedBit, kLinkedBit); }
 
   // The head node of a skip list: a record with no entry.
   static KeyRecord* CreateHead(char* memory) { return Create(memory, kMaxHeight); }
 
  private:
+  // The record's part of its first version's owner bits.
+  enum : uint16_t {
+    kStateBits = 3,
+    kLinkedBit = 4,
+    kHeightShift = 3,
+    kHeightBits = 0xf << kHeightShift,
+  };
+  static_assert(kMaxHeight <= 0xf, "the height fits its owner bits");
+
   explicit KeyRecord(int height)
-      : height_(static_cast<uint8_t>(height)), chain_(&first_version_) {
+      : chain_(&first_version_),
+        first_version_(static_cast<uint16_t>(kPending | (height << kHeightShift))) {
     static_assert(offsetof(KeyRecord, first_version_) ==
                       offsetof(KeyRecord, chain_) + Version::kJumpLinkBytes,
                   "the chain word sits right before the first version");
@@ -164,14 +175,10 @@ class KeyRecord {
   }
 
   std::atomic<KeyRecord*> next0_{nullptr};
-  std::atomic<uint8_t> state_{kPending};
-  std::atomic<uint8_t> linked_{0};
-  uint8_t height_;
-  DropMemo drop_memo_;
   VersionChain chain_;     // right before first_version_: see UseAsUpdate
   Version first_version_;  // last member: the entry bytes follow it
 };
-static_assert(sizeof(KeyRecord) == 32, "record header is four words");
+static_assert(sizeof(KeyRecord) == 24, "record header is three words");
 static_assert(sizeof(VersionChain) == Version::kJumpLinkBytes,
               "an update's jump link takes the place of the chain word");
 

@@ -119,7 +119,7 @@ void TeksTableRep::MaybeDropShadowedVersions(KeyRecord* record) {
   Version* newest = record->versions().Newest();
   if (newest->older() == nullptr) return;
   record->versions().DropShadowed(drop_policy_->OldestReadableSequence(),
-                                  record->drop_memo(), &versions_visited_by_drops);
+                                  &versions_visited_by_drops);
 }
 
 bool TeksTableRep::Contains(const char* key) const {

@@ -30,13 +30,15 @@
 // shadowed by the newest non-merge version every reader sees (the cutter).
 // Walking the chain on every update would cost O(versions) whenever nothing
 // can be cut (a snapshot holds an old sequence, a deletion below a Put), so
-// each chain has a DropMemo (kept by its owner, KeyRecord) of what the last
-// attempt learned:
-//   - the oldest readable sequence it used (low 32 bits): an attempt with the
-//     same value would find the same cutter over the same frozen tail (no
-//     version <= it can still be inserted, see REQUIRES below), so it is
-//     skipped; equal low bits with a different value skip too, which only
-//     delays a drop;
+// each chain keeps a memo of what the last attempt learned, in the top bits
+// of its head word (see Link words):
+//   - a tag of the oldest readable sequence it used (its 13-bit chunks
+//     xor-folded): an attempt with the same value would find the same cutter
+//     over the same frozen tail (no version <= it can still be inserted, see
+//     REQUIRES below), so it is skipped. Sequences fewer than 2^12 apart
+//     never share a tag; others that do (rarely, and not at any fixed
+//     period, as low bits would) skip too, which only delays a drop to the
+//     next attempt with another value;
 //   - the settled mark: the topmost version with a sequence <= that value
 //     carries a tag bit in its link (kSettledMark). The settled part (that
 //     version and all below) was fully inspected and is frozen: later
@@ -47,6 +49,16 @@
 //     it is newer than the oldest readable sequence.
 //   - a busy bit: one dropper per chain at a time; a writer that finds it
 //     set skips its attempt (not dropping is always correct).
+// The memo starts as "attempted at 0": no memtable entry has sequence 0, so
+// there is nothing to cut at 0 (WAL replay, where no DB is attached yet).
+//
+// Link words. A version's link and a chain's head are one word each: the
+// target version in bits 2..47 (versions are pointer-aligned; x86-64 and
+// aarch64 user addresses fit in 48 bits), two flags in bits 0..1 (the
+// settled mark, "has a jump link"; a head carries neither) and 16 bits on
+// top that belong to the word's owner: the memo in a head, whatever the
+// version's builder keeps in a link (KeyRecord keeps its state in its first
+// version's). Every link update keeps a word's top bits and its jump flag.
 // Attempts with a smaller oldest readable sequence than the mark's (a writer
 // that read it earlier) meet the mark above their cutter and do nothing.
 //
@@ -59,6 +71,8 @@
 //     already been inserted (the caller learns it from the last published
 //     sequence), so no Insert() ever targets the part of the chain it cuts
 //     or marks. It may be called concurrently; its memo serializes callers.
+//   - A word's top bits change only by read-modify-writes (as do its links
+//     and flags), so no update of one part loses another.
 //
 // Invariants:
 //   - A Version and its entry bytes are never freed or changed while the
@@ -78,9 +92,12 @@
 //     summary covers it and every version below it.
 #pragma once
 
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#error "VersionChain keeps 16 bits in the top of 48-bit user pointers"
+#endif
+
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <new>
 
@@ -90,6 +107,11 @@ namespace teksdb {
 
 class Version {
  public:
+  Version() = default;
+  // A version whose link's top bits start as `owner_bits` (see Link words).
+  explicit Version(uint16_t owner_bits)
+      : older_(static_cast<uintptr_t>(owner_bits) << kOwnerShift) {}
+
   const char* entry() const { return reinterpret_cast<const char*>(this + 1); }
   char* mutable_entry() { return reinterpret_cast<char*>(this + 1); }
   EntryView view() const { return EntryView::Decode(entry()); }
@@ -101,6 +123,21 @@ class Version {
   // and cleared by read-modify-writes, which continue that release
   // sequence).
   Version* older() const { return LinkTarget(older_.load(std::memory_order_acquire)); }
+
+  // The top 16 bits of this version's link, kept for its builder.
+  uint16_t owner_bits(std::memory_order order = std::memory_order_acquire) const {
+    return static_cast<uint16_t>(older_.load(order) >> kOwnerShift);
+  }
+  // Replaces the owner bits under `mask` by those of `bits` (release),
+  // leaving the link and the rest as they are.
+  void StoreOwnerBits(uint16_t mask, uint16_t bits) {
+    const uintptr_t clear = static_cast<uintptr_t>(mask) << kOwnerShift;
+    const uintptr_t set = static_cast<uintptr_t>(bits & mask) << kOwnerShift;
+    uintptr_t word = older_.load(std::memory_order_relaxed);
+    while (!older_.compare_exchange_weak(word, (word & ~clear) | set, std::memory_order_release,
+                                         std::memory_order_relaxed)) {
+    }
+  }
 
   static Version* FromEntry(const char* entry) {
     return reinterpret_cast<Version*>(const_cast<char*>(entry)) - 1;
@@ -126,10 +163,11 @@ class Version {
   }
   // Gives this version a jump link, kept in the kJumpLinkBytes right before
   // it (whatever was there is no longer used). Every version but a chain's
-  // root needs one to be found in O(log versions). Call before inserting it.
+  // root needs one to be found in O(log versions). Call before inserting it;
+  // its owner bits stay.
   void AddJumpLink() {
     new (reinterpret_cast<char*>(this) - kJumpLinkBytes) JumpLink();
-    older_.store(kHasJumpLink, std::memory_order_relaxed);
+    older_.fetch_or(kHasJumpLink, std::memory_order_relaxed);
   }
 
  private:
@@ -140,8 +178,13 @@ class Version {
   static constexpr uintptr_t kSettledMark = 1;
   static constexpr uintptr_t kHasJumpLink = 2;
   static constexpr uintptr_t kFlagBits = kSettledMark | kHasJumpLink;
+  // Where a link word's owner bits start (see Link words).
+  static constexpr int kOwnerShift = 48;
+  static constexpr uintptr_t kOwnerBits = ~uintptr_t{0} << kOwnerShift;
+  // What an update of a word's link keeps of it.
+  static constexpr uintptr_t kKeptByLinkUpdates = kOwnerBits | kHasJumpLink;
   static Version* LinkTarget(uintptr_t link) {
-    return reinterpret_cast<Version*>(link & ~kFlagBits);
+    return reinterpret_cast<Version*>(link & ~(kFlagBits | kOwnerBits));
   }
   bool marked() const {
     return (older_.load(std::memory_order_relaxed) & kSettledMark) != 0;
@@ -202,30 +245,6 @@ class Version {
 static_assert(sizeof(Version) == 8, "entry bytes follow the 8-byte header");
 static_assert(alignof(Version) >= 4, "the low two bits of a link are free for flags");
 
-// What the last drop attempt on one chain learned (see the file comment).
-// Five bytes, byte-aligned, so it fits KeyRecord's padding. Everything but
-// the busy bit is read and written only by the holder of the busy bit,
-// whose acquire/release on state_ orders those accesses.
-class DropMemo {
- public:
-  DropMemo() = default;
-  DropMemo(const DropMemo&) = delete;
-  DropMemo& operator=(const DropMemo&) = delete;
-
- private:
-  friend class VersionChain;
-  enum : uint8_t {
-    kBusy = 1,
-    kSettledHoldsSingleDelete = 2,
-    kSettledHoldsDeletion = 4,
-  };
-  // Initially "attempted at 0": no memtable entry has sequence 0, so there
-  // is nothing to cut at 0 (WAL replay, where no DB is attached yet).
-  std::atomic<uint8_t> state_{0};
-  unsigned char oldest_low_[4] = {0, 0, 0, 0};
-};
-static_assert(sizeof(DropMemo) == 5 && alignof(DropMemo) == 1, "fits a record's padding");
-
 // What a reverse walk over one chain keeps between steps: the versions its
 // searches passed, each newer than the next, so that the next step resumes
 // from the last of them still newer than its version rather than from the
@@ -256,13 +275,10 @@ class ReverseFinger {
 
 class VersionChain {
  public:
-  // Starts a chain holding only `first`.
+  // Starts a chain holding only `first`, its memo "attempted at 0".
   explicit VersionChain(Version* first) : newest_(reinterpret_cast<uintptr_t>(first)) {}
 
-  // The head link never carries the mark.
-  Version* Newest() const {
-    return reinterpret_cast<Version*>(newest_.load(std::memory_order_acquire));
-  }
+  Version* Newest() const { return Version::LinkTarget(newest_.load(std::memory_order_acquire)); }
 
   // Links `v` at its place by sequence, setting its jump link if it has one
   // (Version::AddJumpLink). Returns false, leaving the chain unchanged, if a
@@ -272,7 +288,8 @@ class VersionChain {
   // run at once.
   bool Insert(Version* v) {
     const SequenceNumber seq = v->sequence();
-    const uintptr_t v_flags = v->older_.load(std::memory_order_relaxed) & Version::kHasJumpLink;
+    const uintptr_t v_kept =
+        v->older_.load(std::memory_order_relaxed) & Version::kKeptByLinkUpdates;
     while (true) {
       std::atomic<uintptr_t>* link = &newest_;
       // Links changed here never carry the mark (DropShadowed's REQUIRES
@@ -288,9 +305,9 @@ class VersionChain {
       if (next != nullptr && next->sequence() == seq) return false;
       v->SetJumpAbove(next);
       // Relaxed suffices: the release CAS below publishes it with `v`.
-      v->older_.store(reinterpret_cast<uintptr_t>(next) | v_flags, std::memory_order_relaxed);
-      // The link keeps its owner's flags.
-      const uintptr_t linked = reinterpret_cast<uintptr_t>(v) | (raw & Version::kHasJumpLink);
+      v->older_.store(reinterpret_cast<uintptr_t>(next) | v_kept, std::memory_order_relaxed);
+      const uintptr_t linked =
+          reinterpret_cast<uintptr_t>(v) | (raw & Version::kKeptByLinkUpdates);
       if (link->compare_exchange_weak(raw, linked, std::memory_order_release,
                                       std::memory_order_relaxed)) {
         return true;
@@ -353,46 +370,65 @@ class VersionChain {
   // stopping version is a SingleDelete or the part below holds one, nor below
   // a Put that a later SingleDelete may cancel when the part below holds a
   // deletion (it would have to resurface then).
-  // Skips the attempt when `memo` shows it would learn nothing new, or when
-  // another thread is attempting (see the file comment). Adds the number of
-  // versions it looked at to `*visited`. Returns whether anything was cut.
-  bool DropShadowed(SequenceNumber oldest_readable, DropMemo* memo, uint64_t* visited) {
-    const uint32_t oldest_low = static_cast<uint32_t>(oldest_readable);
-    const uint8_t state = memo->state_.fetch_or(DropMemo::kBusy, std::memory_order_acquire);
-    if ((state & DropMemo::kBusy) != 0) return false;
-    uint32_t last_low;
-    std::memcpy(&last_low, memo->oldest_low_, sizeof(last_low));
-    uint8_t summary = state;  // the settled part's, kept unless it grows
+  // Skips the attempt when the memo shows it would learn nothing new, or
+  // when another thread is attempting (see the file comment). Adds the
+  // number of versions it looked at to `*visited`. Returns whether anything
+  // was cut.
+  bool DropShadowed(SequenceNumber oldest_readable, uint64_t* visited) {
+    const uintptr_t busy = uintptr_t{kMemoBusy} << Version::kOwnerShift;
+    const uintptr_t before = newest_.fetch_or(busy, std::memory_order_acquire);
+    if ((before & busy) != 0) return false;
+    const uint16_t memo = static_cast<uint16_t>(before >> Version::kOwnerShift);
+    const uint16_t tag = MemoTag(oldest_readable);
+    uint16_t summary = memo & kMemoSummary;  // the settled part's, kept unless it grows
     bool cut = false;
-    if (last_low != oldest_low) {
-      Settle(oldest_readable, &summary, &cut, visited);
-      std::memcpy(memo->oldest_low_, &oldest_low, sizeof(oldest_low));
-    }
+    if ((memo >> kMemoTagShift) != tag) Settle(oldest_readable, &summary, &cut, visited);
     // Release: the next dropper sees the memo and marks written here.
-    memo->state_.store(summary & ~DropMemo::kBusy, std::memory_order_release);
+    const uintptr_t after = static_cast<uintptr_t>(summary | (tag << kMemoTagShift))
+                            << Version::kOwnerShift;
+    uintptr_t word = before | busy;
+    while (!newest_.compare_exchange_weak(word, (word & ~Version::kOwnerBits) | after,
+                                          std::memory_order_release, std::memory_order_relaxed)) {
+    }
     return cut;
   }
 
  private:
-  static uint8_t BlockingSummary(uint8_t type) {
-    if (type == kEntrySingleDeletion) return DropMemo::kSettledHoldsSingleDelete;
-    if (IsDeleteLike(type)) return DropMemo::kSettledHoldsDeletion;
+  // The memo, in the head word's owner bits: busy, the settled part's
+  // blocking summary, the tag of the last attempt's oldest readable sequence.
+  enum : uint16_t {
+    kMemoBusy = 1,
+    kMemoHoldsSingleDelete = 2,
+    kMemoHoldsDeletion = 4,
+    kMemoSummary = kMemoHoldsSingleDelete | kMemoHoldsDeletion,
+  };
+  static constexpr int kMemoTagShift = 3;
+  static constexpr int kMemoTagBits = 16 - kMemoTagShift;
+  static uint16_t MemoTag(SequenceNumber seq) {
+    uint16_t tag = 0;
+    for (; seq != 0; seq >>= kMemoTagBits) tag ^= seq & ((1u << kMemoTagBits) - 1);
+    return tag;
+  }
+
+  static uint16_t BlockingSummary(uint8_t type) {
+    if (type == kEntrySingleDeletion) return kMemoHoldsSingleDelete;
+    if (IsDeleteLike(type)) return kMemoHoldsDeletion;
     return 0;
   }
 
   // May the versions below a cutter of `type` go, given the blocking
   // summary of everything below it?
-  static bool MayDropBelow(uint8_t type, uint8_t below) {
+  static bool MayDropBelow(uint8_t type, uint16_t below) {
     if (!IsPutLike(type) && !IsDeleteLike(type)) return false;
-    if ((below & DropMemo::kSettledHoldsSingleDelete) != 0) return false;
-    return !(IsPutLike(type) && (below & DropMemo::kSettledHoldsDeletion) != 0);
+    if ((below & kMemoHoldsSingleDelete) != 0) return false;
+    return !(IsPutLike(type) && (below & kMemoHoldsDeletion) != 0);
   }
 
   // One attempt, by the holder of the memo's busy bit: moves the settled
   // mark up to the topmost version <= `oldest_readable`, cutting below the
   // cutter if it is above the old mark and allowed. `*summary` is the
   // settled part's blocking summary, before and after.
-  void Settle(SequenceNumber oldest_readable, uint8_t* summary, bool* cut,
+  void Settle(SequenceNumber oldest_readable, uint16_t* summary, bool* cut,
               uint64_t* visited) {
     // Down to the new settled top. Meeting the mark first means nothing
     // <= oldest_readable was added above it (or this caller's sequence is
@@ -415,7 +451,7 @@ class VersionChain {
       cutter = cutter->older();
     }
     Version* old_mark = cutter != nullptr && cutter->marked() ? cutter : nullptr;
-    uint8_t below = 0;
+    uint16_t below = 0;
     if (cutter != nullptr && old_mark == nullptr) {
       // Below the cutter, down to the old mark: what it holds, plus the old
       // settled part's summary.
@@ -434,7 +470,7 @@ class VersionChain {
         // Only this thread writes links of settled versions (REQUIRES), and
         // readers just see the old link or nullptr. The old mark is gone
         // with the cut part.
-        cutter->older_.fetch_and(Version::kHasJumpLink, std::memory_order_relaxed);
+        cutter->older_.fetch_and(Version::kKeptByLinkUpdates, std::memory_order_relaxed);
         *cut = true;
         old_mark = nullptr;
         below = 0;
@@ -468,7 +504,8 @@ class VersionChain {
 
   static inline thread_local uint64_t search_steps_on_this_thread = 0;
 
-  // Same representation as Version::older_, so Insert treats both alike.
+  // A link word like Version::older_ (so Insert treats both alike), the
+  // memo in its owner bits.
   std::atomic<uintptr_t> newest_;
 };
 

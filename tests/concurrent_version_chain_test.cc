@@ -65,7 +65,6 @@ class Readers {
 TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWritersInsertAndDrop) {
   test::VersionPool versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
   Readers readers;
   std::atomic<bool> writing{true};
   std::atomic<uint64_t> searches{0};
@@ -77,7 +76,7 @@ TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWrit
         ASSERT_TRUE(chain.Insert(versions.Make(seq)));
         readers.Inserted(seq);
         uint64_t visited = 0;
-        chain.DropShadowed(readers.OldestReadable(), &memo, &visited);
+        chain.DropShadowed(readers.OldestReadable(), &visited);
       }
     });
   }
@@ -113,7 +112,7 @@ TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWrit
   EXPECT_GT(searches.load(), 0u);
   // Nothing is held any more: the last attempt leaves the newest version.
   uint64_t visited = 0;
-  chain.DropShadowed(kVersions, &memo, &visited);
+  chain.DropShadowed(kVersions, &visited);
   EXPECT_EQ(chain.Newest()->sequence(), kVersions);
   EXPECT_EQ(chain.Newest()->older(), nullptr);
   EXPECT_EQ(chain.FirstAtOrBelow(PackedTag(kVersions, 0xff))->sequence(), kVersions);

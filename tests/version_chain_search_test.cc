@@ -144,14 +144,13 @@ TEST(VersionChainSearchTest, SearchesAtOrAboveTheOldestReaderMatchTheLinksAcross
   std::mt19937_64 rng(7);
   test::VersionPool versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
   SequenceNumber oldest = 1;
   std::vector<const Version*> held;  // versions readers stood on
   for (SequenceNumber seq = 2; seq <= 20000; ++seq) {
     ASSERT_TRUE(chain.Insert(versions.Make(seq, kTypes[rng() % 4])));
     if (rng() % 50 == 0) oldest += rng() % (seq - oldest);
     uint64_t visited = 0;
-    chain.DropShadowed(oldest, &memo, &visited);
+    chain.DropShadowed(oldest, &visited);
     if (rng() % 500 == 0) held.push_back(chain.Newest());
     const SequenceNumber at = oldest + rng() % (seq - oldest + 1);
     ASSERT_EQ(chain.FirstAtOrBelow(Tag(at)), WalkTo(chain, Tag(at))) << "at " << at;

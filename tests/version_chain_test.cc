@@ -19,10 +19,10 @@ namespace {
 
 using Versions = test::VersionPool;
 
-// One drop attempt with the memo a record would keep for `chain`.
-bool Drop(VersionChain* chain, DropMemo* memo, SequenceNumber oldest_readable) {
+// One drop attempt on `chain`, which keeps its own memo.
+bool Drop(VersionChain* chain, SequenceNumber oldest_readable) {
   uint64_t visited = 0;
-  return chain->DropShadowed(oldest_readable, memo, &visited);
+  return chain->DropShadowed(oldest_readable, &visited);
 }
 
 std::vector<SequenceNumber> Sequences(const VersionChain& chain) {
@@ -78,28 +78,26 @@ TEST(VersionChainTest, NewerThanFindsThePredecessorBySequence) {
 TEST(VersionChainTest, DropsOnlyBelowTheNewestNonMergeVersionAllReadersSee) {
   Versions versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2)));
   ASSERT_TRUE(chain.Insert(versions.Make(3, kEntryMerge)));
   ASSERT_TRUE(chain.Insert(versions.Make(4, kEntryMerge)));
   ASSERT_TRUE(chain.Insert(versions.Make(5)));
   // Readers at >= 4 need 4, 3 (merge operands) and their base 2.
-  EXPECT_TRUE(Drop(&chain, &memo, 4));
+  EXPECT_TRUE(Drop(&chain, 4));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{5, 4, 3, 2}));
-  EXPECT_FALSE(Drop(&chain, &memo, 4));
+  EXPECT_FALSE(Drop(&chain, 4));
   // Nobody reads below 5: only 5 is needed.
-  EXPECT_TRUE(Drop(&chain, &memo, 5));
+  EXPECT_TRUE(Drop(&chain, 5));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{5}));
 }
 
 TEST(VersionChainTest, ADeletionShadowsEverythingOlder) {
   Versions versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
   ASSERT_TRUE(chain.Insert(versions.Make(3)));
   ASSERT_TRUE(chain.Insert(versions.Make(4, kEntryDeletion)));
-  EXPECT_TRUE(Drop(&chain, &memo, 4));
+  EXPECT_TRUE(Drop(&chain, 4));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{4}));
 }
 
@@ -109,13 +107,12 @@ TEST(VersionChainTest, ADeletionShadowsEverythingOlder) {
 TEST(VersionChainTest, SingleDeletionsAreNeverDroppedNorCutBelow) {
   Versions versions;
   VersionChain chain(versions.Make(2, kEntrySingleDeletion));
-  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(3)));
-  EXPECT_FALSE(Drop(&chain, &memo, 3));
+  EXPECT_FALSE(Drop(&chain, 3));
   ASSERT_TRUE(chain.Insert(versions.Make(4, kEntrySingleDeletion)));
-  EXPECT_FALSE(Drop(&chain, &memo, 4));
+  EXPECT_FALSE(Drop(&chain, 4));
   ASSERT_TRUE(chain.Insert(versions.Make(5, kEntryDeletion)));
-  EXPECT_FALSE(Drop(&chain, &memo, 5));
+  EXPECT_FALSE(Drop(&chain, 5));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{5, 4, 3, 2}));
 }
 
@@ -124,30 +121,27 @@ TEST(VersionChainTest, SingleDeletionsAreNeverDroppedNorCutBelow) {
 TEST(VersionChainTest, APutDoesNotCutADeletionBelowIt) {
   Versions versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
   ASSERT_TRUE(chain.Insert(versions.Make(3)));
-  EXPECT_FALSE(Drop(&chain, &memo, 3));
+  EXPECT_FALSE(Drop(&chain, 3));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{3, 2, 1}));
 }
 
 TEST(VersionChainTest, NothingIsDroppedWhileAReaderIsOlderThanTheShadow) {
   Versions versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(7)));
-  EXPECT_FALSE(Drop(&chain, &memo, 6));
+  EXPECT_FALSE(Drop(&chain, 6));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{7, 1}));
 }
 
 TEST(VersionChainTest, AReaderPastTheCutFinishesOnTheOldPath) {
   Versions versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2)));
   ASSERT_TRUE(chain.Insert(versions.Make(3)));
   Version* reader_at = chain.Newest()->older();  // a reader positioned on 2
-  ASSERT_TRUE(Drop(&chain, &memo, 3));
+  ASSERT_TRUE(Drop(&chain, 3));
   ASSERT_NE(reader_at->older(), nullptr);
   EXPECT_EQ(reader_at->older()->sequence(), 1u);
 }
@@ -156,12 +150,12 @@ TEST(VersionChainTest, AReaderPastTheCutFinishesOnTheOldPath) {
 // with the oldest readable sequence `oldest(seq)` at the update of `seq`.
 // Returns the versions the attempts visited.
 template <typename Oldest>
-uint64_t UpdateHotKey(Versions* versions, VersionChain* chain, DropMemo* memo,
+uint64_t UpdateHotKey(Versions* versions, VersionChain* chain,
                       SequenceNumber first, SequenceNumber last, uint8_t type, Oldest oldest) {
   uint64_t visited = 0;
   for (SequenceNumber seq = first; seq <= last; ++seq) {
     EXPECT_TRUE(chain->Insert(versions->Make(seq, type)));
-    chain->DropShadowed(oldest(seq), memo, &visited);
+    chain->DropShadowed(oldest(seq), &visited);
   }
   return visited;
 }
@@ -171,24 +165,22 @@ constexpr SequenceNumber kHotUpdates = 100000;
 TEST(VersionChainTest, AHeldOldSequenceMakesLaterAttemptsVisitNothing) {
   Versions versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
-  const uint64_t visited = UpdateHotKey(&versions, &chain, &memo, 2, kHotUpdates + 1,
+  const uint64_t visited = UpdateHotKey(&versions, &chain, 2, kHotUpdates + 1,
                                         kEntryValue, [](SequenceNumber) { return 1; });
   EXPECT_LE(visited, 4u);
   EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
   EXPECT_EQ(chain.FirstAtOrBelow(PackedTag(1, kEntryValue))->sequence(), 1u);
   // Once the old reader is gone, one attempt cuts everything at once.
-  EXPECT_TRUE(Drop(&chain, &memo, kHotUpdates + 1));
+  EXPECT_TRUE(Drop(&chain, kHotUpdates + 1));
   EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{kHotUpdates + 1});
 }
 
 TEST(VersionChainTest, UpdatesAboveADeletionVisitEachVersionOnce) {
   Versions versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
   const uint64_t visited =
-      UpdateHotKey(&versions, &chain, &memo, 3, kHotUpdates + 2, kEntryValue,
+      UpdateHotKey(&versions, &chain, 3, kHotUpdates + 2, kEntryValue,
                    [](SequenceNumber seq) { return seq - 1; });
   EXPECT_LE(visited, 4 * kHotUpdates);
   // The deletion cut the Put below it; a Put never cuts a deletion below
@@ -200,9 +192,8 @@ TEST(VersionChainTest, UpdatesAboveADeletionVisitEachVersionOnce) {
 TEST(VersionChainTest, UpdatesAboveASingleDeletionVisitEachVersionOnce) {
   Versions versions;
   VersionChain chain(versions.Make(1, kEntrySingleDeletion));
-  DropMemo memo;
   const uint64_t visited =
-      UpdateHotKey(&versions, &chain, &memo, 2, kHotUpdates + 1, kEntryDeletion,
+      UpdateHotKey(&versions, &chain, 2, kHotUpdates + 1, kEntryDeletion,
                    [](SequenceNumber seq) { return seq - 1; });
   EXPECT_LE(visited, 4 * kHotUpdates);
   EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
@@ -211,31 +202,29 @@ TEST(VersionChainTest, UpdatesAboveASingleDeletionVisitEachVersionOnce) {
 TEST(VersionChainTest, MergeOperandsAreWalkedOnceAsTheyBecomeReadable) {
   Versions versions;
   VersionChain chain(versions.Make(1, kEntryMerge));
-  DropMemo memo;
   const uint64_t visited =
-      UpdateHotKey(&versions, &chain, &memo, 2, kHotUpdates + 1, kEntryMerge,
+      UpdateHotKey(&versions, &chain, 2, kHotUpdates + 1, kEntryMerge,
                    [](SequenceNumber seq) { return seq - 1; });
   EXPECT_LE(visited, 4 * kHotUpdates);
   EXPECT_EQ(Sequences(chain).size(), kHotUpdates + 1);
   // A Put over them lets them all go.
   ASSERT_TRUE(chain.Insert(versions.Make(kHotUpdates + 2)));
-  EXPECT_TRUE(Drop(&chain, &memo, kHotUpdates + 2));
+  EXPECT_TRUE(Drop(&chain, kHotUpdates + 2));
   EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{kHotUpdates + 2});
 }
 
 TEST(VersionChainTest, AnAttemptWithAnOlderSequenceThanTheLastCutsNothingNew) {
   Versions versions;
   VersionChain chain(versions.Make(1));
-  DropMemo memo;
   ASSERT_TRUE(chain.Insert(versions.Make(2, kEntryDeletion)));
   ASSERT_TRUE(chain.Insert(versions.Make(3)));
   ASSERT_TRUE(chain.Insert(versions.Make(4)));
-  EXPECT_FALSE(Drop(&chain, &memo, 4));  // a Put above a deletion
+  EXPECT_FALSE(Drop(&chain, 4));  // a Put above a deletion
   // A writer that read an older oldest-readable sequence must not act on it.
-  EXPECT_FALSE(Drop(&chain, &memo, 2));
+  EXPECT_FALSE(Drop(&chain, 2));
   EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{4, 3, 2, 1}));
   ASSERT_TRUE(chain.Insert(versions.Make(5, kEntryDeletion)));
-  EXPECT_TRUE(Drop(&chain, &memo, 5));
+  EXPECT_TRUE(Drop(&chain, 5));
   EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{5});
 }
 
@@ -265,7 +254,6 @@ TEST(VersionChainTest, DropsExactlyWhatTheMemolessRuleDropsOnRandomHistories) {
     std::mt19937 rng(seed);
     Versions versions;
     VersionChain chain(versions.Make(1, kTypes[rng() % 7]));
-    DropMemo memo;
     std::vector<std::pair<SequenceNumber, uint8_t>> model = {{1, chain.Newest()->view().type()}};
     SequenceNumber oldest = 0;
     for (SequenceNumber seq = 2; seq <= 300; ++seq) {
@@ -275,7 +263,7 @@ TEST(VersionChainTest, DropsExactlyWhatTheMemolessRuleDropsOnRandomHistories) {
       // The oldest readable sequence stalls (a reader holds it) or jumps.
       if (rng() % 3 == 0) oldest += rng() % (seq - oldest);
       uint64_t visited = 0;
-      chain.DropShadowed(oldest, &memo, &visited);
+      chain.DropShadowed(oldest, &visited);
       ModelDrop(&model, oldest);
       std::vector<SequenceNumber> want;
       for (const auto& m : model) want.push_back(m.first);
