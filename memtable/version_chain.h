@@ -32,13 +32,12 @@
 // can be cut (a snapshot holds an old sequence, a deletion below a Put), so
 // each chain keeps a memo of what the last attempt learned, in the top bits
 // of its head word (see Link words):
-//   - a tag of the oldest readable sequence it used (its 13-bit chunks
-//     xor-folded): an attempt with the same value would find the same cutter
-//     over the same frozen tail (no version <= it can still be inserted, see
-//     REQUIRES below), so it is skipped. Sequences fewer than 2^12 apart
-//     never share a tag; others that do (rarely, and not at any fixed
-//     period, as low bits would) skip too, which only delays a drop to the
-//     next attempt with another value;
+//   - a tag of the oldest readable sequence it used (the sequence modulo
+//     8191, a prime that fits 13 bits): an attempt with the same value would
+//     find the same cutter over the same frozen tail (no version <= it can
+//     still be inserted, see REQUIRES below), so it is skipped. Sequences
+//     fewer than 8191 apart never share a tag; others that do skip too,
+//     which only delays a drop to the next attempt with another value;
 //   - the settled mark: the topmost version with a sequence <= that value
 //     carries a tag bit in its link (kSettledMark). The settled part (that
 //     version and all below) was fully inspected and is frozen: later
@@ -403,12 +402,9 @@ class VersionChain {
     kMemoSummary = kMemoHoldsSingleDelete | kMemoHoldsDeletion,
   };
   static constexpr int kMemoTagShift = 3;
-  static constexpr int kMemoTagBits = 16 - kMemoTagShift;
-  static uint16_t MemoTag(SequenceNumber seq) {
-    uint16_t tag = 0;
-    for (; seq != 0; seq >>= kMemoTagBits) tag ^= seq & ((1u << kMemoTagBits) - 1);
-    return tag;
-  }
+  static constexpr uint64_t kMemoTagModulus = 8191;
+  static_assert(kMemoTagModulus <= (1u << (16 - kMemoTagShift)), "a tag fits the memo");
+  static uint16_t MemoTag(SequenceNumber seq) { return seq % kMemoTagModulus; }
 
   static uint16_t BlockingSummary(uint8_t type) {
     if (type == kEntrySingleDeletion) return kMemoHoldsSingleDelete;

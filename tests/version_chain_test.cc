@@ -228,6 +228,22 @@ TEST(VersionChainTest, AnAttemptWithAnOlderSequenceThanTheLastCutsNothingNew) {
   EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{5});
 }
 
+// The memo keeps a 13-bit tag of the last attempt's sequence (modulo 8191):
+// a later value with the same tag is skipped as if it were the same, which
+// only delays the drop to the next attempt with another value.
+TEST(VersionChainTest, ASequenceSharingTheLastAttemptsTagOnlyDelaysTheDrop) {
+  Versions versions;
+  VersionChain chain(versions.Make(1));
+  ASSERT_TRUE(chain.Insert(versions.Make(2)));
+  EXPECT_TRUE(Drop(&chain, 2));
+  ASSERT_TRUE(chain.Insert(versions.Make(8000)));
+  ASSERT_TRUE(chain.Insert(versions.Make(8193)));
+  EXPECT_FALSE(Drop(&chain, 2 + 8191));
+  EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{8193, 8000, 2}));
+  EXPECT_TRUE(Drop(&chain, 8194));
+  EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{8193});
+}
+
 // The rule DropShadowed applies, on a plain list, as it was before the
 // memo: what the chain must hold after each attempt.
 void ModelDrop(std::vector<std::pair<SequenceNumber, uint8_t>>* model, SequenceNumber oldest) {
