@@ -364,7 +364,7 @@ IFS=, read -r -a thread_counts <<<"$threads"
 #                waitforcompaction, memstats, levelstats, then the reads: every
 #                memtable's LSM ends in the same shape, and the memtables are
 #                empty during the reads
-#   mixed        readwhilewriting (THREADS readers, 1 writer overwriting at full
+#   mixed        readwhilewriting (--threads readers, 1 writer overwriting at full
 #                speed); readrandom skewed to a scattered hot set
 #                (--read_random_exp_range); readrecent (tools/teks_db_bench,
 #                plaindb:REP for a db_bench memtable REP): gets of the last K
