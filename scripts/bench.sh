@@ -6,9 +6,10 @@
 # memtable, thread count and repeat, with LD_PRELOAD=libteksdb.so (the run
 # fails unless db_bench reports the memtable asked for), in a fresh DB.
 # One process runs fillrandom, memstats and then the reads, so the reads see
-# what the fill built. Prints a table (medians over repeats) of us/op, ops/s
-# and the ratio to skip_list from the same runs, memtable bytes after the
-# fill (rocksdb.cur-size-all-mem-tables) and peak RSS; writes PNG plots.
+# what the fill built (the large scenario adds variants, below). Prints a
+# table (medians over repeats) of us/op, ops/s and the ratio to skip_list
+# from the same runs, memtable bytes after the fill
+# (rocksdb.cur-size-all-mem-tables) and peak RSS; writes PNG plots.
 #
 # Scenarios (each sets defaults the flags below override):
 #   memtable  the paper's §6.1 set-up: --num 1000000, 16-byte keys, 256-byte
@@ -22,9 +23,21 @@
 #             can be dropped), N = 10k, 100k, 1M, per-update cost through the
 #             TeksDB layer (teksdb:teks) beside plaindb:skip_list
 #   large     a data set ~8x the write buffer (32 MiB), flushes and
-#             compactions on, snappy compression (paper §7); the LSM's
-#             shape (files and MB per level) as the reads begin is listed
-#             per memtable under the table
+#             compactions on, snappy compression (paper §7), in sections:
+#             - reads right after the fill, each memtable's LSM as its fill
+#               left it (the shapes differ between memtables)
+#             - same shape: after the fill, flush and a full compaction
+#               (db_bench flush, waitforcompaction, compact), then the
+#               reads: one LSM shape for every memtable, both memtables empty
+#             - mixed, data > memory: readwhilewriting (THREADS readers, one
+#               writer at full speed); readrandom on a scattered hot set
+#               (--read_random_exp_range=10); readrecent (tools/teks_db_bench,
+#               plaindb:REP vs plaindb:skip_list), gets of the last K keys
+#               written, K = write buffer / (16 + value bytes)
+#             Each variant fills afresh with --seed=R in repeat R (the same
+#             keys for every memtable). Under each section: every run's LSM
+#             shape (files and MB per level) and memtable entries as the
+#             reads began, and whether the shapes matched across memtables
 #   micro     tools/memtable_bench: the rep alone (insert, get, seek, scan)
 #             against RocksDB's skip-list rep and absl::flat_hash_map
 #   hotkeys   keys with many versions (every version kept, as with a plain
@@ -51,7 +64,8 @@
 #   --write-buffer-size N   bytes (large only; the in-memory scenarios size
 #                     it so that nothing is flushed)
 #   --repeat N        runs of everything, interleaved; tables show medians (1)
-#   --plots DIR       PNG plots go here (docs/bench/<scenario>)
+#   --plots DIR       PNG plots go here (docs/bench/<scenario>; large also
+#                     writes large-variants.png, its variants' sections)
 #   --no-plots        no plots (no matplotlib venv)
 #   --out FILE        also write the raw per-run results (TSV; micro: JSON)
 # Environment: TEKSDB_BUILD_DIR (build), DB_BENCH (/usr/bin/db_bench),
@@ -339,20 +353,118 @@ common_flags=(
   --compression_type="$compression"
 )
 
-runs=$tmp/runs.tsv
-: >"$runs"
 warnings=()
 IFS=, read -r -a thread_counts <<<"$threads"
 
-log "scenario $scenario: ${common_flags[*]} ${extra[*]}"
-log "memtables: $memtables; threads: $threads; repeats: $repeat"
+# --- large: the variants, each a table section of its own ----------------------------
+# Each variant is a process of its own that fills afresh (fillrandom, memstats,
+# levelstats) with --seed=R in repeat R, so every memtable writes the same
+# keys, and then:
+#   same shape   flush, waitforcompaction, compact (a full CompactRange),
+#                waitforcompaction, memstats, levelstats, then the reads: every
+#                memtable's LSM ends in the same shape, and the memtables are
+#                empty during the reads
+#   mixed        readwhilewriting (--threads readers, 1 writer overwriting at full
+#                speed); readrandom skewed to a scattered hot set
+#                (--read_random_exp_range); readrecent (tools/teks_db_bench,
+#                plaindb:REP for a db_bench memtable REP): gets of the last K
+#                keys written, K about one write buffer
+# The db_bench variants run for db_bench memtables without bounded reads.
+main_section=
+if [[ $scenario == large ]]; then
+  main_section="reads right after the fill (each memtable's own LSM shape)"
+  variant_fill=fillrandom,memstats,levelstats
+  reads_list=$(IFS=,; echo "${read_benchmarks[*]}")
+  same_shape_benchmarks=$variant_fill,flush,waitforcompaction,compact,waitforcompaction
+  same_shape_benchmarks+=,memstats,levelstats,$reads_list
+  same_shape_section="same shape: fill, flush, full compaction, then the reads"
+  same_shape_section+=" (both memtables empty during the reads)"
+  read_while_writing_section="mixed: readwhilewriting, as many readers as threads while 1 writer"
+  read_while_writing_section+=" overwrites at full speed, right after the fill"
+  hot_range=10
+  hot_set_section="mixed: readrandom skewed to a scattered hot set"
+  hot_set_section+=" (--read_random_exp_range=$hot_range), right after the fill"
+  recent_keys=$((write_buffer_size / (16 + value_size)))
+  recent_section="mixed: readrecent, gets of the last $recent_keys keys written (about one write"
+  recent_section+=" buffer), right after the fill (tools/teks_db_bench, no TeksDB layer)"
+  recent_specs=() variants_skipped=()
+  for spec in "${specs[@]}"; do
+    memtable_settings "$spec"
+    if [[ $runner != db_bench || ${#bounded[@]} -gt 0 ]]; then variants_skipped+=("$spec"); fi
+    ((${#bounded[@]} == 0)) || continue
+    recent_spec=$spec
+    [[ $runner == teks_db_bench ]] || recent_spec=plaindb:$rep
+    [[ " ${recent_specs[*]} " == *" $recent_spec "* ]] || recent_specs+=("$recent_spec")
+  done
+  if ((${#extra[@]} > 0)); then
+    warnings+=("NOTE: the readrecent rows ran tools/teks_db_bench, which the extra db_bench flags\
+ (${extra[*]}) did not reach")
+  fi
+fi
 
-# run_once SPEC THREADS REPEAT GROUP BENCHMARKS READS: one process; appends
-# to $runs which benchmarks of its log count.
+# each_run CALLBACK: calls CALLBACK with run_once's arguments for every
+# process, in the order they run: per repeat and thread count, each memtable's
+# main process (and its bounded reads), then in the large scenario its
+# variants; then the readrecent processes.
+each_run() {
+  local callback=$1 r t spec b entry limit full limited unbounded
+  for ((r = 1; r <= repeat; r++)); do
+    for t in "${thread_counts[@]}"; do
+      for spec in "${specs[@]}"; do
+        memtable_settings "$spec"
+        full=() limited=()
+        for b in "${read_benchmarks[@]}"; do
+          limit=
+          for entry in "${bounded[@]}"; do [[ ${entry%%:*} == "$b" ]] && limit=${entry#*:}; done
+          if [[ -n "$limit" ]]; then limited+=("$b:$limit"); else full+=("$b"); fi
+        done
+        unbounded=$(IFS=,; echo "${full[*]}")
+        "$callback" "$spec" "$t" "$r" full "$main_section" "fillrandom,memstats,$shape$unbounded" \
+          "fillrandom,$unbounded" all
+        for entry in "${limited[@]}"; do
+          "$callback" "$spec" "$t" "$r" "${entry%%:*}" "$main_section" \
+            "fillrandom,memstats,$shape${entry%%:*}" "${entry%%:*}" "${entry#*:}"
+        done
+        [[ $scenario == large && $runner == db_bench && ${#bounded[@]} -eq 0 ]] || continue
+        "$callback" "$spec" "$t" "$r" same-shape "$same_shape_section" "$same_shape_benchmarks" \
+          "$reads_list" all --seed="$r"
+        "$callback" "$spec" "$t" "$r" read-while-writing "$read_while_writing_section" \
+          "$variant_fill,readwhilewriting" readwhilewriting all --seed="$r"
+        "$callback" "$spec" "$t" "$r" hot-set "$hot_set_section" "$variant_fill,readrandom" \
+          readrandom all --seed="$r" --read_random_exp_range="$hot_range"
+      done
+      [[ $scenario == large ]] || continue
+      for spec in "${recent_specs[@]}"; do
+        "$callback" "$spec" "$t" "$r" recent "$recent_section" "$variant_fill,readrecent" \
+          readrecent all --seed="$r" --recent_keys="$recent_keys"
+      done
+    done
+  done
+}
+
+runs=$tmp/runs.tsv
+: >"$runs"
+runs_total=0
+count_run() { runs_total=$((runs_total + 1)); }
+each_run count_run
+runs_done=0
+
+log "scenario $scenario: ${common_flags[*]} ${extra[*]}"
+log "memtables: $memtables; threads: $threads; repeats: $repeat; $runs_total processes"
+
+# run_once SPEC THREADS REPEAT GROUP SECTION BENCHMARKS COUNTED READS [FLAGS...]:
+# one process in a fresh DB running BENCHMARKS (comma-separated) with the
+# common flags and FLAGS, READS reads per thread (all: --num, else bounded);
+# appends to $runs which benchmarks of its log count (COUNTED) and in which
+# table section (SECTION; empty: the main table). Peak RSS counts where the
+# fill does.
 run_once() {
-  local spec=$1 t=$2 r=$3 group=$4 benchmarks=$5 reads=$6
+  local spec=$1 t=$2 r=$3 group=$4 section=$5 benchmarks=$6 counted=$7 reads=$8
+  shift 8
   memtable_settings "$spec"
+  runs_done=$((runs_done + 1))
   local label="$spec, $t thread(s), run $r/$repeat" dir cmd rc flushes
+  [[ $group == full ]] || label+=", $group"
   dir=$tmp/$r-$t-${spec//[^A-Za-z0-9_-]/_}-$group
   mkdir -p "$dir"
   if [[ $runner == db_bench ]]; then
@@ -361,10 +473,11 @@ run_once() {
     cmd=(stdbuf -oL "$teks_db_bench")
   fi
   cmd+=(--db="$dir/db" --wal_dir="$dir/db" --memtablerep="$rep" --threads="$t"
-        --benchmarks="fillrandom,memstats,$shape$benchmarks" "${common_flags[@]}" "${rep_flags[@]}")
+        --benchmarks="$benchmarks" "${common_flags[@]}" "${rep_flags[@]}" "$@")
   [[ $reads == all ]] || cmd+=(--reads="$reads")
   [[ $runner == db_bench ]] && cmd+=("${extra[@]}")
-  log "$label: $runner --memtablerep='$rep' ${rep_flags[*]} $([[ $reads == all ]] || echo "--reads=$reads (bounded)")"
+  log "[$runs_done/$runs_total, $((SECONDS - started)) s] $label: $runner --memtablerep='$rep'" \
+    "${rep_flags[*]} $* $([[ $reads == all ]] || echo "--reads=$reads (bounded)")"
   set +e
   /usr/bin/time -f %M -o "$dir/rss" "${cmd[@]}" 2>"$dir/stderr" </dev/null |
     tee "$dir/stdout" | while IFS= read -r line; do
@@ -383,41 +496,35 @@ run_once() {
     warnings+=("WARNING: $label: $flushes memtable flush(es); reads were not all served from the memtable")
     log "${warnings[-1]}"
   fi
-  # The fill, memory and peak RSS count from the unbounded process only.
-  local counted=$benchmarks
-  [[ $reads == all ]] && counted="fillrandom,memstats,$benchmarks"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$spec" "$t" "$r" "$dir/stdout" \
-    "$([[ $reads == all ]] && tail -n 1 "$dir/rss" || echo -)" "$counted" \
-    "$([[ $reads == all ]] || echo "$reads")" >>"$runs"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$spec" "$t" "$r" "$dir/stdout" \
+    "$([[ ,$counted, == *,fillrandom,* ]] && tail -n 1 "$dir/rss" || echo -)" "$counted" \
+    "$([[ $reads == all ]] || echo "$reads")" "$section" >>"$runs"
   rm -rf "$dir/db"
 }
 
-for ((r = 1; r <= repeat; r++)); do
-  for t in "${thread_counts[@]}"; do
-    for spec in "${specs[@]}"; do
-      memtable_settings "$spec"
-      full=() limited=()
-      for b in "${read_benchmarks[@]}"; do
-        limit=
-        for entry in "${bounded[@]}"; do [[ ${entry%%:*} == "$b" ]] && limit=${entry#*:}; done
-        if [[ -n "$limit" ]]; then limited+=("$b:$limit"); else full+=("$b"); fi
-      done
-      run_once "$spec" "$t" "$r" full "$(IFS=,; echo "${full[*]}")" all
-      for entry in "${limited[@]}"; do
-        run_once "$spec" "$t" "$r" "${entry%%:*}" "${entry%%:*}" "${entry#*:}"
-      done
-    done
-  done
-done
+each_run run_once
 
 echo
 echo "scenario $scenario: db_bench fillrandom,readrandom,readseq,seekrandom ${common_flags[*]} ${extra[*]}"
+if [[ $scenario == large ]]; then
+  echo "variants, each in a fresh DB with --seed=R in repeat R (same keys for every memtable):"
+  echo "  same shape: db_bench --benchmarks=$same_shape_benchmarks"
+  echo "  mixed: db_bench --benchmarks=$variant_fill,readwhilewriting"
+  echo "         db_bench --benchmarks=$variant_fill,readrandom --read_random_exp_range=$hot_range"
+  echo "         tools/teks_db_bench --teksdb_layer=false --benchmarks=$variant_fill,readrecent" \
+    "--recent_keys=$recent_keys"
+  ((${#variants_skipped[@]} == 0)) || echo "  (the db_bench variants did not run for" \
+    "${variants_skipped[*]}: a teks_db_bench memtable, or one with bounded reads)"
+fi
 echo "$(grep -h -m1 '^RocksDB:' "$tmp"/*/std* | head -n 1 | tr -s ' '), $(nproc) CPUs" \
   "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), LD_PRELOAD=$lib"
 echo
 report=("$python" scripts/bench_report.py "$runs" --title "scenario $scenario")
 [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; report+=(--out "$out"); }
-[[ -z "$no_plots" ]] && report+=(--plot "$plots/$scenario.png")
+if [[ -z "$no_plots" ]]; then
+  report+=(--plot "$plots/$scenario.png")
+  [[ $scenario == large ]] && report+=(--plot-sections "$plots/$scenario-variants.png")
+fi
 "${report[@]}"
 ((${#warnings[@]} == 0)) || printf '%s\n' "" "${warnings[@]}"
 [[ -n "$out" ]] && log "raw results: $out"

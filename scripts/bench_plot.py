@@ -4,10 +4,15 @@ micro_report.py; needs matplotlib, which bench.sh installs into a venv).
 plot_db_bench: one panel per db_bench benchmark (ops/s, log scale) and two
 for memory, a group of bars per memtable, one bar per thread count; bars
 of bounded runs (fewer operations) are hatched.
+plot_sections: the large scenario's variants, one panel (ops/s) per section
+and benchmark, a group of bars per memtable, one bar per thread count.
 plot_micro: memtable_bench's operations, a group per operation, a bar per rep.
 plot_hot_keys: one panel per hot-key benchmark, cost per operation against
 versions per key (both log scales), a line per memtable.
 """
+
+import math
+import textwrap
 
 import matplotlib
 
@@ -32,6 +37,13 @@ def _bars(ax, memtables, thread_counts, value_of, bounded_of=lambda t, m: False)
     ax.grid(axis="y", alpha=0.3)
 
 
+def _thread_legend(fig, thread_counts, extra=()):
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    handles = [Patch(color=colors[i % len(colors)], label=f"{t} thread(s)")
+               for i, t in enumerate(thread_counts)]
+    fig.legend(handles=handles + list(extra), loc="upper right", fontsize=9)
+
+
 def plot_db_bench(summary, memtables, thread_counts, benchmarks, title, path):
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
     for ax, b in zip(axes.flat, benchmarks):
@@ -51,13 +63,28 @@ def plot_db_bench(summary, memtables, thread_counts, benchmarks, title, path):
         _bars(ax, memtables, thread_counts, mib)
         ax.set_title(name)
         ax.set_ylabel("MiB")
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    handles = [Patch(color=colors[i % len(colors)], label=f"{t} thread(s)")
-               for i, t in enumerate(thread_counts)]
-    handles.append(Patch(facecolor="white", edgecolor="black", hatch="//",
-                         label="bounded op count (see table)"))
-    fig.legend(handles=handles, loc="upper right", fontsize=9)
+    _thread_legend(fig, thread_counts, [Patch(facecolor="white", edgecolor="black", hatch="//",
+                                              label="bounded op count (see table)")])
     fig.suptitle(f"{title}: median ops/s per memtable (higher is better); memory (lower is better)")
+    fig.tight_layout(rect=(0, 0, 0.9, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_sections(panels, thread_counts, title, path):
+    """panels: [(title, memtables, {(threads, memtable): ops/s})]."""
+    columns = min(3, len(panels))
+    rows = math.ceil(len(panels) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(5 * columns, 4.3 * rows), squeeze=False)
+    for ax, (name, memtables, ops) in zip(axes.flat, panels):
+        _bars(ax, memtables, thread_counts,
+              lambda t, m, ops=ops: ops[(t, m)] / 1e6 if (t, m) in ops else None)
+        ax.set_title(textwrap.fill(name, 50), fontsize=8)
+        ax.set_ylabel("Mops/s")
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    _thread_legend(fig, thread_counts)
+    fig.suptitle(f"{title}: median ops/s per memtable (higher is better)")
     fig.tight_layout(rect=(0, 0, 0.9, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -2,17 +2,24 @@
 """Turns the db_bench / teks_db_bench logs of scripts/bench.sh into tables.
 
 Input: a runs file, one line per benchmark process, tab-separated:
-    memtable  threads  repeat  log_file  peak_rss_kb|-  counted  bounded_reads
+    memtable  threads  repeat  log_file  peak_rss_kb|-  counted  bounded_reads  [section]
 where `counted` lists the benchmarks whose results this log contributes
-(a bounded process repeats the fill but only its bounded reads count) and
-`bounded_reads` is the --reads of a bounded process (empty otherwise).
+(a bounded process repeats the fill but only its bounded reads count),
+`bounded_reads` is the --reads of a bounded process (empty otherwise) and
+`section` names the table the rows go in (empty or missing: an untitled
+one; the large scenario has a section per variant).
 
-Output on stdout: per thread count and benchmark, the median over repeats of
-micros/op and ops/sec and the ratio of that median ops/sec to the
-baseline's (skip_list) from the same runs; then memory: the memtable bytes
-after the fill (rocksdb.cur-size-all-mem-tables) and peak RSS; then, where
-the logs have it (db_bench levelstats), each run's LSM shape. With --out,
-the raw per-run results as TSV; with --plot, a PNG (needs matplotlib).
+Output on stdout, per section in the order first seen: per thread count and
+benchmark, the median over repeats of micros/op and ops/sec and the ratio of
+that median ops/sec to the baseline's (skip_list; for a tools/teks_db_bench
+memtable, plaindb:skip_list where that ran in the same section) from the
+same runs; where the section counts fillrandom, memory: the memtable bytes
+after the fill (rocksdb.cur-size-all-mem-tables) and peak RSS; where the logs
+have it (levelstats), each run's LSM shape as the reads began (and after the
+fill, where that differs), the entries in its memtables then (memstats) and
+whether the shapes matched across memtables. With --out, the raw per-run
+results as TSV; with --plot, a PNG of the first section, and with
+--plot-sections, one of the others (both need matplotlib).
 """
 
 import argparse
@@ -28,35 +35,49 @@ RESULT = re.compile(
     r"^(?P<bench>\w+)\s+:\s+(?P<us>[0-9.]+) micros/op\s+(?P<ops>[0-9.]+) ops/sec"
     r"(?:\s+(?P<sec>[0-9.]+) seconds)?(?:\s+(?P<n>\d+) operations;)?"
     r".*?(?:\((?P<found>\d+) of \d+ found\))?\s*$")
+# memstats
 MEMTABLE_BYTES = re.compile(r"^rocksdb\.cur-size-all-mem-tables: (\d+)\s*$")
+MEMTABLE_ENTRIES = re.compile(r"^rocksdb\.num-entries-(active-mem-table|imm-mem-tables): (\d+)\s*$")
 # levelstats:  "  0        2       50" (level, files, MB) under "Level Files Size(MB)"
 LEVEL_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s*$")
 
-BENCHMARKS = ["fillrandom", "readrandom", "readseq", "seekrandom"]
+# Table order; a counted benchmark not listed here follows them.
+BENCHMARKS = ["fillrandom", "readrandom", "readseq", "seekrandom", "readwhilewriting",
+              "readrecent"]
+# The first section's plot: one panel each, then two of memory.
+PLOTTED_BENCHMARKS = ["fillrandom", "readrandom", "readseq", "seekrandom"]
 RAW_COLUMNS = ["memtable", "threads", "repeat", "benchmark", "micros_per_op", "ops_per_sec",
                "seconds", "operations", "found", "bounded_reads", "memtable_bytes",
-               "peak_rss_kb"]
+               "peak_rss_kb", "section"]
 
 
 def parse_log(path):
-    """({benchmark: result fields}, memtable bytes after the fill or None,
-    the LSM's shape from the first levelstats, e.g. "L0 2 files 50 MB, L1 3
-    files 96 MB", or None)."""
-    results, memtable_bytes, levels, in_levelstats = {}, None, None, False
+    """What one process printed: {"results": {benchmark: result fields,
+    with "before": the LSM shape and memtable entries last printed before
+    its result line}, "memtable_bytes": after the fill (the first memstats)
+    or None, "first_shape": the first levelstats or None}. A shape reads
+    e.g. "L0 2 files 50 MB, L1 3 files 96 MB"."""
+    results, memtable_bytes, first_shape = {}, None, None
+    shape, levels, entries = None, None, {}
     with open(path, encoding="utf-8", errors="replace") as f:
         # Progress ("... finished N ops") ends in \r, not \n.
         for line in f.read().replace("\r", "\n").splitlines():
-            if line.startswith("Level Files Size(MB)") and levels is None:
-                in_levelstats, levels = True, []
+            if line.startswith("Level Files Size(MB)"):
+                levels = []
                 continue
-            if in_levelstats:
+            if levels is not None:
                 m = LEVEL_ROW.match(line)
                 if m:
                     if int(m[2]) > 0:
                         levels.append(f"L{m[1]} {m[2]} files {m[3]} MB")
                     continue
-                if not line.startswith("---"):
-                    in_levelstats = False
+                if line.startswith("---"):
+                    continue
+                shape, levels = ", ".join(levels) or "no files", None
+                first_shape = first_shape or shape
+            m = MEMTABLE_ENTRIES.match(line)
+            if m:
+                entries[m[1]] = int(m[2])
             m = RESULT.match(line)
             if m:
                 # db_bench truncates ops/sec to an integer; a bounded run of
@@ -68,41 +89,55 @@ def parse_log(path):
                 results[m["bench"]] = {
                     "micros_per_op": float(m["us"]), "ops_per_sec": ops,
                     "seconds": m["sec"] or "", "operations": m["n"] or "",
-                    "found": m["found"] or ""}
+                    "found": m["found"] or "",
+                    "before": (shape, sum(entries.values()) if len(entries) == 2 else None)}
             m = MEMTABLE_BYTES.match(line)
             if m and memtable_bytes is None:
                 memtable_bytes = int(m[1])
-    shape = None if levels is None else (", ".join(levels) or "no files")
-    return results, memtable_bytes, shape
+    if levels is not None:  # the log ends in a levelstats
+        shape = ", ".join(levels) or "no files"
+        first_shape = first_shape or shape
+    return {"results": results, "memtable_bytes": memtable_bytes, "first_shape": first_shape}
 
 
 def read_runs(path):
-    """Raw rows (dicts), a list of problems (missing result lines) and the
-    LSM shapes the logs printed: [(threads, memtable, repeat, shape)]."""
-    rows, problems, shapes = [], [], []
+    """Raw rows (dicts), a list of problems (missing result lines), the
+    sections in the order first seen, and the LSM shapes the logs printed:
+    [{section, threads, memtable, repeat, after_fill, as_reads_began,
+    entries}] with the state before the first counted read."""
+    rows, problems, sections, shapes = [], [], [], []
     with open(path, encoding="utf-8") as f:
         for line in f:
-            memtable, threads, repeat, log, rss, counted, bounded = line.rstrip("\n").split("\t")
-            results, memtable_bytes, shape = parse_log(log)
-            if shape is not None:
-                shapes.append((int(threads), memtable, int(repeat), shape))
+            fields = line.rstrip("\n").split("\t")
+            memtable, threads, repeat, log, rss, counted, bounded = fields[:7]
+            section = fields[7] if len(fields) > 7 else ""
+            if section not in sections:
+                sections.append(section)
+            parsed = parse_log(log)
+            results = parsed["results"]
             counted = counted.split(",")
-            for b in BENCHMARKS:
-                if b not in counted:
-                    continue
+            for b in counted:
                 r = results.get(b)
                 if r is None:
                     problems.append(f"{memtable}, {threads} thread(s), repeat {repeat}: "
                                     f"no result line for {b} in {log}")
                     continue
                 row = dict(r, memtable=memtable, threads=int(threads), repeat=int(repeat),
-                           benchmark=b, bounded_reads=bounded,
+                           benchmark=b, bounded_reads=bounded, section=section,
                            memtable_bytes="", peak_rss_kb="")
+                del row["before"]
                 if b == "fillrandom":
-                    row["memtable_bytes"] = memtable_bytes if memtable_bytes is not None else ""
+                    mb = parsed["memtable_bytes"]
+                    row["memtable_bytes"] = mb if mb is not None else ""
                     row["peak_rss_kb"] = "" if rss == "-" else int(rss)
                 rows.append(row)
-    return rows, problems, shapes
+            reads = [b for b in counted if b != "fillrandom" and b in results]
+            if parsed["first_shape"] is not None and reads:
+                shape, entries = results[reads[0]]["before"]
+                shapes.append({"section": section, "threads": int(threads), "memtable": memtable,
+                               "repeat": int(repeat), "after_fill": parsed["first_shape"],
+                               "as_reads_began": shape, "entries": entries})
+    return rows, problems, sections, shapes
 
 
 def median(values):
@@ -118,8 +153,19 @@ def fmt_ratio(value, base):
     return fmt_x(value / base) if value is not None and base else "-"
 
 
+def baseline_of(memtable, baseline, memtables):
+    """The memtable whose rows `memtable`'s are compared with: the baseline
+    measured by the same tool where it ran (plaindb:skip_list for
+    tools/teks_db_bench's plaindb:REP and teksdb:REP), else the baseline."""
+    same_tool = f"plaindb:{baseline}"
+    if ":" in memtable and same_tool in memtables:
+        return same_tool
+    return baseline
+
+
 def summarize(rows, baseline):
-    """{(threads, benchmark, memtable): {us, ops, ratio, note}} plus memory."""
+    """{(threads, benchmark, memtable): {us, ops, ratio, ...}} of one
+    section's rows, its memtables and thread counts in the order first seen."""
     memtables, thread_counts = [], []
     for row in rows:
         if row["memtable"] not in memtables:
@@ -138,11 +184,96 @@ def summarize(rows, baseline):
             "repeats": len(rs),
             "memtable_bytes": median([r["memtable_bytes"] for r in rs]),
             "peak_rss_kb": median([r["peak_rss_kb"] for r in rs]),
+            "baseline": baseline_of(m, baseline, memtables),
         }
     for (t, b, m), s in summary.items():
-        base = summary.get((t, b, baseline))
+        base = summary.get((t, b, s["baseline"]))
         s["ratio"] = s["ops"] / base["ops"] if base and base["ops"] else None
     return summary, memtables, sorted(thread_counts)
+
+
+def benchmark_order(summary):
+    found = []
+    for (_, b, _) in summary:
+        if b not in found:
+            found.append(b)
+    return [b for b in BENCHMARKS if b in found] + [b for b in found if b not in BENCHMARKS]
+
+
+def print_section(summary, memtables, thread_counts, baseline):
+    table = []
+    for t in thread_counts:
+        for b in benchmark_order(summary):
+            for m in memtables:
+                s = summary.get((t, b, m))
+                if s is None:
+                    continue
+                note = f"bounded: {s['bounded']} ops/thread" if s["bounded"] else ""
+                table.append([t, b, m, f"{s['us']:.3f}", fmt_ops(s["ops"]),
+                              fmt_x(s["ratio"]), note])
+    print_table(["threads", "benchmark", "memtable", "us/op", "ops/s",
+                 f"vs {baseline}", "note"], table, left_columns=3, group_columns=2)
+
+    memory = []
+    for t in thread_counts:
+        for m in memtables:
+            s = summary.get((t, "fillrandom", m))
+            if s is None:
+                continue
+            base = summary.get((t, "fillrandom", s["baseline"]), {})
+            mb, rss = s["memtable_bytes"], s["peak_rss_kb"]
+            memory.append([t, "memory", m,
+                           f"{mb / 2**20:,.1f}" if mb is not None else "-",
+                           fmt_ratio(mb, base.get("memtable_bytes")),
+                           f"{rss / 1024:,.1f}" if rss is not None else "-",
+                           fmt_ratio(rss, base.get("peak_rss_kb"))])
+    if memory:
+        print()
+        print_table(["threads", "after fill", "memtable", "memtable MiB", f"vs {baseline}",
+                     "peak RSS MiB", f"vs {baseline}"], memory, left_columns=3,
+                    group_columns=2)
+
+
+def print_shapes(shapes):
+    """Each run's LSM shape and memtable entries as its reads began, then
+    whether the shapes matched across memtables, run by run."""
+    print("\nLSM shape as the reads began (rocksdb.levelstats; the fill's, where it differs) "
+          "and entries in the memtables then (memstats):")
+    width = max(12, *(len(s["memtable"]) for s in shapes))
+    for s in sorted(shapes, key=lambda s: (s["threads"], s["memtable"], s["repeat"])):
+        line = f"  {s['threads']} thread(s)  {s['memtable']:<{width}} run {s['repeat']}: "
+        line += s["as_reads_began"] or "-"
+        if s["after_fill"] != s["as_reads_began"]:
+            line += f" (after the fill: {s['after_fill']})"
+        if s["entries"] is not None:
+            line += f"; memtables {s['entries']:,} entries"
+        print(line)
+    runs = {}
+    for s in shapes:
+        runs.setdefault((s["threads"], s["repeat"]), {})[s["memtable"]] = s["as_reads_began"]
+    compared = {run: set(by_memtable.values()) for run, by_memtable in runs.items()
+                if len(by_memtable) > 1}
+    differ = sorted(run for run, found in compared.items() if len(found) > 1)
+    if compared and not differ:
+        print("  shapes as the reads began: the same for every memtable in every run")
+    elif differ:
+        print("  shapes as the reads began differ between memtables in: "
+              + ", ".join(f"run {r} ({t} thread(s))" for t, r in differ))
+
+
+def plot_sections(sections, summaries, title, path):
+    """One panel per benchmark of each section after the first."""
+    from bench_plot import plot_sections as draw
+    panels, thread_counts = [], []
+    for section in sections[1:]:
+        summary, memtables, counts = summaries[section]
+        thread_counts += [t for t in counts if t not in thread_counts]
+        for b in benchmark_order(summary):
+            ops = {(t, m): s["ops"] for (t, bb, m), s in summary.items() if bb == b}
+            panels.append((f"{b}: {section}", memtables, ops))
+    if panels:
+        draw(panels, sorted(thread_counts), title, path)
+        print(f"plot: {path}", file=sys.stderr)
 
 
 def main():
@@ -152,10 +283,11 @@ def main():
     ap.add_argument("--baseline", default="skip_list")
     ap.add_argument("--title", default="", help="plot title")
     ap.add_argument("--out", help="also write the raw per-run results here (TSV)")
-    ap.add_argument("--plot", help="also draw the results into this PNG")
+    ap.add_argument("--plot", help="also draw the first section's results into this PNG")
+    ap.add_argument("--plot-sections", help="and the other sections' into this PNG")
     args = ap.parse_args()
 
-    rows, problems, shapes = read_runs(args.runs)
+    rows, problems, sections, shapes = read_runs(args.runs)
     for p in problems:
         print(f"bench_report: {p}", file=sys.stderr)
     if not rows:
@@ -167,52 +299,38 @@ def main():
             for row in rows:
                 f.write("\t".join(str(row[c]) for c in RAW_COLUMNS) + "\n")
 
-    summary, memtables, thread_counts = summarize(rows, args.baseline)
-    has_base = args.baseline in memtables
-    table = []
-    for t in thread_counts:
-        for b in BENCHMARKS:
-            for m in memtables:
-                s = summary.get((t, b, m))
-                if s is None:
-                    continue
-                note = f"bounded: {s['bounded']} ops/thread" if s["bounded"] else ""
-                table.append([t, b, m, f"{s['us']:.3f}", fmt_ops(s["ops"]),
-                              fmt_x(s["ratio"]), note])
-    print_table(["threads", "benchmark", "memtable", "us/op", "ops/s",
-                 f"vs {args.baseline}", "note"], table, left_columns=3, group_columns=2)
+    summaries = {}
+    for i, section in enumerate(sections):
+        summaries[section] = summarize([r for r in rows if r["section"] == section],
+                                       args.baseline)
+        summary, memtables, thread_counts = summaries[section]
+        if i > 0:
+            print()
+        if section:
+            print(f"== {section}\n")
+        if summary:
+            print_section(summary, memtables, thread_counts, args.baseline)
+        section_shapes = [s for s in shapes if s["section"] == section]
+        if section_shapes:
+            print_shapes(section_shapes)
 
-    print()
-    memory = []
-    for t in thread_counts:
-        base = summary.get((t, "fillrandom", args.baseline), {})
-        for m in memtables:
-            s = summary.get((t, "fillrandom", m))
-            if s is None:
-                continue
-            mb, rss = s["memtable_bytes"], s["peak_rss_kb"]
-            memory.append([t, "memory", m,
-                           f"{mb / 2**20:,.1f}" if mb is not None else "-",
-                           fmt_ratio(mb, base.get("memtable_bytes")),
-                           f"{rss / 1024:,.1f}" if rss is not None else "-",
-                           fmt_ratio(rss, base.get("peak_rss_kb"))])
-    print_table(["threads", "after fill", "memtable", "memtable MiB", f"vs {args.baseline}",
-                 "peak RSS MiB", f"vs {args.baseline}"], memory, left_columns=3, group_columns=2)
-
-    if shapes:
-        print("\nLSM shape as the reads began (rocksdb.levelstats after fillrandom):")
-        for t, m, r, shape in sorted(shapes):
-            print(f"  {t} thread(s)  {m:<12} run {r}: {shape}")
-
-    repeats = max(s["repeats"] for s in summary.values())
-    print(f"\n(median of {repeats} run(s); ratios are ops/s or bytes relative to "
-          f"{args.baseline} from the same runs{'' if has_base else ', which was not run'}; "
+    all_summaries = [s for summary, _, _ in summaries.values() for s in summary.values()]
+    repeats = max(s["repeats"] for s in all_summaries)
+    has_base = any(m == args.baseline for _, memtables, _ in summaries.values() for m in memtables)
+    same_tool = any(s["baseline"] != args.baseline for s in all_summaries)
+    print(f"\n(median of {repeats} run(s); ratios are ops/s or bytes relative to {args.baseline}"
+          + (f" (plaindb:{args.baseline} for plaindb:/teksdb: rows)" if same_tool else "")
+          + f" from the same runs{'' if has_base else ', which was not run'}; "
           "memtable MiB is rocksdb.cur-size-all-mem-tables after fillrandom)")
 
     if args.plot:
         from bench_plot import plot_db_bench
-        plot_db_bench(summary, memtables, thread_counts, BENCHMARKS, args.title, args.plot)
+        summary, memtables, thread_counts = summaries[sections[0]]
+        plot_db_bench(summary, memtables, thread_counts, PLOTTED_BENCHMARKS, args.title,
+                      args.plot)
         print(f"plot: {args.plot}", file=sys.stderr)
+    if args.plot_sections:
+        plot_sections(sections, summaries, args.title, args.plot_sections)
     return 1 if problems else 0
 
 

@@ -4,9 +4,9 @@
 # tools/teks_db_bench with and without the TeksDB layer) gives a result row
 # per thread count and benchmark, the slow stock cases are bounded and
 # labelled, memory rows are there, the raw TSV is written; bad input is
-# refused by name. Also the large scenario's LSM shapes, the hotkeys
-# scenario, and tools/memtable_bench
-# through scripts/micro_report.py.
+# refused by name. Also the large scenario's sections (reads after the fill
+# beside the LSM shapes, the same-shape and mixed variants), the hotkeys
+# scenario, and tools/memtable_bench through scripts/micro_report.py.
 #
 # Usage: tests/bench_script_test.sh BUILD_DIR SOURCE_DIR
 # (BUILD_DIR must be a release build: bench.sh reuses it.)
@@ -74,13 +74,40 @@ refuse "lists a memtable twice" --memtables teks,skip_list,teks
 refuse "--threads does not apply" --scenario micro --threads 2
 refuse "would not reach" --memtables teksdb:teks -- --cache_size=1
 
-# --- large: the LSM's shape beside the rows ---------------------------------------------
+# --- large: a section per variant, the LSM's shape beside the rows ---------------------
 if bench --scenario large --num 5000 --write-buffer-size 65536 --memtables teks,skip_list \
   --no-plots >"$tmp/large" 2>"$tmp/largelog"; then
-  for m in teks skip_list; do
-    grep -qE "^  1 thread\(s\)  $m +run 1: L[0-9]+ [0-9]+ files" "$tmp/large" &&
-      pass "large: LSM shape listed for $m" || fail "large: no LSM shape for $m"
+  # section NAME: the report's lines from the heading starting with NAME to the next.
+  section() { awk -v name="== $1" 'index($0, name) == 1 { on = 1; next } /^== / { on = 0 } on' "$tmp/large"; }
+  for name in "reads right after the fill" "same shape" "mixed: readwhilewriting" \
+              "mixed: readrandom skewed" "mixed: readrecent"; do
+    [[ -n "$(section "$name")" ]] || fail "large: no section '$name'"
   done
+  for m in teks skip_list; do
+    section "reads right after the fill" | grep -qE "^  1 thread\(s\)  $m +run 1: L[0-9]+ [0-9]+ files" &&
+      pass "large: LSM shape listed for $m" || fail "large: no LSM shape for $m"
+    for b in readrandom readseq seekrandom; do
+      section "same shape" | grep -qE "^1 +$b +$m +[0-9.]+ +[0-9,]+ +[0-9.]+x" ||
+        fail "large, same shape: no $b row for $m"
+    done
+    compacted="^  1 thread\\(s\\)  $m +run 1: L1 [0-9]+ files [0-9]+ MB( \\(after the fill: .*\\))?; memtables 0 entries$"
+    section "same shape" | grep -qE "$compacted" ||
+      fail "large, same shape: $m's LSM is not all in L1 with empty memtables"
+    section "mixed: readwhilewriting" | grep -qE "^1 +readwhilewriting +$m +[0-9.]+ +[0-9,]+ +[0-9.]+x" ||
+      fail "large: no readwhilewriting row for $m"
+    section "mixed: readrandom skewed" | grep -qE "^1 +readrandom +$m +[0-9.]+ +[0-9,]+ +[0-9.]+x" ||
+      fail "large: no hot-set readrandom row for $m"
+    section "mixed: readrecent" | grep -qE "^1 +readrecent +plaindb:$m +[0-9.]+ +[0-9,]+ +[0-9.]+x" ||
+      fail "large: no readrecent row for plaindb:$m"
+  done
+  pass "large: rows checked in 5 sections for teks and skip_list"
+  section "same shape" | grep -q '^  shapes as the reads began: the same for every memtable in every run$' &&
+    pass "large, same shape: the shapes match" ||
+    fail "large, same shape: shapes differ: $(section "same shape")"
+  section "mixed: readrecent" | grep -qE '^1 +readrecent +plaindb:skip_list .* 1\.00x' &&
+    pass "large: readrecent is compared with plaindb:skip_list" || fail "large: readrecent baseline"
+  grep -q '^\[bench\] \[10/10, [0-9]* s\] ' "$tmp/largelog" && pass "large: progress counts 10 processes" ||
+    fail "large: no progress line '[10/10, N s]'"
 else
   fail "bench.sh --scenario large failed: $(tail -n 20 "$tmp/largelog")"
 fi

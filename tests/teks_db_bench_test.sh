@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/teks_db_bench speaks db_bench's flags and result lines, sees the same
 # data with and without the TeksDB layer (also with many versions per key,
-# which the layer drops), and refuses bad input by name.
+# which the layer drops), reads only the newest writes in readrecent, and
+# refuses bad input by name.
 #
 # Usage: tests/teks_db_bench_test.sh PATH/TO/teks_db_bench
 set -euo pipefail
@@ -58,6 +59,19 @@ else
   fail "a versions run failed: $(tr '\r' '\n' <"$tmp/versions_layer.err" | tail -n 5)"
 fi
 
+# --- readrecent: only keys the fill wrote last, so every get finds its key ----------
+# (readrandom over the same 20000 key numbers finds only the ~2000 written.)
+recent=(--num=20000 --writes=2000 --value_size=16 --threads=2 --recent_keys=500
+        --benchmarks=fillrandom,readrecent,readrandom)
+if run recent "${recent[@]}" --teksdb_layer=false; then
+  expect_eq "readrecent: every key found" "$(found recent readrecent)" "20000 of 20000"
+  hits=$(found recent readrandom | cut -d' ' -f1)
+  if ((hits < 20000 / 2)); then pass "readrandom misses most keys ($hits of 20000 found)"
+  else fail "readrandom found $hits of 20000: the check above proves nothing"; fi
+else
+  fail "the readrecent run failed: $(tr '\r' '\n' <"$tmp/recent.err" | tail -n 5)"
+fi
+
 # --- bad input: an error naming it, non-zero exit ---------------------------------
 # refuse NAME WORD FLAGS...: the run must fail and say WORD.
 refuse() {
@@ -77,5 +91,7 @@ refuse unknown_rep nosuchrep --memtablerep=nosuchrep --teksdb_layer=false
 refuse bad_compression lzma9 --compression_type=lzma9
 refuse bad_num "num must be positive" --num=0
 refuse stray_argument stray stray
+refuse readrecent_without_fill "needs a fill" --benchmarks=readrecent
+refuse no_recent_keys recent_keys --recent_keys=0 --benchmarks=fillrandom,readrecent
 
 finish

@@ -4,7 +4,8 @@
 // scripts/bench.sh can measure TeksTable with version dropping beside
 // db_bench's runs of the stock memtables and of TeksTable as a plain
 // factory, and for what db_bench has no benchmark for: hot keys
-// (fillrounds, readatsnapshot, hotkeysnapshot).
+// (fillrounds, readatsnapshot, hotkeysnapshot) and reads of the newest
+// writes (readrecent).
 //
 // Flag names, their meaning and the lines it prints are db_bench's
 // ("Memtablerep: ...", "DB path: [...]" before each benchmark, and
@@ -50,11 +51,16 @@ DEFINE_string(benchmarks, "fillrandom,readrandom,readseq,seekrandom",
               "comma-separated: fillrandom, fillrounds (--writes puts cycling over the --num "
               "keys in order, so each key gets writes/num versions; a snapshot is taken "
               "after the first round), readrandom, readatsnapshot (readrandom at the "
-              "snapshot fillrounds took), readseq, readreverse, seekrandom, hotkeysnapshot "
-              "(--writes updates of one key under a held snapshot), memstats, levelstats");
+              "snapshot fillrounds took), readrecent (gets of keys drawn uniformly from the "
+              "last --recent_keys keys each thread wrote), readseq, readreverse, seekrandom, "
+              "hotkeysnapshot (--writes updates of one key under a held snapshot), memstats, "
+              "levelstats");
 DEFINE_int64(num, 1000000, "number of distinct keys");
 DEFINE_int64(reads, -1, "reads per thread per read benchmark (-1: --num)");
 DEFINE_int64(writes, -1, "writes per thread in fillrandom (-1: --num)");
+DEFINE_int64(recent_keys, -1,
+             "readrecent draws from the last this many keys each thread wrote (-1: "
+             "--write_buffer_size / (--key_size + --value_size), about one write buffer)");
 DEFINE_int32(key_size, 16, "key bytes (at least 8)");
 DEFINE_int32(value_size, 100, "value bytes");
 DEFINE_int32(threads, 1, "threads per benchmark");
@@ -116,6 +122,23 @@ class ValueSource {
   size_t offset_ = 0;
 };
 
+// The last `capacity` key numbers one thread wrote; older ones are
+// overwritten. Kept in no particular order: readrecent draws uniformly.
+class RecentKeys {
+ public:
+  explicit RecentKeys(size_t capacity) : keys_(capacity) {}
+  void Add(uint64_t key_number) {
+    keys_[static_cast<size_t>(added_ % keys_.size())] = key_number;
+    added_++;
+  }
+  size_t size() const { return static_cast<size_t>(std::min<uint64_t>(added_, keys_.size())); }
+  uint64_t operator[](size_t i) const { return keys_[i]; }
+
+ private:
+  std::vector<uint64_t> keys_;
+  uint64_t added_ = 0;
+};
+
 // What one thread did in one benchmark.
 struct ThreadResult {
   uint64_t ops = 0;
@@ -126,7 +149,13 @@ struct ThreadResult {
 
 class Benchmark {
  public:
-  Benchmark(DB* db, uint64_t seed) : db_(db), seed_(seed) {}
+  // recent_keys > 0: every fill remembers the last recent_keys key numbers
+  // each thread wrote, for readrecent.
+  Benchmark(DB* db, uint64_t seed, uint64_t recent_keys) : db_(db), seed_(seed) {
+    if (recent_keys > 0) {
+      recent_.assign(static_cast<size_t>(FLAGS_threads), RecentKeys(recent_keys));
+    }
+  }
   ~Benchmark() {
     if (first_round_ != nullptr) db_->ReleaseSnapshot(first_round_);
   }
@@ -143,6 +172,10 @@ class Benchmark {
     if (name == "readatsnapshot") {
       if (first_round_ == nullptr) Fail("readatsnapshot needs fillrounds to run before it");
       method = &Benchmark::ReadAtSnapshot;
+    }
+    if (name == "readrecent") {
+      if (RecentKeyCount() == 0) Fail("readrecent needs a fill to run before it");
+      method = &Benchmark::ReadRecent;
     }
     if (name == "readseq") method = &Benchmark::ReadSequential;
     if (name == "readreverse") method = &Benchmark::ReadReverse;
@@ -211,9 +244,11 @@ class Benchmark {
     ROCKSDB_NAMESPACE::WriteOptions write_options;
     std::string key;
     for (uint64_t i = 0; i < writes; i++) {
-      MakeKey(choose_key(i), &key);
+      const uint64_t key_number = choose_key(i);
+      MakeKey(key_number, &key);
       Check(db_->Put(write_options, key, values.Next(static_cast<size_t>(FLAGS_value_size))),
             "Put");
+      if (!recent_.empty()) recent_[static_cast<size_t>(thread)].Add(key_number);
       result->bytes += key.size() + static_cast<uint64_t>(FLAGS_value_size);
       Progress(thread, ++result->ops);
     }
@@ -259,11 +294,40 @@ class Benchmark {
   void ReadRandomAt(const ROCKSDB_NAMESPACE::ReadOptions& options, int thread,
                     ThreadResult* result) {
     std::mt19937_64 rnd = ThreadRandom(thread);
+    ReadKeys(options, thread, result, [&] { return RandomKeyNumber(&rnd); });
+  }
+
+  // Gets of keys drawn uniformly from the last --recent_keys keys each
+  // thread wrote (every thread's, whichever thread reads): YCSB's "latest"
+  // idea, most reads hit the newest writes.
+  void ReadRecent(int thread, ThreadResult* result) {
+    std::mt19937_64 rnd = ThreadRandom(thread);
+    const uint64_t count = RecentKeyCount();
+    ReadKeys(ROCKSDB_NAMESPACE::ReadOptions(), thread, result, [&] {
+      size_t i = static_cast<size_t>(rnd() % count);
+      for (const RecentKeys& keys : recent_) {
+        if (i < keys.size()) return keys[i];
+        i -= keys.size();
+      }
+      Fail("readrecent: drew past the recent keys");
+    });
+  }
+
+  uint64_t RecentKeyCount() const {
+    uint64_t count = 0;
+    for (const RecentKeys& keys : recent_) count += keys.size();
+    return count;
+  }
+
+  // --reads gets per thread of the key numbers `choose_key` returns.
+  template <typename ChooseKey>
+  void ReadKeys(const ROCKSDB_NAMESPACE::ReadOptions& options, int thread, ThreadResult* result,
+                ChooseKey choose_key) {
     std::string key;
     ROCKSDB_NAMESPACE::PinnableSlice value;
     const uint64_t reads = ReadsPerThread();
     for (uint64_t i = 0; i < reads; i++) {
-      MakeKey(RandomKeyNumber(&rnd), &key);
+      MakeKey(choose_key(), &key);
       value.Reset();
       const Status s = db_->Get(options, db_->DefaultColumnFamily(), key, &value);
       if (s.ok()) {
@@ -352,7 +416,8 @@ class Benchmark {
       std::snprintf(rate, sizeof(rate), " %6.1f MB/s", total.bytes / 1048576.0 / wall);
       extra = rate;
     }
-    if (name == "readrandom" || name == "readatsnapshot" || name == "seekrandom") {
+    if (name == "readrandom" || name == "readatsnapshot" || name == "readrecent" ||
+        name == "seekrandom") {
       // Like db_bench, the message is one thread's.
       extra += " (" + std::to_string(results[0].found) + " of " + std::to_string(results[0].ops) +
                " found)";
@@ -370,6 +435,8 @@ class Benchmark {
   uint64_t runs_ = 0;  // benchmarks started, for ThreadRandom
   // Taken by fillrounds after its first round; held until the end.
   const ROCKSDB_NAMESPACE::Snapshot* first_round_ = nullptr;
+  // Per writing thread, for readrecent; empty unless readrecent will run.
+  std::vector<RecentKeys> recent_;
 };
 
 ROCKSDB_NAMESPACE::CompressionType ParseCompression(const std::string& name) {
@@ -409,7 +476,7 @@ ROCKSDB_NAMESPACE::Options MakeOptions() {
 }
 
 const char* const kBenchmarks[] = {"fillrandom",  "fillrounds", "readrandom",
-                                   "readatsnapshot", "readseq", "readreverse",
+                                   "readatsnapshot", "readrecent", "readseq", "readreverse",
                                    "seekrandom",  "hotkeysnapshot", "memstats", "levelstats"};
 
 std::vector<std::string> BenchmarkNames() {
@@ -433,6 +500,16 @@ void ValidateFlags() {
   if (FLAGS_value_size < 0 || FLAGS_value_size > (1 << 20)) Fail("--value_size must be in [0, 1 MiB]");
   if (FLAGS_threads <= 0) Fail("--threads must be positive");
   if (FLAGS_seek_nexts < 0) Fail("--seek_nexts must not be negative");
+  if (FLAGS_recent_keys == 0 || FLAGS_recent_keys < -1) {
+    Fail("--recent_keys must be positive or -1");
+  }
+}
+
+// --recent_keys, with -1 resolved: about one write buffer of writes.
+uint64_t RecentKeysPerThread() {
+  if (FLAGS_recent_keys > 0) return static_cast<uint64_t>(FLAGS_recent_keys);
+  return std::max<uint64_t>(1, static_cast<uint64_t>(FLAGS_write_buffer_size) /
+                                   static_cast<uint64_t>(FLAGS_key_size + FLAGS_value_size));
 }
 
 }  // namespace
@@ -470,7 +547,9 @@ int main(int argc, char** argv) {
 
   {
     // Its snapshot is released before the DB closes.
-    Benchmark benchmark(db.get(), seed);
+    const bool reads_recent =
+        std::find(benchmarks.begin(), benchmarks.end(), "readrecent") != benchmarks.end();
+    Benchmark benchmark(db.get(), seed, reads_recent ? RecentKeysPerThread() : 0);
     for (const std::string& name : benchmarks) benchmark.Run(name);
   }
   Check(db->Close(), "Close");
