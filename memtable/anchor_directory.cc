@@ -4,16 +4,14 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
-#include <type_traits>
 
 namespace teksdb {
 
-// One published array, in one heap block: this header, `capacity`
+// One published array, in one arena allocation: this header, `capacity`
 // prefixes, then `capacity` records, of which the first `size` are used.
 // Prefixes and records lie apart so that a binary search reads only
 // prefixes, 8 to a cache line.
 struct AnchorDirectory::Array {
-  const Array* older = nullptr;
   size_t size = 0;
   uint64_t* prefixes = nullptr;
   KeyRecord** records = nullptr;
@@ -21,18 +19,18 @@ struct AnchorDirectory::Array {
   static size_t Bytes(size_t capacity) {
     return sizeof(Array) + capacity * (sizeof(uint64_t) + sizeof(KeyRecord*));
   }
-  // nullptr if the memory cannot be had.
-  static Array* Create(size_t capacity) {
-    void* memory = ::operator new(Bytes(capacity), std::nothrow);
-    if (memory == nullptr) return nullptr;
+  // nullptr if the arena cannot allocate it.
+  static Array* Create(size_t capacity, ROCKSDB_NAMESPACE::Allocator* arena) {
+    char* memory;
+    try {
+      memory = arena->AllocateAligned(Bytes(capacity));
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
     auto* array = new (memory) Array();
     array->prefixes = reinterpret_cast<uint64_t*>(array + 1);
     array->records = reinterpret_cast<KeyRecord**>(array->prefixes + capacity);
     return array;
-  }
-  static void Destroy(const Array* array) {
-    static_assert(std::is_trivially_destructible<Array>::value, "freed as bytes");
-    ::operator delete(const_cast<Array*>(array));
   }
 };
 
@@ -53,15 +51,6 @@ size_t CountLess(const uint64_t* p, size_t n, uint64_t value) {
 }
 
 }  // namespace
-
-AnchorDirectory::~AnchorDirectory() {
-  const Array* array = current_.load(std::memory_order_relaxed);
-  while (array != nullptr) {
-    const Array* older = array->older;
-    Array::Destroy(array);
-    array = older;
-  }
-}
 
 uint64_t AnchorDirectory::Prefix(const Slice& key) {
   uint64_t bytes = 0;
@@ -96,16 +85,22 @@ KeyRecord* AnchorDirectory::Find(const Slice& user_key) const {
 }
 
 void AnchorDirectory::RecordLinked(const KeyRecord* head) {
-  if (!enabled_) return;
+  if (arena_ == nullptr) return;
   const uint64_t linked = linked_.fetch_add(1, std::memory_order_relaxed) + 1;
   if (linked < next_build_at_.load(std::memory_order_relaxed)) return;
   std::unique_lock<std::mutex> lock(build_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return;
   // A build may have finished, and moved the goal, since the check above.
-  if (linked_.load(std::memory_order_relaxed) < next_build_at_.load(std::memory_order_relaxed)) {
+  if (stopped_ ||
+      linked_.load(std::memory_order_relaxed) < next_build_at_.load(std::memory_order_relaxed)) {
     return;
   }
   BuildLocked(head);
+}
+
+void AnchorDirectory::StopBuilding() {
+  std::lock_guard<std::mutex> lock(build_mu_);
+  stopped_ = true;
 }
 
 void AnchorDirectory::BuildLocked(const KeyRecord* head) {
@@ -116,7 +111,7 @@ void AnchorDirectory::BuildLocked(const KeyRecord* head) {
   // correct.
   const uint64_t counted = linked_.load(std::memory_order_relaxed);
   const size_t capacity = counted + counted / 8 + 64;
-  Array* array = Array::Create(capacity);
+  Array* array = Array::Create(capacity, arena_);
   if (array == nullptr) {
     // Out of memory: searches keep the last array; try again once the level
     // has doubled again, rather than on every record.
@@ -130,7 +125,6 @@ void AnchorDirectory::BuildLocked(const KeyRecord* head) {
     ++n;
   }
   array->size = n;
-  array->older = current_.load(std::memory_order_relaxed);
   bytes_.fetch_add(Array::Bytes(capacity), std::memory_order_relaxed);
   builds_.fetch_add(1, std::memory_order_relaxed);
   next_build_at_.store(std::max<uint64_t>(2 * n, kFirstBuild), std::memory_order_relaxed);

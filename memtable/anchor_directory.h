@@ -47,11 +47,18 @@
 //     a time: a thread that finds the build mutex taken skips (try_lock),
 //     since the build under way covers its record or the next one will.
 //   - Arrays are never freed while the directory lives, since a reader may
-//     still search an old one; each points to the one it replaced. With
-//     doubling, all older arrays together are at most as large as the
-//     newest. MemoryUsage() counts every one of them.
-//   - Nothing here throws: an array that cannot be allocated is simply not
+//     still search an old one: they come from the memtable's arena (so
+//     RocksDB's accounting, WriteBufferManager included, counts them, as it
+//     counts the hash's tables) and go with it. With doubling, all older
+//     arrays together are at most as large as the newest.
+//   - Nothing here throws: an array the arena cannot allocate is simply not
 //     built (searches keep the last one, or start from the head).
+//   - StopBuilding() returns once no build runs and none will start: the
+//     rep calls it from MarkReadOnly, right after which RocksDB tells the
+//     arena's WriteBufferManager tracker that the memtable is done
+//     allocating. Arena bytes taken after that would stay counted as active
+//     memory for good (the tracker releases only what it had when told),
+//     and records linked late, by the linker or a flush, would take them.
 //
 // Invariants: every published array is sorted by key (a level of the skip
 // list is sorted at every instant and a walk only meets later keys), holds
@@ -65,6 +72,7 @@
 #include <mutex>
 
 #include "key_record.h"
+#include "rocksdb_internals.h"
 
 namespace teksdb {
 
@@ -77,14 +85,14 @@ class AnchorDirectory {
   // 4096 records in all): below that, a descent from the head is short.
   static constexpr uint64_t kFirstBuild = 4096 >> (2 * kLevel);
 
-  // A directory that never builds when `enabled` is false (keys not ordered
-  // bytewise): Find then always returns nullptr.
-  explicit AnchorDirectory(bool enabled) : enabled_(enabled) {}
-  ~AnchorDirectory();
+  // Arrays are allocated from `arena`. With a null `arena` (keys not known
+  // to order bytewise) the directory never builds, and Find always returns
+  // nullptr.
+  explicit AnchorDirectory(ROCKSDB_NAMESPACE::Allocator* arena) : arena_(arena) {}
   AnchorDirectory(const AnchorDirectory&) = delete;
   AnchorDirectory& operator=(const AnchorDirectory&) = delete;
 
-  bool enabled() const { return enabled_; }
+  bool enabled() const { return arena_ != nullptr; }
 
   // The last anchor whose user key is bytewise less than `user_key`, or
   // nullptr if there is none (or no array yet). It is linked on levels
@@ -95,12 +103,16 @@ class AnchorDirectory {
   // all its levels of the skip list whose head is `head`; may rebuild.
   void RecordLinked(const KeyRecord* head);
 
+  // No build starts after this returns, and none is running. Searches keep
+  // using the last array.
+  void StopBuilding();
+
   // Anchors in the current array (0 before the first build).
   size_t size() const;
   // Arrays built so far.
   uint64_t builds() const { return builds_.load(std::memory_order_relaxed); }
-  // Heap bytes of every array built (all are kept, see above).
-  size_t MemoryUsage() const { return bytes_.load(std::memory_order_relaxed); }
+  // Arena bytes of every array built (all are kept, see above).
+  size_t ArenaBytes() const { return bytes_.load(std::memory_order_relaxed); }
 
   // The big-endian value of the first 8 bytes of `key`, zero-padded.
   static uint64_t Prefix(const Slice& key);
@@ -112,13 +124,14 @@ class AnchorDirectory {
   // REQUIRES: build_mu_ held.
   void BuildLocked(const KeyRecord* head);
 
-  const bool enabled_;
-  // The newest array, and through Array::older every one built before it.
+  ROCKSDB_NAMESPACE::Allocator* const arena_;
+  // The newest array.
   std::atomic<const Array*> current_{nullptr};
   // Records counted by RecordLinked, and the count that triggers a build.
   std::atomic<uint64_t> linked_{0};
   std::atomic<uint64_t> next_build_at_{kFirstBuild};
   std::mutex build_mu_;
+  bool stopped_ = false;  // guarded by build_mu_
   std::atomic<uint64_t> builds_{0};
   std::atomic<size_t> bytes_{0};
 };

@@ -31,12 +31,12 @@ int RandomRecordHeight() {
 }
 
 OrderedIndex::OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
-                           bool bytewise_user_keys)
+                           ROCKSDB_NAMESPACE::Allocator* anchor_arena)
     : cmp_(cmp),
       head_bytes_(KeyRecord::AllocationSize(KeyRecord::kMaxHeight, 0)),
       head_memory_(new char[head_bytes_]),
       head_(KeyRecord::CreateHead(head_memory_.get())),
-      anchors_(bytewise_user_keys) {}
+      anchors_(anchor_arena) {}
 
 bool OrderedIndex::Before(const KeyRecord* r, const char* key_entry) const {
   return cmp_(r->key_entry(), key_entry) < 0;

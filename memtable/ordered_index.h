@@ -35,10 +35,11 @@ namespace teksdb {
 
 class OrderedIndex {
  public:
-  // `bytewise_user_keys`: `cmp` orders user keys as RocksDB's
-  // BytewiseComparator does, which the anchors need.
+  // With `anchor_arena` (the memtable's), searches start from anchors
+  // allocated there. Pass it only if `cmp` orders user keys as RocksDB's
+  // BytewiseComparator does, which anchors need.
   explicit OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
-                        bool bytewise_user_keys = false);
+                        ROCKSDB_NAMESPACE::Allocator* anchor_arena = nullptr);
 
   // REQUIRES: no record of the same user key is in the index.
   void Insert(KeyRecord* record);
@@ -71,11 +72,11 @@ class OrderedIndex {
   }
 
   const AnchorDirectory& anchors() const { return anchors_; }
+  // No anchor array is built (allocated) after this returns.
+  void StopAnchorBuilds() { anchors_.StopBuilding(); }
 
-  // Bytes held outside the arena (the head node and the anchors).
-  size_t MemoryUsage() const {
-    return sizeof(*this) + head_bytes_ + anchors_.MemoryUsage();
-  }
+  // Bytes held outside the arena (the head node).
+  size_t MemoryUsage() const { return sizeof(*this) + head_bytes_; }
 
  private:
   int MaxHeight() const { return max_height_.load(std::memory_order_relaxed); }

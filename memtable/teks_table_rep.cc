@@ -51,7 +51,7 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
       options_(options),
       drop_policy_(options.inplace ? std::move(drop_policy) : nullptr),
       key_count_hint_(std::move(key_count_hint)),
-      index_(cmp, OrdersBytewise(cmp)),
+      index_(cmp, OrdersBytewise(cmp) ? allocator : nullptr),
       hash_(initial_hash_slots, !options.concurrent_hash, &index_, allocator) {
   if (options_.async) link_queue_.reset(new LinkQueue(&index_, std::move(linker)));
 }
@@ -189,6 +189,9 @@ void TeksTableRep::UniqueRandomSample(const uint64_t /*num_entries*/,
 
 void TeksTableRep::MarkReadOnly() {
   if (key_count_hint_ != nullptr) key_count_hint_->Record(hash_.NumKeys());
+  // RocksDB tells the arena it is done allocating next (see
+  // anchor_directory.h).
+  index_.StopAnchorBuilds();
 }
 
 void TeksTableRep::WaitUntilLinked() {

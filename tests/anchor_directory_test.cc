@@ -4,8 +4,8 @@
 // that tie), every search from the nearest anchor must return exactly what
 // a search from the head returns (and what a sorted set says), both right
 // after a build and after inserts the last build did not see. Also: the
-// prefix order, the rebuild policy, the memory counted, and that a
-// directory for keys not ordered bytewise never builds.
+// prefix order, the rebuild policy, the memory taken, and that a directory
+// for keys not ordered bytewise never builds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,10 +78,10 @@ std::string UserKey(const KeyRecord* r) {
 // A skip list with anchors, and the sorted set of its keys.
 class AnchoredIndex {
  public:
-  AnchoredIndex() : index(order_, /*bytewise_user_keys=*/true) {}
+  AnchoredIndex() : index(order_, &arena) {}
   void Insert(const std::string& key) {
     if (!keys.insert(key).second) return;
-    index.Insert(MakeRecord(&arena_, key, 1));
+    index.Insert(MakeRecord(&arena, key, 1));
   }
   // Records on level AnchorDirectory::kLevel now.
   size_t LevelSize() const {
@@ -94,9 +94,9 @@ class AnchoredIndex {
 
  private:
   InternalKeyOrder order_;
-  TestArena arena_;
 
  public:
+  TestArena arena;
   OrderedIndex index;
   std::set<std::string> keys;
 };
@@ -210,22 +210,46 @@ TEST(AnchorDirectoryTest, SearchesFromAnchorsFindWhatSearchesFromTheHeadFind) {
   ExpectAllSearchesAgree(a, rng, 30000);
 }
 
-TEST(AnchorDirectoryTest, EveryArrayIsCountedAndTheyStayWithinTwiceTheNewest) {
+TEST(AnchorDirectoryTest, EveryArrayComesFromTheArenaAndTheyStayWithinTwiceTheNewest) {
   const uint64_t seed = SeedFor(888);
   SCOPED_TRACE(ReplayHint(seed));
   std::mt19937_64 rng(seed);
   AnchoredIndex a;
   const AnchorDirectory& anchors = a.index.anchors();
-  EXPECT_EQ(anchors.MemoryUsage(), 0u);
-  const size_t index_bytes = a.index.MemoryUsage();
+  const size_t heap_bytes = a.index.MemoryUsage();
   while (anchors.builds() < 6) a.Insert(RandomKey(rng));
+  // The arena holds the records and the arrays, nothing else.
+  size_t record_bytes = 0;
+  for (KeyRecord* r = a.index.First(); r != nullptr; r = r->Next(0)) {
+    record_bytes += KeyRecord::AllocationSize(
+        r->height(), EncodeEntry(r->user_key(), 1, kEntryValue, Slice()).size());
+  }
+  EXPECT_EQ(a.arena.allocated_bytes(), record_bytes + anchors.ArenaBytes());
+  EXPECT_EQ(a.index.MemoryUsage(), heap_bytes);
   // Each anchor takes 16 bytes; arrays get an eighth more room, plus 64
   // anchors and a small header each; the older arrays add up to less than
   // the newest.
   const size_t newest = anchors.size() * 16;
-  EXPECT_GE(anchors.MemoryUsage(), newest);
-  EXPECT_LE(anchors.MemoryUsage(), 2 * newest * 9 / 8 + anchors.builds() * (64 * 16 + 64));
-  EXPECT_EQ(a.index.MemoryUsage(), index_bytes + anchors.MemoryUsage());
+  EXPECT_GE(anchors.ArenaBytes(), newest);
+  EXPECT_LE(anchors.ArenaBytes(), 2 * newest * 9 / 8 + anchors.builds() * (64 * 16 + 64));
+}
+
+// After MarkReadOnly RocksDB's arena must not allocate (anchor_directory.h).
+TEST(AnchorDirectoryTest, NoArrayIsBuiltAfterBuildsStop) {
+  const uint64_t seed = SeedFor(8881);
+  SCOPED_TRACE(ReplayHint(seed));
+  std::mt19937_64 rng(seed);
+  AnchoredIndex a;
+  const AnchorDirectory& anchors = a.index.anchors();
+  while (anchors.builds() < 3) a.Insert(RandomKey(rng));
+  a.index.StopAnchorBuilds();
+  const uint64_t builds = anchors.builds();
+  const size_t bytes = anchors.ArenaBytes();
+  // Four times the keys: two builds' worth.
+  for (size_t target = a.keys.size() * 4; a.keys.size() < target;) a.Insert(RandomKey(rng));
+  EXPECT_EQ(anchors.builds(), builds);
+  EXPECT_EQ(anchors.ArenaBytes(), bytes);
+  ExpectAllSearchesAgree(a, rng, 5000);
 }
 
 TEST(AnchorDirectoryTest, KeysNotKnownToOrderBytewiseGetNoAnchors) {
@@ -240,7 +264,7 @@ TEST(AnchorDirectoryTest, KeysNotKnownToOrderBytewiseGetNoAnchors) {
   }
   EXPECT_FALSE(index.anchors().enabled());
   EXPECT_EQ(index.anchors().builds(), 0u);
-  EXPECT_EQ(index.anchors().MemoryUsage(), 0u);
+  EXPECT_EQ(index.anchors().ArenaBytes(), 0u);
   EXPECT_EQ(index.anchors().Find(*keys.rbegin()), nullptr);
   EXPECT_EQ(UserKey(index.FindFirstAtOrAfter(InternalKey(*keys.rbegin(), 100, kEntryValue))),
             *keys.rbegin());

@@ -65,7 +65,7 @@ TEST(ConcurrentAnchorDirectoryTest, SeeksFromAnchorsBeingRebuiltMissNoLinkedReco
   const uint32_t keys_per_writer = 60000 * Scale();
   InternalKeyOrder order;
   TestArena arena;
-  OrderedIndex index(order, /*bytewise_user_keys=*/true);
+  OrderedIndex index(order, &arena);
 
   // Keys and records made up front, so writers only link.
   std::vector<std::vector<KeyRecord*>> records(kWriters);
