@@ -1,6 +1,6 @@
 // AnchorDirectory: a sorted sample of the skip list's records, so that a
 // search for a key the hash does not hold starts next to it instead of at
-// the head (tracker issue 8; the paper's seeks to absent keys).
+// the head (tracker issue 8: seeks to keys absent from the memtable).
 //
 // The sample is every record on skip-list level kLevel (a record of height
 // > kLevel: 1 in 4^kLevel of them), as an array of (prefix, record) sorted
