@@ -30,11 +30,13 @@ int RandomRecordHeight() {
   return height;
 }
 
-OrderedIndex::OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp)
+OrderedIndex::OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+                           ROCKSDB_NAMESPACE::Allocator* anchor_arena)
     : cmp_(cmp),
       head_bytes_(KeyRecord::AllocationSize(KeyRecord::kMaxHeight, 0)),
       head_memory_(new char[head_bytes_]),
-      head_(KeyRecord::CreateHead(head_memory_.get())) {}
+      head_(KeyRecord::CreateHead(head_memory_.get())),
+      anchors_(anchor_arena) {}
 
 bool OrderedIndex::Before(const KeyRecord* r, const char* key_entry) const {
   return cmp_(r->key_entry(), key_entry) < 0;
@@ -79,15 +81,33 @@ void OrderedIndex::Insert(KeyRecord* record) {
     }
     if (level == 0) record->set_linked();
   }
+  // Linked on every level, so a candidate anchor (see anchor_directory.h).
+  if (height > AnchorDirectory::kLevel) anchors_.RecordLinked(head_);
+}
+
+void OrderedIndex::StartOf(const Slice& user_key, Start start, KeyRecord** x,
+                           int* level) const {
+  if (start == Start::kNearestAnchor) {
+    if (KeyRecord* anchor = anchors_.Find(user_key); anchor != nullptr) {
+      *x = anchor;
+      *level = AnchorDirectory::kLevel;
+      return;
+    }
+  }
+  *x = head_;
+  *level = MaxHeight() - 1;
 }
 
 // A key's one record sorts by its first entry's internal key, so it is
 // either the last record before `internal_key` or the first one at or after
-// it: one descent finds both, with no target key to build.
-KeyRecord* OrderedIndex::FindFirstAtOrAfter(const Slice& internal_key) const {
+// it: one descent finds both, with no target key to build. A descent from
+// an anchor may end on the anchor itself, whose user key is below the
+// target's: the same check passes it over.
+KeyRecord* OrderedIndex::FindFirstAtOrAfter(const Slice& internal_key, Start start) const {
   const Slice user_key = UserKeyOf(internal_key);
-  KeyRecord* x = head_;
-  int level = MaxHeight() - 1;
+  KeyRecord* x;
+  int level;
+  StartOf(user_key, start, &x, &level);
   while (true) {
     KeyRecord* n = x->Next(level);
     if (n != nullptr && cmp_(n->key_entry(), internal_key) < 0) {
@@ -128,10 +148,11 @@ uint64_t OrderedIndex::EstimateCountBetween(const Slice& start, const Slice& end
   }
 }
 
-KeyRecord* OrderedIndex::FindLessThan(const KeyRecord* record) const {
+KeyRecord* OrderedIndex::FindLessThan(const KeyRecord* record, Start start) const {
   const char* key = record->key_entry();
-  KeyRecord* x = head_;
-  int level = MaxHeight() - 1;
+  KeyRecord* x;
+  int level;
+  StartOf(record->user_key(), start, &x, &level);
   while (true) {
     KeyRecord* n = x->Next(level);
     if (n != nullptr && Before(n, key)) {

@@ -6,6 +6,11 @@
 // through RocksDB's MemTableRep::KeyComparator on each record's first entry;
 // records of different user keys order by user key whatever their sequence.
 //
+// Searches start from the nearest anchor before their key when the keys
+// order bytewise (AnchorDirectory: a sorted sample of level
+// AnchorDirectory::kLevel, rebuilt by the thread that links records as the
+// level grows), else from the head on the top level.
+//
 // Thread safety:
 //   - Insert() is lock-free and may run from several threads at once (the
 //     background linker and readers helping it), using CAS per level as
@@ -22,6 +27,7 @@
 #include <atomic>
 #include <memory>
 
+#include "anchor_directory.h"
 #include "key_record.h"
 #include "rocksdb/memtablerep.h"
 
@@ -29,19 +35,31 @@ namespace teksdb {
 
 class OrderedIndex {
  public:
-  explicit OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp);
+  // With `anchor_arena` (the memtable's), searches start from anchors
+  // allocated there. Pass it only if `cmp` orders user keys as RocksDB's
+  // BytewiseComparator does, which anchors need.
+  explicit OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+                        ROCKSDB_NAMESPACE::Allocator* anchor_arena = nullptr);
 
   // REQUIRES: no record of the same user key is in the index.
   void Insert(KeyRecord* record);
 
+  // Where a search descends from: the nearest anchor before its key on
+  // level AnchorDirectory::kLevel (the head on the top level if there is
+  // none), or always the head. Both give the same answer; kHead is the
+  // plain skip-list search that tests hold the anchors to.
+  enum class Start { kNearestAnchor, kHead };
+
   // The first record whose user key is >= that of `internal_key` (any
   // internal key of that user key), or nullptr.
-  KeyRecord* FindFirstAtOrAfter(const Slice& internal_key) const;
+  KeyRecord* FindFirstAtOrAfter(const Slice& internal_key,
+                                Start start = Start::kNearestAnchor) const;
   // The record of exactly the user key of `internal_key` (in any state), or
   // nullptr.
   KeyRecord* FindUserKey(const Slice& internal_key) const;
   // The last record whose user key is < that of `record`, or nullptr.
-  KeyRecord* FindLessThan(const KeyRecord* record) const;
+  KeyRecord* FindLessThan(const KeyRecord* record,
+                          Start start = Start::kNearestAnchor) const;
   KeyRecord* First() const { return head_->Next(0); }
   // About how many records sort at or after `start` and before `end`
   // (internal keys): the records counted on the highest level that holds
@@ -53,11 +71,19 @@ class OrderedIndex {
     return cmp_;
   }
 
+  const AnchorDirectory& anchors() const { return anchors_; }
+  // No anchor array is built (allocated) after this returns.
+  void StopAnchorBuilds() { anchors_.StopBuilding(); }
+
   // Bytes held outside the arena (the head node).
   size_t MemoryUsage() const { return sizeof(*this) + head_bytes_; }
 
  private:
   int MaxHeight() const { return max_height_.load(std::memory_order_relaxed); }
+  // Where a search for keys above `user_key` descends from (see Start):
+  // sets `*x` to a node that sorts before them and `*level` to the level
+  // it is linked on up to.
+  void StartOf(const Slice& user_key, Start start, KeyRecord** x, int* level) const;
   // Whether `r` sorts before the record `key_entry` belongs to.
   bool Before(const KeyRecord* r, const char* key_entry) const;
 
@@ -66,6 +92,7 @@ class OrderedIndex {
   std::unique_ptr<char[]> head_memory_;
   KeyRecord* head_;
   std::atomic<int> max_height_{1};
+  AnchorDirectory anchors_;
 };
 
 // A random skip-list height (branching factor 4, at most kMaxHeight), from a

@@ -5,8 +5,10 @@
 // a `const LookupKey&`, but `memory/allocator.h` and `db/dbformat.h` are not
 // installed. The declarations below copy only their layouts, member for
 // member and virtual for virtual, so that calls into the library's objects
-// land where the library put them. tests/rocksdb_layout_test.cc checks both
-// against the installed librocksdb; update them together when RocksDB moves.
+// land where the library put them. The same goes for the user comparator
+// inside the KeyComparator RocksDB hands a rep (`db/memtable.h`).
+// tests/rocksdb_layout_test.cc checks all three against the installed
+// librocksdb; update them together when RocksDB moves.
 //
 // Entry format (written by MemTable::Add, frozen by RocksDB's API contract):
 //   varint32(internal_key_len) | user_key | fixed64(seq << 8 | type) |
@@ -18,7 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
+#include <typeinfo>
 
+#include "rocksdb/comparator.h"
+#include "rocksdb/memtablerep.h"
 #include "rocksdb/slice.h"
 #include "rocksdb/types.h"
 
@@ -57,6 +63,41 @@ class LookupKey {
   const char* end_;
   char space_[200];
 };
+
+// Layout of db/memtable.h's MemTable::KeyComparator, the comparator every
+// memtable rep RocksDB creates is given: MemTableRep::KeyComparator's vtable
+// pointer, then its one member, an InternalKeyComparator (db/dbformat.h):
+// that class's vtable pointer, then its one member, a UserComparatorWrapper
+// (util/user_comparator_wrapper.h), whose one member is the user
+// comparator. (librocksdb's MemTable::KeyComparator::operator() loads the
+// user comparator from offset 16, as here.)
+struct MemTableKeyComparatorLayout {
+  const void* vtable;
+  const void* internal_key_comparator_vtable;
+  const Comparator* user_comparator;
+};
+// The dynamic type's name (Itanium ABI mangling) of that class.
+constexpr const char* kMemTableKeyComparatorTypeName = "N7rocksdb8MemTable13KeyComparatorE";
+#define TEKSDB_STRINGIFY_(x) #x
+#define TEKSDB_STRINGIFY(x) TEKSDB_STRINGIFY_(x)
+static_assert(std::string_view(TEKSDB_STRINGIFY(ROCKSDB_NAMESPACE)) == "rocksdb",
+              "kMemTableKeyComparatorTypeName names the class in namespace rocksdb");
+#undef TEKSDB_STRINGIFY
+#undef TEKSDB_STRINGIFY_
+
+// The user comparator that orders `cmp`'s user keys, when `cmp` is
+// RocksDB's own MemTable::KeyComparator (told by its dynamic type, through
+// the RTTI librocksdb exports); nullptr for any other KeyComparator (one
+// that code outside RocksDB passed to a factory), whose order is unknown.
+inline const Comparator* UserComparatorOf(const MemTableRep::KeyComparator& cmp) {
+  if (std::strcmp(typeid(cmp).name(), kMemTableKeyComparatorTypeName) != 0) return nullptr;
+  const Comparator* user;
+  std::memcpy(&user,
+              reinterpret_cast<const char*>(&cmp) +
+                  offsetof(MemTableKeyComparatorLayout, user_comparator),
+              sizeof(user));
+  return user;
+}
 
 }  // namespace ROCKSDB_NAMESPACE
 

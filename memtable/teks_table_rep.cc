@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "background_linker.h"
+#include "rocksdb/comparator.h"
 #include "rocksdb_internals.h"
 #include "teks_table_iterator.h"
 
@@ -16,6 +17,12 @@ namespace teksdb {
 namespace {
 
 std::atomic<uint64_t> next_rep_id{1};
+
+// Whether `cmp` orders user keys exactly as RocksDB's BytewiseComparator
+// (which has no timestamps): only then may the skip list use anchors.
+bool OrdersBytewise(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp) {
+  return ROCKSDB_NAMESPACE::UserComparatorOf(cmp) == ROCKSDB_NAMESPACE::BytewiseComparator();
+}
 
 // The memory of a record whose entry turned out to update an existing key
 // and was copied out (CopyAsUpdate): the thread that wrote it builds its
@@ -44,7 +51,7 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
       options_(options),
       drop_policy_(options.inplace ? std::move(drop_policy) : nullptr),
       key_count_hint_(std::move(key_count_hint)),
-      index_(cmp),
+      index_(cmp, OrdersBytewise(cmp) ? allocator : nullptr),
       hash_(initial_hash_slots, !options.concurrent_hash, &index_, allocator) {
   if (options_.async) link_queue_.reset(new LinkQueue(&index_, std::move(linker)));
 }
@@ -182,6 +189,9 @@ void TeksTableRep::UniqueRandomSample(const uint64_t /*num_entries*/,
 
 void TeksTableRep::MarkReadOnly() {
   if (key_count_hint_ != nullptr) key_count_hint_->Record(hash_.NumKeys());
+  // RocksDB tells the arena it is done allocating next (see
+  // anchor_directory.h).
+  index_.StopAnchorBuilds();
 }
 
 void TeksTableRep::WaitUntilLinked() {

@@ -8,7 +8,8 @@
 //                                                   memory serves the thread's
 //                                                   next Allocate)
 //   get  -> hash -> record -> first version <= the reader's sequence
-//   seek -> hash (shortcut, if the key is here) or skip list -> versions
+//   seek -> hash (shortcut, if the key is here) or skip list (from the
+//           nearest anchor, AnchorDirectory) -> versions
 //
 // Thread safety: as RocksDB's MemTableRep contract requires. Inserts may run
 // concurrently with each other (allow_concurrent_memtable_write) and with
@@ -110,14 +111,15 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
 
   Iterator* GetIterator(ROCKSDB_NAMESPACE::Arena* arena) override;
 
-  // The memtable is full: tells the key-count hint how many keys it holds.
+  // The memtable is full: tells the key-count hint how many keys it holds,
+  // and stops anchor builds (no arena allocation after this).
   void MarkReadOnly() override;
   // Slots of the hash's current table.
   size_t HashCapacity() const { return hash_.Capacity(); }
 
   // The shortcut seek (paper §4.4): the record of `user_key` if it is here
   // and already in the skip list, else the first record with a user key >=
-  // `user_key` found through the skip list.
+  // `user_key` found through the skip list (from the nearest anchor).
   KeyRecord* SeekRecord(const Slice& target_internal_key) const;
   void WaitUntilLinked();
   const OrderedIndex& ordered_index() const { return index_; }

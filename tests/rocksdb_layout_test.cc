@@ -1,15 +1,20 @@
-// Checks TeksTable's private copies of RocksDB's LookupKey and Allocator
-// layouts (memtable/rocksdb_internals.h) against the installed librocksdb:
-// a LookupKey built by the library's own constructor decodes through our
-// accessors, and the Allocator a real DB hands a memtable answers our
-// virtual calls from the right vtable slots.
+// Checks TeksTable's private copies of RocksDB's LookupKey, Allocator and
+// MemTable::KeyComparator layouts (memtable/rocksdb_internals.h) against the
+// installed librocksdb: a LookupKey built by the library's own constructor
+// decodes through our accessors, the Allocator a real DB hands a memtable
+// answers our virtual calls from the right vtable slots, and the user
+// comparator read from the KeyComparator a real DB hands a memtable is the
+// column family's (so TeksTable's anchors are on for BytewiseComparator
+// alone).
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstring>
 
+#include "rocksdb/comparator.h"
 #include "rocksdb/db.h"
 #include "rocksdb_internals.h"
+#include "teks_table_rep.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
 
@@ -84,6 +89,94 @@ TEST(RocksDBLayoutTest, TheMemTablesAllocatorAnswersFromTheRightVtableSlots) {
   EXPECT_EQ(it->key().ToString(), "key");
   it.reset();
   delete db;
+}
+
+// Wraps TeksTable's factory to read the user comparator out of the
+// KeyComparator RocksDB passes in, and to keep the rep it made.
+class ComparatorProbe : public ROCKSDB_NAMESPACE::MemTableRepFactory {
+ public:
+  const char* Name() const override { return "ComparatorProbe"; }
+  bool IsInsertConcurrentlySupported() const override { return true; }
+  bool CanHandleDuplicatedKey() const override { return true; }
+  using MemTableRepFactory::CreateMemTableRep;
+  ROCKSDB_NAMESPACE::MemTableRep* CreateMemTableRep(
+      const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+      ROCKSDB_NAMESPACE::Allocator* allocator,
+      const ROCKSDB_NAMESPACE::SliceTransform* transform,
+      ROCKSDB_NAMESPACE::Logger* logger) override {
+    user_comparator = ROCKSDB_NAMESPACE::UserComparatorOf(cmp);
+    ROCKSDB_NAMESPACE::MemTableRep* rep =
+        inner->CreateMemTableRep(cmp, allocator, transform, logger);
+    last_rep = static_cast<TeksTableRep*>(rep);
+    return rep;
+  }
+
+  std::shared_ptr<MemTableRepFactory> inner = NewTeksTableFactory();
+  std::atomic<const ROCKSDB_NAMESPACE::Comparator*> user_comparator{nullptr};
+  std::atomic<TeksTableRep*> last_rep{nullptr};
+};
+
+// Bytewise order under another name: TeksTable cannot know that it is.
+class BytewiseLookalike : public ROCKSDB_NAMESPACE::Comparator {
+ public:
+  const char* Name() const override { return "test.BytewiseLookalike"; }
+  int Compare(const ROCKSDB_NAMESPACE::Slice& a,
+              const ROCKSDB_NAMESPACE::Slice& b) const override {
+    return a.compare(b);
+  }
+  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+};
+
+TEST(RocksDBLayoutTest, TheMemTablesKeyComparatorHoldsTheColumnFamilysComparator) {
+  BytewiseLookalike lookalike;
+  for (const ROCKSDB_NAMESPACE::Comparator* user :
+       {ROCKSDB_NAMESPACE::BytewiseComparator(), ROCKSDB_NAMESPACE::ReverseBytewiseComparator(),
+        static_cast<const ROCKSDB_NAMESPACE::Comparator*>(&lookalike)}) {
+    SCOPED_TRACE(user->Name());
+    test::TempDir dir("teks-layout-cmp");
+    auto probe = std::make_shared<ComparatorProbe>();
+    ROCKSDB_NAMESPACE::Options options;
+    options.create_if_missing = true;
+    options.comparator = user;
+    options.memtable_factory = probe;
+    ROCKSDB_NAMESPACE::DB* db = nullptr;
+    ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+    EXPECT_EQ(probe->user_comparator.load(), user);
+    const bool bytewise = user == ROCKSDB_NAMESPACE::BytewiseComparator();
+    TeksTableRep* rep = probe->last_rep.load();
+    ASSERT_NE(rep, nullptr);
+    EXPECT_EQ(rep->ordered_index().anchors().enabled(), bytewise);
+    // Enough keys for the first build, which only a bytewise memtable does;
+    // its arrays count in the memtable's size (they are in its arena).
+    for (int i = 0; i < 20000; ++i) {
+      ASSERT_TRUE(db->Put({}, "key" + std::to_string(i), "v").ok());
+    }
+    std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db->NewIterator({}));
+    it->Seek("key1");  // links every key
+    ASSERT_TRUE(it->Valid());
+    it.reset();
+    EXPECT_EQ(rep->ordered_index().anchors().builds() > 0, bytewise);
+    uint64_t memtable_bytes = 0;
+    ASSERT_TRUE(db->GetIntProperty("rocksdb.cur-size-active-mem-table", &memtable_bytes));
+    EXPECT_GE(memtable_bytes, rep->ordered_index().anchors().ArenaBytes());
+    // Sealed, the memtable's arena takes no more arrays, however many
+    // records are linked after (here: written after, which RocksDB never
+    // does; the linker and flushes link late records).
+    const uint64_t builds = rep->ordered_index().anchors().builds();
+    rep->MarkReadOnly();
+    for (int i = 20000; i < 100000; ++i) {
+      ASSERT_TRUE(db->Put({}, "key" + std::to_string(i), "v").ok());
+    }
+    rep->WaitUntilLinked();
+    EXPECT_EQ(rep->ordered_index().anchors().builds(), builds);
+    delete db;
+  }
+}
+
+TEST(RocksDBLayoutTest, AKeyComparatorNotFromRocksDBHasNoKnownUserComparator) {
+  test::InternalKeyOrder order;  // bytewise, but only this test knows it
+  EXPECT_EQ(ROCKSDB_NAMESPACE::UserComparatorOf(order), nullptr);
 }
 
 }  // namespace
