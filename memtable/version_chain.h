@@ -125,18 +125,11 @@ class Version {
 
   // The top 16 bits of this version's link, kept for its builder.
   uint16_t owner_bits(std::memory_order order = std::memory_order_acquire) const {
-    return static_cast<uint16_t>(older_.load(order) >> kOwnerShift);
+    return OwnerBitsOf(older_.load(order));
   }
   // Replaces the owner bits under `mask` by those of `bits` (release),
   // leaving the link and the rest as they are.
-  void StoreOwnerBits(uint16_t mask, uint16_t bits) {
-    const uintptr_t clear = static_cast<uintptr_t>(mask) << kOwnerShift;
-    const uintptr_t set = static_cast<uintptr_t>(bits & mask) << kOwnerShift;
-    uintptr_t word = older_.load(std::memory_order_relaxed);
-    while (!older_.compare_exchange_weak(word, (word & ~clear) | set, std::memory_order_release,
-                                         std::memory_order_relaxed)) {
-    }
-  }
+  void StoreOwnerBits(uint16_t mask, uint16_t bits) { StoreOwnerBits(&older_, mask, bits); }
 
   static Version* FromEntry(const char* entry) {
     return reinterpret_cast<Version*>(const_cast<char*>(entry)) - 1;
@@ -184,6 +177,20 @@ class Version {
   static constexpr uintptr_t kKeptByLinkUpdates = kOwnerBits | kHasJumpLink;
   static Version* LinkTarget(uintptr_t link) {
     return reinterpret_cast<Version*>(link & ~(kFlagBits | kOwnerBits));
+  }
+  static uint16_t OwnerBitsOf(uintptr_t link) {
+    return static_cast<uint16_t>(link >> kOwnerShift);
+  }
+  // The one way owner bits change, in a version's link or a chain's head: a
+  // CAS loop that keeps the link, so that a concurrent link update is
+  // retried rather than lost. Release.
+  static void StoreOwnerBits(std::atomic<uintptr_t>* link, uint16_t mask, uint16_t bits) {
+    const uintptr_t clear = static_cast<uintptr_t>(mask) << kOwnerShift;
+    const uintptr_t set = static_cast<uintptr_t>(bits & mask) << kOwnerShift;
+    uintptr_t word = link->load(std::memory_order_relaxed);
+    while (!link->compare_exchange_weak(word, (word & ~clear) | set, std::memory_order_release,
+                                        std::memory_order_relaxed)) {
+    }
   }
   bool marked() const {
     return (older_.load(std::memory_order_relaxed) & kSettledMark) != 0;
@@ -377,18 +384,14 @@ class VersionChain {
     const uintptr_t busy = uintptr_t{kMemoBusy} << Version::kOwnerShift;
     const uintptr_t before = newest_.fetch_or(busy, std::memory_order_acquire);
     if ((before & busy) != 0) return false;
-    const uint16_t memo = static_cast<uint16_t>(before >> Version::kOwnerShift);
+    const uint16_t memo = Version::OwnerBitsOf(before);
     const uint16_t tag = MemoTag(oldest_readable);
     uint16_t summary = memo & kMemoSummary;  // the settled part's, kept unless it grows
     bool cut = false;
     if ((memo >> kMemoTagShift) != tag) Settle(oldest_readable, &summary, &cut, visited);
-    // Release: the next dropper sees the memo and marks written here.
-    const uintptr_t after = static_cast<uintptr_t>(summary | (tag << kMemoTagShift))
-                            << Version::kOwnerShift;
-    uintptr_t word = before | busy;
-    while (!newest_.compare_exchange_weak(word, (word & ~Version::kOwnerBits) | after,
-                                          std::memory_order_release, std::memory_order_relaxed)) {
-    }
+    // Release: the next dropper sees the memo and marks written here. The
+    // busy bit clears with it.
+    Version::StoreOwnerBits(&newest_, 0xffff, summary | (tag << kMemoTagShift));
     return cut;
   }
 

@@ -37,10 +37,10 @@ TEST(RocksDBLayoutTest, LookupKeyFromTheLibraryDecodesThroughOurAccessors) {
   }
 }
 
-// Wraps TeksTable's factory to probe the Allocator RocksDB passes in.
-class AllocatorProbe : public ROCKSDB_NAMESPACE::MemTableRepFactory {
+// Wraps TeksTable's factory, so that a test sees what RocksDB passes to
+// CreateMemTableRep (Observe) and keeps the rep it made.
+class TeksFactoryProbe : public ROCKSDB_NAMESPACE::MemTableRepFactory {
  public:
-  const char* Name() const override { return "AllocatorProbe"; }
   bool IsInsertConcurrentlySupported() const override { return true; }
   bool CanHandleDuplicatedKey() const override { return true; }
   using MemTableRepFactory::CreateMemTableRep;
@@ -48,7 +48,36 @@ class AllocatorProbe : public ROCKSDB_NAMESPACE::MemTableRepFactory {
       const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
       ROCKSDB_NAMESPACE::Allocator* allocator,
       const ROCKSDB_NAMESPACE::SliceTransform* transform,
-      ROCKSDB_NAMESPACE::Logger* logger) override {
+      ROCKSDB_NAMESPACE::Logger* logger) final {
+    Observe(cmp, allocator);
+    ROCKSDB_NAMESPACE::MemTableRep* rep =
+        inner_->CreateMemTableRep(cmp, allocator, transform, logger);
+    last_rep = static_cast<TeksTableRep*>(rep);
+    return rep;
+  }
+
+  std::atomic<TeksTableRep*> last_rep{nullptr};
+
+ protected:
+  virtual void Observe(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+                       ROCKSDB_NAMESPACE::Allocator* allocator) = 0;
+
+ private:
+  std::shared_ptr<MemTableRepFactory> inner_ = NewTeksTableFactory();
+};
+
+// Probes the Allocator RocksDB passes in.
+class AllocatorProbe : public TeksFactoryProbe {
+ public:
+  const char* Name() const override { return "AllocatorProbe"; }
+
+  std::atomic<size_t> block_size{0};
+  std::atomic<bool> aligned_ok{false};
+  std::atomic<bool> allocate_ok{false};
+
+ private:
+  void Observe(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& /*cmp*/,
+               ROCKSDB_NAMESPACE::Allocator* allocator) override {
     block_size = allocator->BlockSize();
     char* aligned = allocator->AllocateAligned(24);
     char* unaligned = allocator->Allocate(3);
@@ -56,13 +85,7 @@ class AllocatorProbe : public ROCKSDB_NAMESPACE::MemTableRepFactory {
     allocate_ok = unaligned != nullptr && unaligned != aligned;
     std::memset(aligned, 0xab, 24);  // ASan flags memory we do not own
     std::memset(unaligned, 0xcd, 3);
-    return inner->CreateMemTableRep(cmp, allocator, transform, logger);
   }
-
-  std::shared_ptr<MemTableRepFactory> inner = NewTeksTableFactory();
-  std::atomic<size_t> block_size{0};
-  std::atomic<bool> aligned_ok{false};
-  std::atomic<bool> allocate_ok{false};
 };
 
 TEST(RocksDBLayoutTest, TheMemTablesAllocatorAnswersFromTheRightVtableSlots) {
@@ -91,29 +114,18 @@ TEST(RocksDBLayoutTest, TheMemTablesAllocatorAnswersFromTheRightVtableSlots) {
   delete db;
 }
 
-// Wraps TeksTable's factory to read the user comparator out of the
-// KeyComparator RocksDB passes in, and to keep the rep it made.
-class ComparatorProbe : public ROCKSDB_NAMESPACE::MemTableRepFactory {
+// Reads the user comparator out of the KeyComparator RocksDB passes in.
+class ComparatorProbe : public TeksFactoryProbe {
  public:
   const char* Name() const override { return "ComparatorProbe"; }
-  bool IsInsertConcurrentlySupported() const override { return true; }
-  bool CanHandleDuplicatedKey() const override { return true; }
-  using MemTableRepFactory::CreateMemTableRep;
-  ROCKSDB_NAMESPACE::MemTableRep* CreateMemTableRep(
-      const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
-      ROCKSDB_NAMESPACE::Allocator* allocator,
-      const ROCKSDB_NAMESPACE::SliceTransform* transform,
-      ROCKSDB_NAMESPACE::Logger* logger) override {
-    user_comparator = ROCKSDB_NAMESPACE::UserComparatorOf(cmp);
-    ROCKSDB_NAMESPACE::MemTableRep* rep =
-        inner->CreateMemTableRep(cmp, allocator, transform, logger);
-    last_rep = static_cast<TeksTableRep*>(rep);
-    return rep;
-  }
 
-  std::shared_ptr<MemTableRepFactory> inner = NewTeksTableFactory();
   std::atomic<const ROCKSDB_NAMESPACE::Comparator*> user_comparator{nullptr};
-  std::atomic<TeksTableRep*> last_rep{nullptr};
+
+ private:
+  void Observe(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+               ROCKSDB_NAMESPACE::Allocator* /*allocator*/) override {
+    user_comparator = ROCKSDB_NAMESPACE::UserComparatorOf(cmp);
+  }
 };
 
 // Bytewise order under another name: TeksTable cannot know that it is.
