@@ -6,12 +6,15 @@
 //   teks-s     TeksTable linking every key into its skip list on the write path,
 //   teks       TeksTable with background linking, concurrent hash, shortcut,
 // and, for gets only, a read-only absl::flat_hash_map from user key to entry
-// over the same entries: the ideal a hash memtable could approach.
+// over the same entries: the ideal a hash memtable could approach. The map
+// is measured twice: the lookup alone, and the lookup plus reading the entry
+// found, as every rep's get does (its callback decodes the entry).
 //
 // Entries are what MemTable::Add writes (memtable_entry.h): --keys distinct
 // 16-byte db_bench-style keys with --value_size-byte values, inserted in a
 // random order with increasing sequence numbers. Reads look up existing keys
-// in another random order. Every rep allocates from its own BenchArena.
+// in another random order; get_absent looks up keys that sort between them
+// (the last byte differs), the memtable's lot in an LSM read of older data. Every rep allocates from its own BenchArena.
 //
 // Usage: memtable_bench [--keys=N] [--value_size=N] [Google Benchmark flags]
 //
@@ -55,6 +58,7 @@ size_t g_value_size = 256;
 // The data set: encoded entries, their user keys, and the two random orders.
 struct DataSet {
   std::vector<std::string> user_keys;
+  std::vector<std::string> absent_keys;  // absent_keys[i] sorts right after user_keys[i]
   std::vector<std::string> entries;  // entries[i] holds user_keys[i], sequence i + 1
   std::vector<size_t> read_order;
 };
@@ -72,6 +76,8 @@ const DataSet& Data() {
       for (int b = 0; b < 8; b++) key[b] = static_cast<char>(numbers[i] >> (56 - 8 * b));
       for (char& c : value) c = static_cast<char>('a' + rnd() % 26);
       d.entries.push_back(EncodeEntry(key, i + 1, kTypeValue, value));
+      d.absent_keys.push_back(key);
+      d.absent_keys.back().back() = '1';
       d.user_keys.push_back(std::move(key));
     }
     d.read_order.resize(g_keys);
@@ -141,8 +147,14 @@ void BM_Insert(benchmark::State& state, const std::string& name) {
   state.SetItemsProcessed(static_cast<int64_t>(i));
 }
 
-void BM_Get(benchmark::State& state, const std::string& name) {
+// The keys a get benchmark looks up: the data set's, or absent ones.
+const std::vector<std::string>& LookupKeys(bool present) {
+  return present ? Data().user_keys : Data().absent_keys;
+}
+
+void BM_Get(benchmark::State& state, const std::string& name, bool present) {
   const DataSet& data = Data();
+  const std::vector<std::string>& keys = LookupKeys(present);
   MemTableRep& rep = FilledRep(name).rep();
   // The callback sees the first entry at or after the lookup key; a hit is
   // one whose user key is the one looked up.
@@ -152,7 +164,7 @@ void BM_Get(benchmark::State& state, const std::string& name) {
   } probe;
   size_t i = 0;
   for (auto _ : state) {
-    probe.key = data.user_keys[data.read_order[i++ % g_keys]];
+    probe.key = keys[data.read_order[i++ % g_keys]];
     ROCKSDB_NAMESPACE::LookupKey lookup(probe.key, kReadAtLatest);
     rep.Get(lookup, &probe, [](void* arg, const char* entry) {
       auto* p = static_cast<Probe*>(arg);
@@ -160,24 +172,26 @@ void BM_Get(benchmark::State& state, const std::string& name) {
       return false;
     });
   }
-  if (probe.found != i) state.SkipWithError("a key was not found");
+  if (probe.found != (present ? i : 0)) state.SkipWithError("a get gave a wrong answer");
   state.SetItemsProcessed(static_cast<int64_t>(i));
 }
 
-void BM_GetFlatHashMap(benchmark::State& state) {
+// With `read_entry`, a hit reads the entry's user key, as a rep's get
+// callback does.
+void BM_GetFlatHashMap(benchmark::State& state, bool present, bool read_entry) {
   const DataSet& data = Data();
+  const std::vector<std::string>& keys = LookupKeys(present);
   absl::flat_hash_map<std::string_view, const char*> map;
   map.reserve(g_keys);
   for (size_t k = 0; k < g_keys; k++) map.emplace(data.user_keys[k], data.entries[k].data());
   size_t i = 0, found = 0;
   for (auto _ : state) {
-    auto it = map.find(data.user_keys[data.read_order[i++ % g_keys]]);
-    if (it != map.end()) {
-      ++found;
-      benchmark::DoNotOptimize(it->second);
-    }
+    auto it = map.find(keys[data.read_order[i++ % g_keys]]);
+    if (it == map.end()) continue;
+    if (!read_entry || EntryView::Decode(it->second).user_key() == it->first) ++found;
+    benchmark::DoNotOptimize(found);
   }
-  if (found != i) state.SkipWithError("a key was not found");
+  if (found != (present ? i : 0)) state.SkipWithError("a get gave a wrong answer");
   state.SetItemsProcessed(static_cast<int64_t>(i));
 }
 
@@ -254,9 +268,15 @@ void RegisterAll() {
     benchmark::RegisterBenchmark(("insert/" + rep).c_str(), BM_Insert, rep)->Iterations(inserts);
   }
   for (const std::string& rep : reps) {
-    benchmark::RegisterBenchmark(("get/" + rep).c_str(), BM_Get, rep);
+    benchmark::RegisterBenchmark(("get/" + rep).c_str(), BM_Get, rep, true);
   }
-  benchmark::RegisterBenchmark("get/absl_flat_hash_map", BM_GetFlatHashMap);
+  benchmark::RegisterBenchmark("get/absl_flat_hash_map", BM_GetFlatHashMap, true, false);
+  benchmark::RegisterBenchmark("get/absl_flat_hash_map+entry", BM_GetFlatHashMap, true, true);
+  for (const std::string& rep : reps) {
+    benchmark::RegisterBenchmark(("get_absent/" + rep).c_str(), BM_Get, rep, false);
+  }
+  benchmark::RegisterBenchmark("get_absent/absl_flat_hash_map", BM_GetFlatHashMap, false,
+                               false);
   for (const std::string& rep : reps) {
     benchmark::RegisterBenchmark(("seek/" + rep).c_str(), BM_Seek, rep, 0);
   }
