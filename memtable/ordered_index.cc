@@ -32,14 +32,14 @@ int RandomRecordHeight() {
 
 OrderedIndex::OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
                            ROCKSDB_NAMESPACE::Allocator* anchor_arena)
-    : cmp_(cmp),
+    : order_(cmp),
       head_bytes_(KeyRecord::AllocationSize(KeyRecord::kMaxHeight, 0)),
       head_memory_(new char[head_bytes_]),
       head_(KeyRecord::CreateHead(head_memory_.get())),
       anchors_(anchor_arena) {}
 
 bool OrderedIndex::Before(const KeyRecord* r, const char* key_entry) const {
-  return cmp_(r->key_entry(), key_entry) < 0;
+  return order_.Compare(r->key_entry(), key_entry) < 0;
 }
 
 void OrderedIndex::Insert(KeyRecord* record) {
@@ -65,8 +65,14 @@ void OrderedIndex::Insert(KeyRecord* record) {
       x = n;
     }
   };
-  KeyRecord* start = head_;
-  for (int level = std::max(MaxHeight(), height) - 1; level >= 0; --level) {
+  // A record no taller than the anchors' level is searched for from the
+  // nearest anchor before it, which is linked on all of the record's levels.
+  KeyRecord* start;
+  int top;
+  StartOf(record->user_key(),
+          height <= AnchorDirectory::kLevel + 1 ? Start::kNearestAnchor : Start::kHead, &start,
+          &top);
+  for (int level = std::max(top, height - 1); level >= 0; --level) {
     find_splice(level, start);
     start = prev[level];
   }
@@ -110,7 +116,7 @@ KeyRecord* OrderedIndex::FindFirstAtOrAfter(const Slice& internal_key, Start sta
   StartOf(user_key, start, &x, &level);
   while (true) {
     KeyRecord* n = x->Next(level);
-    if (n != nullptr && cmp_(n->key_entry(), internal_key) < 0) {
+    if (n != nullptr && order_.Compare(n->key_entry(), internal_key) < 0) {
       x = n;
     } else if (level == 0) {
       return x != head_ && SameBytes(x->user_key(), user_key) ? x : n;
@@ -138,12 +144,14 @@ uint64_t OrderedIndex::EstimateCountBetween(const Slice& start, const Slice& end
   for (int level = 1; level <= top; ++level) weight *= kBranching;
   for (int level = top;; --level, weight /= kBranching) {
     KeyRecord* n = x->Next(level);
-    while (n != nullptr && cmp_(n->key_entry(), start) < 0) {
+    while (n != nullptr && order_.Compare(n->key_entry(), start) < 0) {
       x = n;
       n = x->Next(level);
     }
     uint64_t count = 0;
-    for (; n != nullptr && cmp_(n->key_entry(), end) < 0; n = n->Next(level)) ++count;
+    for (; n != nullptr && order_.Compare(n->key_entry(), end) < 0; n = n->Next(level)) {
+      ++count;
+    }
     if (count >= kEnough || level == 0) return count * weight;
   }
 }

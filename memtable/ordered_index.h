@@ -3,13 +3,15 @@
 //
 // It holds one node per user key (the KeyRecord itself), never one per
 // version: updates of an existing key never touch it. Nodes are compared
-// through RocksDB's MemTableRep::KeyComparator on each record's first entry;
-// records of different user keys order by user key whatever their sequence.
+// by each record's first entry in the KeyComparator's order (KeyOrder,
+// inline for bytewise keys); records of different user keys order by user
+// key whatever their sequence.
 //
-// Searches start from the nearest anchor before their key when the keys
-// order bytewise (AnchorDirectory: a sorted sample of level
-// AnchorDirectory::kLevel, rebuilt by the thread that links records as the
-// level grows), else from the head on the top level.
+// Searches, and inserts of records no taller than the anchors' level, start
+// from the nearest anchor before their key when the keys order bytewise
+// (AnchorDirectory: a sorted sample of level AnchorDirectory::kLevel,
+// rebuilt by the thread that links records as the level grows), else from
+// the head on the top level.
 //
 // Thread safety:
 //   - Insert() is lock-free and may run from several threads at once (the
@@ -28,6 +30,7 @@
 #include <memory>
 
 #include "anchor_directory.h"
+#include "key_order.h"
 #include "key_record.h"
 #include "rocksdb/memtablerep.h"
 
@@ -67,9 +70,7 @@ class OrderedIndex {
   // Reads at most a few hundred nodes per level.
   uint64_t EstimateCountBetween(const Slice& start, const Slice& end) const;
   KeyRecord* Last() const;
-  const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& comparator() const {
-    return cmp_;
-  }
+  const KeyOrder& order() const { return order_; }
 
   const AnchorDirectory& anchors() const { return anchors_; }
   // No anchor array is built (allocated) after this returns.
@@ -87,7 +88,7 @@ class OrderedIndex {
   // Whether `r` sorts before the record `key_entry` belongs to.
   bool Before(const KeyRecord* r, const char* key_entry) const;
 
-  const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp_;
+  const KeyOrder order_;
   const size_t head_bytes_;
   std::unique_ptr<char[]> head_memory_;
   KeyRecord* head_;

@@ -5,9 +5,8 @@
 
 namespace teksdb {
 
-TeksTableIterator::TeksTableIterator(
-    TeksTableRep* rep, const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp)
-    : rep_(rep), cmp_(cmp) {}
+TeksTableIterator::TeksTableIterator(TeksTableRep* rep, const KeyOrder& order)
+    : rep_(rep), order_(order) {}
 
 void TeksTableIterator::AtNewestOf(KeyRecord* record) {
   record_ = record;
@@ -60,7 +59,7 @@ void TeksTableIterator::SeekForPrev(const Slice& internal_key,
                                     const char* memtable_key) {
   Seek(internal_key, memtable_key);
   if (!Valid()) SeekToLast();
-  while (Valid() && cmp_(key(), internal_key) > 0) Prev();
+  while (Valid() && order_.Compare(key(), internal_key) > 0) Prev();
 }
 
 void TeksTableIterator::SeekToFirst() {

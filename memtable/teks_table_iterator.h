@@ -14,6 +14,7 @@
 // it must see keys written before the step.
 #pragma once
 
+#include "key_order.h"
 #include "key_record.h"
 #include "rocksdb/memtablerep.h"
 
@@ -23,8 +24,7 @@ class TeksTableRep;
 
 class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
  public:
-  TeksTableIterator(TeksTableRep* rep,
-                    const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp);
+  TeksTableIterator(TeksTableRep* rep, const KeyOrder& order);
 
   bool Valid() const override { return version_ != nullptr; }
   const char* key() const override { return version_->entry(); }
@@ -41,7 +41,7 @@ class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
   void AtOldestOf(KeyRecord* record);
 
   TeksTableRep* const rep_;
-  const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp_;
+  const KeyOrder& order_;
   KeyRecord* record_ = nullptr;
   Version* version_ = nullptr;
   // For Prev within record_'s chain; cleared whenever record_ changes.

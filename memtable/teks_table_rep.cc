@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "background_linker.h"
-#include "rocksdb/comparator.h"
 #include "rocksdb_internals.h"
 #include "teks_table_iterator.h"
 
@@ -17,12 +16,6 @@ namespace teksdb {
 namespace {
 
 std::atomic<uint64_t> next_rep_id{1};
-
-// Whether `cmp` orders user keys exactly as RocksDB's BytewiseComparator
-// (which has no timestamps): only then may the skip list use anchors.
-bool OrdersBytewise(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp) {
-  return ROCKSDB_NAMESPACE::UserComparatorOf(cmp) == ROCKSDB_NAMESPACE::BytewiseComparator();
-}
 
 // The memory of a record whose entry turned out to update an existing key
 // and was copied out (CopyAsUpdate): the thread that wrote it builds its
@@ -51,7 +44,8 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
       options_(options),
       drop_policy_(options.inplace ? std::move(drop_policy) : nullptr),
       key_count_hint_(std::move(key_count_hint)),
-      index_(cmp, OrdersBytewise(cmp) ? allocator : nullptr),
+      // Anchors need keys that order bytewise.
+      index_(cmp, KeyOrder(cmp).bytewise() ? allocator : nullptr),
       hash_(initial_hash_slots, !options.concurrent_hash, &index_, allocator) {
   if (options_.async) link_queue_.reset(new LinkQueue(&index_, std::move(linker)));
 }
@@ -210,14 +204,13 @@ KeyRecord* TeksTableRep::SeekRecord(const Slice& target_internal_key) const {
 ROCKSDB_NAMESPACE::MemTableRep::Iterator* TeksTableRep::GetIterator(
     ROCKSDB_NAMESPACE::Arena* arena) {
   WaitUntilLinked();
-  const KeyComparator& cmp = index_.comparator();
-  if (arena == nullptr) return new TeksTableIterator(this, cmp);
+  if (arena == nullptr) return new TeksTableIterator(this, index_.order());
   // Arena derives from Allocator alone (memory/arena.h), so the pointer is
   // the Allocator's; the owner runs only the destructor, as for RocksDB's
   // own reps.
   auto* arena_allocator = reinterpret_cast<ROCKSDB_NAMESPACE::Allocator*>(arena);
   void* memory = arena_allocator->AllocateAligned(sizeof(TeksTableIterator));
-  return new (memory) TeksTableIterator(this, cmp);
+  return new (memory) TeksTableIterator(this, index_.order());
 }
 
 }  // namespace teksdb

@@ -10,8 +10,11 @@
 
 #include <atomic>
 #include <cstring>
+#include <random>
+#include <string>
 
 #include "rocksdb/comparator.h"
+#include "key_order.h"
 #include "rocksdb/db.h"
 #include "rocksdb_internals.h"
 #include "teks_table_rep.h"
@@ -182,6 +185,65 @@ TEST(RocksDBLayoutTest, TheMemTablesKeyComparatorHoldsTheColumnFamilysComparator
     }
     rep->WaitUntilLinked();
     EXPECT_EQ(rep->ordered_index().anchors().builds(), builds);
+    delete db;
+  }
+}
+
+// Compares entries with RocksDB's own KeyComparator and with KeyOrder built
+// from it, and counts the pairs they order differently.
+class KeyOrderProbe : public TeksFactoryProbe {
+ public:
+  const char* Name() const override { return "KeyOrderProbe"; }
+
+  std::atomic<int> compared{0};
+  std::atomic<int> disagreements{0};
+  std::atomic<bool> inline_order{false};
+
+ private:
+  void Observe(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+               ROCKSDB_NAMESPACE::Allocator* /*allocator*/) override {
+    const KeyOrder order(cmp);
+    inline_order = order.bytewise();
+    // Short keys over a small alphabet: equal keys, prefixes, bytes above
+    // 0x7f; sequences and types that tie.
+    std::mt19937 random(7);
+    const char alphabet[] = {'\0', 'a', 'b', '\x7f', '\x80', '\xff'};
+    auto random_entry = [&] {
+      std::string key(random() % 4, '\0');
+      for (char& c : key) c = alphabet[random() % sizeof(alphabet)];
+      const uint8_t types[] = {kEntryDeletion, kEntryValue, kEntryMerge, kEntrySingleDeletion};
+      return EncodeEntry(key, random() % 4, types[random() % 4], "v");
+    };
+    auto sign = [](int r) { return (r > 0) - (r < 0); };
+    for (int i = 0; i < 20000; ++i) {
+      const std::string a = random_entry();
+      const std::string b = random_entry();
+      const Slice b_internal_key = EntryView::Decode(b.data()).internal_key;
+      disagreements += sign(order.Compare(a.data(), b.data())) != sign(cmp(a.data(), b.data()));
+      disagreements +=
+          sign(order.Compare(a.data(), b_internal_key)) != sign(cmp(a.data(), b_internal_key));
+      compared += 2;
+    }
+  }
+};
+
+TEST(RocksDBLayoutTest, KeyOrderOrdersEntriesAsTheMemTablesKeyComparator) {
+  BytewiseLookalike lookalike;
+  for (const ROCKSDB_NAMESPACE::Comparator* user :
+       {ROCKSDB_NAMESPACE::BytewiseComparator(), ROCKSDB_NAMESPACE::ReverseBytewiseComparator(),
+        static_cast<const ROCKSDB_NAMESPACE::Comparator*>(&lookalike)}) {
+    SCOPED_TRACE(user->Name());
+    test::TempDir dir("teks-layout-order");
+    auto probe = std::make_shared<KeyOrderProbe>();
+    ROCKSDB_NAMESPACE::Options options;
+    options.create_if_missing = true;
+    options.comparator = user;
+    options.memtable_factory = probe;
+    ROCKSDB_NAMESPACE::DB* db = nullptr;
+    ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+    EXPECT_EQ(probe->inline_order.load(), user == ROCKSDB_NAMESPACE::BytewiseComparator());
+    EXPECT_GT(probe->compared.load(), 0);
+    EXPECT_EQ(probe->disagreements.load(), 0);
     delete db;
   }
 }
