@@ -81,7 +81,7 @@ KeyRecord* AnchorDirectory::Find(const Slice& user_key) const {
                return r->user_key().compare(user_key) < 0;
              }) - tied_begin;
   }
-  return below == 0 ? nullptr : array->records[below - 1];
+  return below == 0 || below == array->size ? nullptr : array->records[below - 1];
 }
 
 void AnchorDirectory::RecordLinked(const KeyRecord* head) {

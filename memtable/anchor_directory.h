@@ -95,8 +95,9 @@ class AnchorDirectory {
   bool enabled() const { return arena_ != nullptr; }
 
   // The last anchor whose user key is bytewise less than `user_key`, or
-  // nullptr if there is none (or no array yet). It is linked on levels
-  // 0..kLevel.
+  // nullptr if there is none, if it is the array's last (nothing bounds the
+  // walk after it: keys arriving in order all land there between builds),
+  // or if there is no array yet. It is linked on levels 0..kLevel.
   KeyRecord* Find(const Slice& user_key) const;
 
   // Tells the directory that a record of height > kLevel was just linked on

@@ -39,14 +39,17 @@ void LinkQueue::Enqueue(KeyRecord* record) {
     MarkLinked(ticket);
     return;
   }
-  linker_->Notify();
+  if (backlog >= kWakeBacklog) linker_->Notify();
 }
 
 size_t LinkQueue::LinkSome(size_t max) {
+  std::unique_lock<std::mutex> lock(splice_mu_, std::try_to_lock);
+  OrderedIndex::Splice own;
+  OrderedIndex::Splice* splice = lock.owns_lock() ? &splice_ : &own;
   size_t linked = 0;
   Task task;
   while (linked < max && queue_.try_dequeue(task)) {
-    index_->Insert(task.record);
+    index_->Insert(task.record, splice);
     MarkLinked(task.ticket);
     ++linked;
   }

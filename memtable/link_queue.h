@@ -14,6 +14,17 @@
 // the skip list, however many writers keep adding records meanwhile. The
 // queue's emptiness (or size_approx()) is never trusted for that.
 //
+// Waking the linker. A writer wakes the background linker only once
+// kWakeBacklog records wait: a linker that keeps up (keys in order link in
+// O(1)) would otherwise sleep and be woken, a system call on the write
+// path, for every record. Fewer wait at most until the linker's timed
+// wake-up, or until a reader that needs them links them itself.
+//
+// Keys in order. The queue keeps the skip list's splice of its last insert
+// (OrderedIndex::Splice), so records of keys that arrive in order, or
+// nearly, are linked in O(1) each. One linking thread at a time uses it
+// (try_lock); another links its batch with a splice of its own.
+//
 // Thread safety: every method may be called from any number of threads at
 // once. A writer whose ticket is a full ring ahead of the watermark helps
 // link until it is not, which bounds the backlog.
@@ -23,6 +34,7 @@
 #include <concurrentqueue/concurrentqueue.h>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "ordered_index.h"
 
@@ -60,6 +72,7 @@ class LinkQueue {
 
  private:
   static constexpr uint64_t kRingSize = 4096;
+  static constexpr uint64_t kWakeBacklog = 64;
   struct Task {
     KeyRecord* record;
     uint64_t ticket;
@@ -76,6 +89,8 @@ class LinkQueue {
   std::atomic<uint64_t> largest_backlog_{0};
   // linked_ring_[t % kRingSize] == t once ticket t is linked.
   std::unique_ptr<std::atomic<uint64_t>[]> linked_ring_;
+  std::mutex splice_mu_;
+  OrderedIndex::Splice splice_;  // guarded by splice_mu_
   std::shared_ptr<BackgroundLinker> linker_;
 };
 

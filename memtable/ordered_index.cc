@@ -42,7 +42,42 @@ bool OrderedIndex::Before(const KeyRecord* r, const char* key_entry) const {
   return order_.Compare(r->key_entry(), key_entry) < 0;
 }
 
-void OrderedIndex::Insert(KeyRecord* record) {
+void OrderedIndex::FindGap(const char* key_entry, int level, KeyRecord* from,
+                           const KeyRecord* bound, Splice* splice) const {
+  KeyRecord* x = from;
+  while (true) {
+    KeyRecord* n = x->Next(level);
+    if (n == nullptr || n == bound || !Before(n, key_entry)) {
+      splice->prev[level] = x;
+      splice->next[level] = n;
+      return;
+    }
+    x = n;
+  }
+}
+
+int OrderedIndex::LevelWithGapFor(const Splice& splice, const char* key_entry) const {
+  // Gaps on higher levels enclose those below, so a key outside one gap
+  // may still fall in a wider one above. Each level costs at most two
+  // comparisons, and levels sharing the end the key fell past none.
+  int level = 0;
+  while (level < splice.valid) {
+    KeyRecord* prev = splice.prev[level];
+    KeyRecord* next = splice.next[level];
+    if (prev->Next(level) != next) {
+      ++level;  // something was linked into this gap since
+    } else if (prev != head_ && !Before(prev, key_entry)) {
+      while (level < splice.valid && splice.prev[level] == prev) ++level;
+    } else if (next != nullptr && Before(next, key_entry)) {
+      while (level < splice.valid && splice.next[level] == next) ++level;
+    } else {
+      return level;
+    }
+  }
+  return -1;
+}
+
+void OrderedIndex::Insert(KeyRecord* record, Splice* splice) {
   const int height = record->height();
   int max = MaxHeight();
   while (height > max &&
@@ -51,42 +86,44 @@ void OrderedIndex::Insert(KeyRecord* record) {
   // A reader that sees the new max height before the new levels are linked
   // finds head->Next(level) == nullptr there and simply moves down.
   const char* key = record->key_entry();
-  KeyRecord* prev[KeyRecord::kMaxHeight];
-  KeyRecord* next[KeyRecord::kMaxHeight];
-  auto find_splice = [&](int level, KeyRecord* start) {
-    KeyRecord* x = start;
-    while (true) {
-      KeyRecord* n = x->Next(level);
-      if (n == nullptr || !Before(n, key)) {
-        prev[level] = x;
-        next[level] = n;
-        return;
-      }
-      x = n;
+  Splice local;
+  Splice& s = splice != nullptr ? *splice : local;
+  const int gap_level = LevelWithGapFor(s, key);
+  if (gap_level >= 0 && height <= s.valid) {
+    // The key lands in the splice's gap on gap_level, so also in its
+    // (enclosing) gaps above: only the levels below are searched.
+    for (int level = gap_level - 1; level >= 0; --level) {
+      FindGap(key, level, s.prev[level + 1], s.next[level + 1], &s);
     }
-  };
-  // A record no taller than the anchors' level is searched for from the
-  // nearest anchor before it, which is linked on all of the record's levels.
-  KeyRecord* start;
-  int top;
-  StartOf(record->user_key(),
-          height <= AnchorDirectory::kLevel + 1 ? Start::kNearestAnchor : Start::kHead, &start,
-          &top);
-  for (int level = std::max(top, height - 1); level >= 0; --level) {
-    find_splice(level, start);
-    start = prev[level];
+  } else {
+    // A record no taller than the anchors' level is searched for from the
+    // nearest anchor before it, which is linked on all of its levels; the
+    // splice then knows the levels up to the anchors'.
+    KeyRecord* start;
+    int top;
+    StartOf(record->user_key(),
+            height <= AnchorDirectory::kLevel + 1 ? Start::kNearestAnchor : Start::kHead,
+            &start, &top);
+    top = std::max(top, height - 1);
+    for (int level = top; level >= 0; --level) {
+      FindGap(key, level, level == top ? start : s.prev[level + 1],
+              level == top ? nullptr : s.next[level + 1], &s);
+    }
+    s.valid = top + 1;
   }
   for (int level = 0; level < height; ++level) {
     while (true) {
       // Relaxed: the release CAS publishes the record with this link.
-      record->SetNextRelaxed(level, next[level]);
-      if (prev[level]->CasNext(level, next[level], record)) break;
-      // Someone linked a node next to ours: search again from prev, which
+      record->SetNextRelaxed(level, s.next[level]);
+      if (s.prev[level]->CasNext(level, s.next[level], record)) break;
+      // Someone linked a node into the gap: search again from prev, which
       // still sorts before us (nodes are never removed).
-      find_splice(level, prev[level]);
+      FindGap(key, level, s.prev[level], nullptr, &s);
     }
     if (level == 0) record->set_linked();
   }
+  // A key that comes next in order lands right after this record.
+  for (int level = 0; level < height; ++level) s.prev[level] = record;
   // Linked on every level, so a candidate anchor (see anchor_directory.h).
   if (height > AnchorDirectory::kLevel) anchors_.RecordLinked(head_);
 }

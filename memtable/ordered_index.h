@@ -44,8 +44,22 @@ class OrderedIndex {
   explicit OrderedIndex(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
                         ROCKSDB_NAMESPACE::Allocator* anchor_arena = nullptr);
 
-  // REQUIRES: no record of the same user key is in the index.
-  void Insert(KeyRecord* record);
+  // Where the last insert through it went: for each level below `valid`,
+  // the records right before and after it then (nullptr for the end). An
+  // insert that lands in the same gap on some level searches only the
+  // levels below that one, from there: keys arriving in order, or nearly,
+  // cost O(1) each, as in RocksDB's InlineSkipList. Owned by one thread
+  // at a time; any splice gives right answers, a stale one costs searches.
+  struct Splice {
+    KeyRecord* prev[KeyRecord::kMaxHeight];
+    KeyRecord* next[KeyRecord::kMaxHeight];
+    int valid = 0;  // levels [0, valid) were set by an insert
+  };
+
+  // REQUIRES: no record of the same user key is in the index; `splice`, if
+  // given, is used by no other thread meanwhile and was only ever used
+  // with this index.
+  void Insert(KeyRecord* record, Splice* splice = nullptr);
 
   // Where a search descends from: the nearest anchor before its key on
   // level AnchorDirectory::kLevel (the head on the top level if there is
@@ -87,6 +101,15 @@ class OrderedIndex {
   void StartOf(const Slice& user_key, Start start, KeyRecord** x, int* level) const;
   // Whether `r` sorts before the record `key_entry` belongs to.
   bool Before(const KeyRecord* r, const char* key_entry) const;
+  // The lowest level below splice.valid at which `key_entry` lands in the
+  // splice's gap, which is still a gap (nothing linked into it since), or
+  // -1 if there is none.
+  int LevelWithGapFor(const Splice& splice, const char* key_entry) const;
+  // Sets splice->prev/next[level] to the gap `key_entry` lands in on
+  // `level`, walking from `from` (which sorts before it and is linked on
+  // `level`); `bound`, if not null, is a record known to sort after it.
+  void FindGap(const char* key_entry, int level, KeyRecord* from, const KeyRecord* bound,
+               Splice* splice) const;
 
   const KeyOrder order_;
   const size_t head_bytes_;

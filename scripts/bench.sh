@@ -38,6 +38,11 @@
 #             keys for every memtable). Under each section: every run's LSM
 #             shape (files and MB per level) and memtable entries as the
 #             reads began, and whether the shapes matched across memtables
+#   writes    writes as users run them: RocksDB's default write buffer
+#             (64 MiB), compactions on, snappy, --num 2000000 keys with
+#             100-byte values, threads 1 and 2, teks against skip_list; one
+#             process runs fillseq (keys in order), another fillrandom,
+#             overwrite and readrandomwriterandom (--readwritepercent=50)
 #   micro     tools/memtable_bench: the rep alone (insert, get, seek, scan)
 #             against RocksDB's skip-list rep and absl::flat_hash_map
 #   hotkeys   keys with many versions (every version kept, as with a plain
@@ -51,7 +56,8 @@
 #             of each go under docs/bench/<scenario>/
 #
 # Usage: scripts/bench.sh [options] [-- extra flags for every db_bench run]
-#   --scenario NAME   memtable (default), versions, large, micro, hotkeys, all
+#   --scenario NAME   memtable (default), versions, large, writes, micro,
+#                     hotkeys, all
 #   --num N           distinct keys; reads per thread per read benchmark
 #                     (hotkeys: writes per run)
 #   --value-size N    value bytes (256); keys are 16 bytes
@@ -61,7 +67,7 @@
 #                     name or option string ('id=teks;shortcut=false');
 #                     teksdb:REP / plaindb:REP run tools/teks_db_bench with /
 #                     without the TeksDB layer
-#   --write-buffer-size N   bytes (large only; the in-memory scenarios size
+#   --write-buffer-size N   bytes (large and writes only; the in-memory scenarios size
 #                     it so that nothing is flushed)
 #   --repeat N        runs of everything, interleaved; tables show medians (1)
 #   --plots DIR       PNG plots go here (docs/bench/<scenario>; large also
@@ -120,10 +126,10 @@ cd "$root"
 
 if [[ $scenario == all ]]; then
   [[ -z "$out" && -z "$plots" ]] || die "--scenario all writes docs/bench/<scenario>/; drop --out/--plots"
-  [[ -z "${flag[write-buffer-size]:-}" ]] || die "--write-buffer-size applies to --scenario large only"
+  [[ -z "${flag[write-buffer-size]:-}" ]] || die "--write-buffer-size applies to --scenario large and writes only"
   ((${#extra[@]} == 0)) || die "--scenario all takes no extra db_bench flags (they would not reach" \
     "tools/teks_db_bench in the versions scenario); run the scenarios one by one"
-  for s in memtable versions large micro hotkeys; do
+  for s in memtable versions large writes micro hotkeys; do
     # Later flags win, so the scenario given here overrides the 'all'.
     raw=runs.tsv
     [[ $s == micro ]] && raw=runs.json
@@ -145,9 +151,11 @@ case $scenario in
   versions) num=200000 versions=5 threads=1,2 memtables=skip_list,teks,plaindb:teks,teksdb:teks ;;
   large) num=1000000 versions=1 threads=1 memtables=teks,skip_list in_memory=0
          write_buffer_size=$((32 << 20)) compression=snappy ;;
+  writes) num=2000000 versions=1 threads=1,2 memtables=teks,skip_list in_memory=0
+          write_buffer_size=$((64 << 20)) compression=snappy value_size=100 ;;
   micro) num=1000000 versions=1 threads=1 memtables=skip_list,teks-s,teks ;;
   hotkeys) num=300000 versions=1 threads=1 memtables=plaindb:skip_list,plaindb:teks value_size=32 ;;
-  *) die "unknown --scenario '$scenario' (known: memtable, versions, large, micro, hotkeys, all)" ;;
+  *) die "unknown --scenario '$scenario' (known: memtable, versions, large, writes, micro, hotkeys, all)" ;;
 esac
 num=${flag[num]:-$num}
 value_size=${flag[value-size]:-$value_size}
@@ -155,7 +163,7 @@ versions=${flag[versions]:-$versions}
 threads=${flag[threads]:-$threads}
 memtables=${flag[memtables]:-$memtables}
 if [[ -n "${flag[write-buffer-size]:-}" ]]; then
-  ((in_memory == 0)) || die "--write-buffer-size applies to --scenario large only" \
+  ((in_memory == 0)) || die "--write-buffer-size applies to --scenario large and writes only" \
     "(the in-memory scenarios size the write buffer to hold everything)"
   write_buffer_size=${flag[write-buffer-size]}
 fi
@@ -180,6 +188,15 @@ if [[ $scenario == hotkeys ]]; then
   for spec in ${memtables//,/ }; do
     [[ $spec == plaindb:* || $spec == teksdb:* ]] || die "--scenario hotkeys runs" \
       "tools/teks_db_bench: name memtables as plaindb:REP or teksdb:REP, not '$spec'"
+  done
+fi
+if [[ $scenario == writes ]]; then
+  [[ -z "${flag[versions]:-}" ]] || die "--versions does not apply to --scenario writes" \
+    "(overwrite rewrites the keys instead)"
+  for spec in ${memtables//,/ }; do
+    [[ $spec != plaindb:* && $spec != teksdb:* ]] || die "--scenario writes runs Debian's" \
+      "db_bench only (tools/teks_db_bench has no fillseq, overwrite or readrandomwriterandom):" \
+      "not '$spec'"
   done
 fi
 [[ -z $(tr , '\n' <<<"$threads" | sort | uniq -d) ]] || die "--threads '$threads' lists a count twice"
@@ -371,6 +388,7 @@ IFS=, read -r -a thread_counts <<<"$threads"
 #                keys written, K about one write buffer
 # The db_bench variants run for db_bench memtables without bounded reads.
 main_section=
+write_mix=fillrandom,overwrite,readrandomwriterandom
 if [[ $scenario == large ]]; then
   main_section="reads right after the fill (each memtable's own LSM shape)"
   variant_fill=fillrandom,memstats,levelstats
@@ -412,6 +430,11 @@ each_run() {
     for t in "${thread_counts[@]}"; do
       for spec in "${specs[@]}"; do
         memtable_settings "$spec"
+        if [[ $scenario == writes ]]; then
+          "$callback" "$spec" "$t" "$r" fillseq "" fillseq fillseq all
+          "$callback" "$spec" "$t" "$r" mixed "" "$write_mix" "$write_mix" all --readwritepercent=50
+          continue
+        fi
         full=() limited=()
         for b in "${read_benchmarks[@]}"; do
           limit=
@@ -444,6 +467,7 @@ each_run() {
 
 runs=$tmp/runs.tsv
 : >"$runs"
+: >"$tmp/flush_entries.tsv"
 runs_total=0
 count_run() { runs_total=$((runs_total + 1)); }
 each_run count_run
@@ -492,6 +516,14 @@ run_once() {
   fi
   check_memtablerep "$dir/stdout" "$label"
   flushes=$(grep -o '"flush_reason": "[^"]*"' "$dir/db/LOG" | grep -vc '"Shut down"' || true)
+  if [[ $scenario == writes ]]; then
+    # Entries per flush of a full write buffer: how much one buffer holds.
+    grep -o '"event": "flush_started".*"flush_reason": "Write Buffer Full"' "$dir/db/LOG" |
+      sed -n 's/.*"num_entries": \([0-9]*\).*/\1/p' |
+      awk -v s="$spec" -v t="$t" -v g="$group" \
+        '{ n++; sum += $1 } END { if (n) printf "%s\t%s\t%s\t%d\t%d\n", s, t, g, n, sum / n }' \
+        >>"$tmp/flush_entries.tsv"
+  fi
   if ((in_memory && flushes > 0)); then
     warnings+=("WARNING: $label: $flushes memtable flush(es); reads were not all served from the memtable")
     log "${warnings[-1]}"
@@ -505,7 +537,12 @@ run_once() {
 each_run run_once
 
 echo
-echo "scenario $scenario: db_bench fillrandom,readrandom,readseq,seekrandom ${common_flags[*]} ${extra[*]}"
+if [[ $scenario == writes ]]; then
+  echo "scenario writes: db_bench fillseq, and db_bench $write_mix --readwritepercent=50," \
+    "each in a fresh DB: ${common_flags[*]} ${extra[*]}"
+else
+  echo "scenario $scenario: db_bench fillrandom,readrandom,readseq,seekrandom ${common_flags[*]} ${extra[*]}"
+fi
 if [[ $scenario == large ]]; then
   echo "variants, each in a fresh DB with --seed=R in repeat R (same keys for every memtable):"
   echo "  same shape: db_bench --benchmarks=$same_shape_benchmarks"
@@ -520,6 +557,7 @@ echo "$(grep -h -m1 '^RocksDB:' "$tmp"/*/std* | head -n 1 | tr -s ' '), $(nproc)
   "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), LD_PRELOAD=$lib"
 echo
 report=("$python" scripts/bench_report.py "$runs" --title "scenario $scenario")
+[[ $scenario == writes ]] && report+=(--flush-entries "$tmp/flush_entries.tsv")
 [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; report+=(--out "$out"); }
 if [[ -z "$no_plots" ]]; then
   report+=(--plot "$plots/$scenario.png")

@@ -17,7 +17,10 @@ same runs; where the section counts fillrandom, memory: the memtable bytes
 after the fill (rocksdb.cur-size-all-mem-tables) and peak RSS; where the logs
 have it (levelstats), each run's LSM shape as the reads began (and after the
 fill, where that differs), the entries in its memtables then (memstats) and
-whether the shapes matched across memtables. With --out, the raw per-run
+whether the shapes matched across memtables. With --flush-entries FILE
+(lines: memtable, threads, process, flushes, mean entries per flush of a
+full write buffer), a table of how many entries a full buffer held, medians
+over repeats, against the baseline's. With --out, the raw per-run
 results as TSV; with --plot, a PNG of the first section, and with
 --plot-sections, one of the others (both need matplotlib).
 """
@@ -42,10 +45,11 @@ MEMTABLE_ENTRIES = re.compile(r"^rocksdb\.num-entries-(active-mem-table|imm-mem-
 LEVEL_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s*$")
 
 # Table order; a counted benchmark not listed here follows them.
-BENCHMARKS = ["fillrandom", "readrandom", "readseq", "seekrandom", "readwhilewriting",
-              "readrecent"]
-# The first section's plot: one panel each, then two of memory.
-PLOTTED_BENCHMARKS = ["fillrandom", "readrandom", "readseq", "seekrandom"]
+BENCHMARKS = ["fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
+              "readwhilewriting", "readrandomwriterandom", "readrecent"]
+# The first section's plot: a panel for each of its first benchmarks in table
+# order, then two of memory.
+PLOTTED_PANELS = 4
 RAW_COLUMNS = ["memtable", "threads", "repeat", "benchmark", "micros_per_op", "ops_per_sec",
                "seconds", "operations", "found", "bounded_reads", "memtable_bytes",
                "peak_rss_kb", "section"]
@@ -276,6 +280,32 @@ def plot_sections(sections, summaries, title, path):
         print(f"plot: {path}", file=sys.stderr)
 
 
+def print_flush_entries(path, baseline):
+    """The entries a full write buffer held when flushed, per process kind,
+    thread count and memtable: medians over repeats of each run's mean."""
+    runs, order = {}, []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            memtable, threads, process, flushes, entries = line.rstrip("\n").split("\t")
+            key = (process, int(threads), memtable)
+            if key not in runs:
+                order.append(key)
+            runs.setdefault(key, []).append((int(flushes), int(entries)))
+    if not runs:
+        return
+    rows = []
+    for process, threads, memtable in sorted(order, key=lambda k: (k[0], k[1])):
+        flushes = median([f for f, _ in runs[(process, threads, memtable)]])
+        entries = median([e for _, e in runs[(process, threads, memtable)]])
+        base = runs.get((process, threads, baseline))
+        ratio = entries / median([e for _, e in base]) if base else None
+        rows.append([process, threads, memtable, f"{flushes:,.0f}", f"{entries:,.0f}",
+                     fmt_x(ratio)])
+    print("\nentries per flush of a full write buffer (medians over repeats)")
+    print_table(["process", "threads", "memtable", "flushes", "entries/flush",
+                 f"vs {baseline}"], rows, left_columns=3, group_columns=2)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -285,6 +315,7 @@ def main():
     ap.add_argument("--out", help="also write the raw per-run results here (TSV)")
     ap.add_argument("--plot", help="also draw the first section's results into this PNG")
     ap.add_argument("--plot-sections", help="and the other sections' into this PNG")
+    ap.add_argument("--flush-entries", help="entries per flush, per run (TSV, see above)")
     args = ap.parse_args()
 
     rows, problems, sections, shapes = read_runs(args.runs)
@@ -314,6 +345,9 @@ def main():
         if section_shapes:
             print_shapes(section_shapes)
 
+    if args.flush_entries:
+        print_flush_entries(args.flush_entries, args.baseline)
+
     all_summaries = [s for summary, _, _ in summaries.values() for s in summary.values()]
     repeats = max(s["repeats"] for s in all_summaries)
     has_base = any(m == args.baseline for _, memtables, _ in summaries.values() for m in memtables)
@@ -326,8 +360,8 @@ def main():
     if args.plot:
         from bench_plot import plot_db_bench
         summary, memtables, thread_counts = summaries[sections[0]]
-        plot_db_bench(summary, memtables, thread_counts, PLOTTED_BENCHMARKS, args.title,
-                      args.plot)
+        plot_db_bench(summary, memtables, thread_counts,
+                      benchmark_order(summary)[:PLOTTED_PANELS], args.title, args.plot)
         print(f"plot: {args.plot}", file=sys.stderr)
     if args.plot_sections:
         plot_sections(sections, summaries, args.title, args.plot_sections)

@@ -5,8 +5,9 @@
 # per thread count and benchmark, the slow stock cases are bounded and
 # labelled, memory rows are there, the raw TSV is written; bad input is
 # refused by name. Also the large scenario's sections (reads after the fill
-# beside the LSM shapes, the same-shape and mixed variants), the hotkeys
-# scenario, and tools/memtable_bench through scripts/micro_report.py.
+# beside the LSM shapes, the same-shape and mixed variants), the writes
+# scenario (with entries per flush), the hotkeys scenario, and
+# tools/memtable_bench through scripts/micro_report.py.
 #
 # Usage: tests/bench_script_test.sh BUILD_DIR SOURCE_DIR
 # (BUILD_DIR must be a release build: bench.sh reuses it.)
@@ -111,6 +112,32 @@ if bench --scenario large --num 5000 --write-buffer-size 65536 --memtables teks,
 else
   fail "bench.sh --scenario large failed: $(tail -n 20 "$tmp/largelog")"
 fi
+
+# --- writes: fills in order and at random, overwrites, a read-write mix -------------------
+if bench --scenario writes --num 3000 --write-buffer-size 65536 --memtables teks,skip_list \
+  --no-plots >"$tmp/writes" 2>"$tmp/writeslog"; then
+  for t in 1 2; do
+    for b in fillseq fillrandom overwrite readrandomwriterandom; do
+      for m in teks skip_list; do
+        grep -qE "^$t +$b +$m +[0-9.]+ +[0-9,]+ +[0-9.]+x" "$tmp/writes" ||
+          fail "writes: no row for $t thread(s), $b, $m"
+      done
+    done
+    for p in fillseq mixed; do
+      for m in teks skip_list; do
+        grep -qE "^$p +$t +$m +[0-9,]+ +[0-9,]+ +[0-9.]+x$" "$tmp/writes" ||
+          fail "writes: no entries-per-flush row for $p, $t thread(s), $m"
+      done
+    done
+  done
+  pass "writes: rows checked for 2 thread counts x 4 benchmarks x 2 memtables, and flushes"
+  grep -q -- '--readwritepercent=50' "$tmp/writes" && pass "writes: the mix is 50/50" ||
+    fail "writes: --readwritepercent=50 not in the header"
+else
+  fail "bench.sh --scenario writes failed: $(tail -n 20 "$tmp/writeslog")"
+fi
+refuse "db_bench only" --scenario writes --memtables plaindb:teks
+refuse "--versions does not apply" --scenario writes --versions 2
 
 # --- hotkeys: versions per key -------------------------------------------------------
 if bench --scenario hotkeys --num 1000 --no-plots --out "$tmp/hot.tsv" >"$tmp/hot" 2>"$tmp/hotlog"; then

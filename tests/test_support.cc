@@ -32,6 +32,29 @@ KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber se
   return record;
 }
 
+void ExpectEveryLevelSortedAndComplete(const OrderedIndex& index,
+                                       const std::vector<const KeyRecord*>& records) {
+  std::vector<size_t> taller_than(KeyRecord::kMaxHeight, 0);
+  for (const KeyRecord* r : records) {
+    for (int level = 0; level < r->height(); ++level) ++taller_than[level];
+  }
+  for (int level = 0; level < KeyRecord::kMaxHeight; ++level) {
+    // The level's first record is the first one tall enough on level 0.
+    const KeyRecord* first = index.First();
+    while (first != nullptr && first->height() <= level) first = first->Next(0);
+    size_t count = 0;
+    const KeyRecord* previous = nullptr;
+    for (const KeyRecord* r = first; r != nullptr; r = r->Next(level)) {
+      if (previous != nullptr) {
+        ASSERT_LT(previous->user_key().compare(r->user_key()), 0) << "level " << level;
+      }
+      previous = r;
+      ++count;
+    }
+    EXPECT_EQ(count, taller_than[level]) << "level " << level;
+  }
+}
+
 bool AppendOperator::Merge(const Slice& /*key*/, const Slice* existing_value,
                            const Slice& value, std::string* new_value,
                            ROCKSDB_NAMESPACE::Logger* /*logger*/) const {

@@ -60,6 +60,12 @@ using teksdb::InternalKeyOrder;
 KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
                       const Slice& value = Slice());
 
+// Checks the skip list's shape: every level holds, in strictly increasing
+// key order, exactly the records of `records` tall enough for it.
+// REQUIRES: no insert is running.
+void ExpectEveryLevelSortedAndComplete(const OrderedIndex& index,
+                                       const std::vector<const KeyRecord*>& records);
+
 // Owns Versions whose entries are real memtable entries for the user key
 // "k", each pointer-aligned with room for a jump link before it, as in a
 // record allocation, and given one. Make() may run on many threads at once.
