@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <iterator>
 #include <random>
 #include <set>
@@ -215,19 +214,14 @@ TEST(AnchorDirectoryTest, KeysPastTheLastAnchorSearchFromTheHead) {
   // Keys arriving in order all land after the array's last anchor until
   // the next build: a descent from that anchor would walk all of them.
   AnchoredIndex a;
-  auto key_of = [](int i) {
-    char buf[16];
-    std::snprintf(buf, sizeof(buf), "k%08d", i);
-    return std::string(buf);
-  };
   int n = 0;
-  while (a.index.anchors().builds() == 0) a.Insert(key_of(n++));
-  const std::string last_key = key_of(n - 1);
+  while (a.index.anchors().builds() == 0) a.Insert(test::OrderedKey(n++));
+  const std::string last_key = test::OrderedKey(n - 1);
   EXPECT_EQ(a.index.anchors().Find(last_key + "z"), nullptr);
   // Below the last anchor, an anchor still bounds the walk.
-  EXPECT_NE(a.index.anchors().Find(key_of(n / 2)), nullptr);
+  EXPECT_NE(a.index.anchors().Find(test::OrderedKey(n / 2)), nullptr);
   for (int i = 0; i <= n; ++i) {
-    for (const std::string& target : {key_of(i), key_of(i) + "z"}) {
+    for (const std::string& target : {test::OrderedKey(i), test::OrderedKey(i) + "z"}) {
       const std::string ikey = InternalKey(target, 100, kEntryValue);
       ASSERT_EQ(a.index.FindFirstAtOrAfter(ikey),
                 a.index.FindFirstAtOrAfter(ikey, OrderedIndex::Start::kHead))

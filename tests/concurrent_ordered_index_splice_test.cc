@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <random>
 #include <string>
 #include <thread>
@@ -21,13 +20,8 @@ namespace teksdb {
 namespace {
 
 using test::MakeRecord;
+using test::OrderedKey;
 using test::TestArena;
-
-std::string KeyOf(uint64_t i) {
-  char buf[24];
-  std::snprintf(buf, sizeof(buf), "key%012llu", static_cast<unsigned long long>(i));
-  return buf;
-}
 
 TEST(ConcurrentOrderedIndexSpliceTest, InterleavedRunsAndRandomKeysLinkInPlace) {
   constexpr int kRunWriters = 3;
@@ -47,10 +41,10 @@ TEST(ConcurrentOrderedIndexSpliceTest, InterleavedRunsAndRandomKeysLinkInPlace) 
   std::shuffle(random.begin(), random.end(), rng);
   for (int w = 0; w < kRunWriters; ++w) {
     for (uint64_t i = 0; i < per_writer; ++i) {
-      records[w].push_back(MakeRecord(&arena, KeyOf(runs_base + i * kRunWriters + w), 1));
+      records[w].push_back(MakeRecord(&arena, OrderedKey(runs_base + i * kRunWriters + w), 1));
     }
   }
-  for (uint64_t k : random) records[kRunWriters].push_back(MakeRecord(&arena, KeyOf(k), 1));
+  for (uint64_t k : random) records[kRunWriters].push_back(MakeRecord(&arena, OrderedKey(k), 1));
 
   std::atomic<int> writers_left{kRunWriters + 1};
   std::vector<std::thread> threads;
@@ -64,7 +58,7 @@ TEST(ConcurrentOrderedIndexSpliceTest, InterleavedRunsAndRandomKeysLinkInPlace) 
   threads.emplace_back([&] {
     std::mt19937_64 reader_rng(seed + 1);
     while (writers_left.load() > 0) {
-      const std::string target = KeyOf(reader_rng() % (runs_base + per_writer * kRunWriters));
+      const std::string target = OrderedKey(reader_rng() % (runs_base + per_writer * kRunWriters));
       const KeyRecord* found = index.FindFirstAtOrAfter(InternalKey(target, 1, kEntryValue));
       if (found != nullptr) ASSERT_GE(found->user_key().compare(target), 0);
     }

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +18,7 @@ namespace teksdb {
 namespace {
 
 using test::MakeRecord;
+using test::OrderedKey;
 using test::TestArena;
 
 // The test order, counting its comparisons.
@@ -35,12 +35,6 @@ class CountingOrder : public test::InternalKeyOrder {
   mutable std::atomic<uint64_t> calls{0};
 };
 
-std::string KeyOf(uint64_t i) {
-  char buf[24];
-  std::snprintf(buf, sizeof(buf), "key%012llu", static_cast<unsigned long long>(i));
-  return buf;
-}
-
 // Inserts the keys numbered `order` into a fresh index (with anchors when
 // `anchors`), through one splice unless `use_splice` is false; checks the
 // result and returns the comparisons per insert.
@@ -51,7 +45,7 @@ double InsertAndCount(const std::vector<uint64_t>& order, bool use_splice, bool 
   OrderedIndex::Splice splice;
   std::vector<const KeyRecord*> records;
   std::vector<KeyRecord*> made;
-  for (uint64_t i : order) made.push_back(MakeRecord(&arena, KeyOf(i), 1));
+  for (uint64_t i : order) made.push_back(MakeRecord(&arena, OrderedKey(i), 1));
   counting.calls = 0;
   for (KeyRecord* r : made) {
     index.Insert(r, use_splice ? &splice : nullptr);
@@ -60,8 +54,8 @@ double InsertAndCount(const std::vector<uint64_t>& order, bool use_splice, bool 
   const double per_insert = static_cast<double>(counting.calls) / order.size();
   test::ExpectEveryLevelSortedAndComplete(index, records);
   for (uint64_t i = 0; i < order.size(); i += 101) {
-    const KeyRecord* r = index.FindUserKey(InternalKey(KeyOf(order[i]), 1, kEntryValue));
-    EXPECT_NE(r, nullptr) << KeyOf(order[i]);
+    const KeyRecord* r = index.FindUserKey(InternalKey(OrderedKey(order[i]), 1, kEntryValue));
+    EXPECT_NE(r, nullptr) << OrderedKey(order[i]);
   }
   return per_insert;
 }
@@ -131,7 +125,7 @@ TEST(OrderedIndexSpliceTest, StaleSplicesStillLinkInPlace) {
   OrderedIndex::Splice even, odd, scattered;
   std::vector<const KeyRecord*> records;
   auto insert = [&](uint64_t i, OrderedIndex::Splice* splice) {
-    KeyRecord* r = MakeRecord(&arena, KeyOf(i), 1);
+    KeyRecord* r = MakeRecord(&arena, OrderedKey(i), 1);
     index.Insert(r, splice);
     records.push_back(r);
   };

@@ -10,8 +10,10 @@
 
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "rocksdb/comparator.h"
 #include "key_order.h"
@@ -143,20 +145,37 @@ class BytewiseLookalike : public ROCKSDB_NAMESPACE::Comparator {
   void FindShortSuccessor(std::string*) const override {}
 };
 
+// The user comparators the comparator tests open DBs with: RocksDB's
+// bytewise order, its reverse, and bytewise order under another name.
+std::vector<const ROCKSDB_NAMESPACE::Comparator*> UserComparators() {
+  static const BytewiseLookalike lookalike;
+  return {ROCKSDB_NAMESPACE::BytewiseComparator(), ROCKSDB_NAMESPACE::ReverseBytewiseComparator(),
+          &lookalike};
+}
+
+// Opens a new DB at `path` ordered by `user`, whose memtables `factory`
+// makes.
+ROCKSDB_NAMESPACE::Status OpenOrderedBy(
+    const std::string& path, const ROCKSDB_NAMESPACE::Comparator* user,
+    std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> factory,
+    std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  options.comparator = user;
+  options.memtable_factory = std::move(factory);
+  ROCKSDB_NAMESPACE::DB* opened = nullptr;
+  ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::DB::Open(options, path, &opened);
+  db->reset(opened);
+  return s;
+}
+
 TEST(RocksDBLayoutTest, TheMemTablesKeyComparatorHoldsTheColumnFamilysComparator) {
-  BytewiseLookalike lookalike;
-  for (const ROCKSDB_NAMESPACE::Comparator* user :
-       {ROCKSDB_NAMESPACE::BytewiseComparator(), ROCKSDB_NAMESPACE::ReverseBytewiseComparator(),
-        static_cast<const ROCKSDB_NAMESPACE::Comparator*>(&lookalike)}) {
+  for (const ROCKSDB_NAMESPACE::Comparator* user : UserComparators()) {
     SCOPED_TRACE(user->Name());
     test::TempDir dir("teks-layout-cmp");
     auto probe = std::make_shared<ComparatorProbe>();
-    ROCKSDB_NAMESPACE::Options options;
-    options.create_if_missing = true;
-    options.comparator = user;
-    options.memtable_factory = probe;
-    ROCKSDB_NAMESPACE::DB* db = nullptr;
-    ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+    std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+    ASSERT_TRUE(OpenOrderedBy(dir.path(), user, probe, &db).ok());
     EXPECT_EQ(probe->user_comparator.load(), user);
     const bool bytewise = user == ROCKSDB_NAMESPACE::BytewiseComparator();
     TeksTableRep* rep = probe->last_rep.load();
@@ -185,7 +204,6 @@ TEST(RocksDBLayoutTest, TheMemTablesKeyComparatorHoldsTheColumnFamilysComparator
     }
     rep->WaitUntilLinked();
     EXPECT_EQ(rep->ordered_index().anchors().builds(), builds);
-    delete db;
   }
 }
 
@@ -228,23 +246,15 @@ class KeyOrderProbe : public TeksFactoryProbe {
 };
 
 TEST(RocksDBLayoutTest, KeyOrderOrdersEntriesAsTheMemTablesKeyComparator) {
-  BytewiseLookalike lookalike;
-  for (const ROCKSDB_NAMESPACE::Comparator* user :
-       {ROCKSDB_NAMESPACE::BytewiseComparator(), ROCKSDB_NAMESPACE::ReverseBytewiseComparator(),
-        static_cast<const ROCKSDB_NAMESPACE::Comparator*>(&lookalike)}) {
+  for (const ROCKSDB_NAMESPACE::Comparator* user : UserComparators()) {
     SCOPED_TRACE(user->Name());
     test::TempDir dir("teks-layout-order");
     auto probe = std::make_shared<KeyOrderProbe>();
-    ROCKSDB_NAMESPACE::Options options;
-    options.create_if_missing = true;
-    options.comparator = user;
-    options.memtable_factory = probe;
-    ROCKSDB_NAMESPACE::DB* db = nullptr;
-    ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+    std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+    ASSERT_TRUE(OpenOrderedBy(dir.path(), user, probe, &db).ok());
     EXPECT_EQ(probe->inline_order.load(), user == ROCKSDB_NAMESPACE::BytewiseComparator());
     EXPECT_GT(probe->compared.load(), 0);
     EXPECT_EQ(probe->disagreements.load(), 0);
-    delete db;
   }
 }
 

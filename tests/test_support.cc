@@ -4,6 +4,7 @@
 #include "ordered_index.h"
 #include "teks_table_factory.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -30,6 +31,12 @@ KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber se
       arena->AllocateAligned(KeyRecord::AllocationSize(height, entry.size())), height);
   std::memcpy(record->first_version()->mutable_entry(), entry.data(), entry.size());
   return record;
+}
+
+std::string OrderedKey(uint64_t i) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "key%012llu", static_cast<unsigned long long>(i));
+  return buf;
 }
 
 void ExpectEveryLevelSortedAndComplete(const OrderedIndex& index,

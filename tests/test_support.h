@@ -60,6 +60,9 @@ using teksdb::InternalKeyOrder;
 KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
                       const Slice& value = Slice());
 
+// A key whose bytewise order is that of `i`: "key" and 12 digits.
+std::string OrderedKey(uint64_t i);
+
 // Checks the skip list's shape: every level holds, in strictly increasing
 // key order, exactly the records of `records` tall enough for it.
 // REQUIRES: no insert is running.
