@@ -20,6 +20,32 @@ LinkQueue::LinkQueue(OrderedIndex* index, std::shared_ptr<BackgroundLinker> link
 
 LinkQueue::~LinkQueue() { linker_->Unregister(this); }
 
+void LinkQueue::Add(KeyRecord* record) {
+  thread_local uint64_t new_keys_added = 0;
+  if (++new_keys_added % kOrderedReadWindow == 0) {
+    const bool seen = ordered_read_seen_.exchange(false, std::memory_order_relaxed);
+    if (seen != writers_link_.load(std::memory_order_relaxed)) {
+      writers_link_.store(seen, std::memory_order_relaxed);
+    }
+  }
+  if (writers_link_.load(std::memory_order_relaxed)) {
+    index_->Insert(record);
+  } else {
+    Enqueue(record);
+  }
+}
+
+void LinkQueue::NoteOrderedRead() {
+  // Stores only on a change, so that readers do not keep taking the line
+  // from the writers that read it.
+  if (!ordered_read_seen_.load(std::memory_order_relaxed)) {
+    ordered_read_seen_.store(true, std::memory_order_relaxed);
+  }
+  if (!writers_link_.load(std::memory_order_relaxed)) {
+    writers_link_.store(true, std::memory_order_relaxed);
+  }
+}
+
 void LinkQueue::Enqueue(KeyRecord* record) {
   // seq_cst pairs with the linker's check for work before it sleeps.
   const uint64_t ticket = issued_.fetch_add(1, std::memory_order_seq_cst);

@@ -20,6 +20,18 @@
 // path, for every record. Fewer wait at most until the linker's timed
 // wake-up, or until a reader that needs them links them itself.
 //
+// Ordered reads beside writers. While ordered reads run (NoteOrderedRead:
+// every iterator positioning, and every move to another record, which must
+// see the records written before it), writers link their own new keys
+// (Add), as RocksDB's skip list does, instead of queueing them. A reader
+// then finds nothing queued and never does the linker's work; otherwise
+// every positioning would wait for, and help link, the whole backlog of a
+// writer running at full speed, with the reader, the writer and the linker
+// fighting for the cores. Each writer looks at whether ordered reads ran
+// once every kOrderedReadWindow new keys of its own, so writers go back to
+// queueing within two such windows of the last ordered read. The mode only decides who links a record and when:
+// every record is linked or queued before it becomes findable, in both.
+//
 // Keys in order. The queue keeps the skip list's splice of its last insert
 // (OrderedIndex::Splice), so records of keys that arrive in order, or
 // nearly, are linked in O(1) each. One linking thread at a time uses it
@@ -53,7 +65,16 @@ class LinkQueue {
   LinkQueue(const LinkQueue&) = delete;
   LinkQueue& operator=(const LinkQueue&) = delete;
 
-  void Enqueue(KeyRecord* record);
+  // Makes `record` reachable in the skip list: links it now while ordered
+  // reads run (see the top of this file), else queues it for the linker.
+  void Add(KeyRecord* record);
+
+  // Says that an ordered read is about to wait for the links: writers link
+  // their own new keys from now on, until ordered reads stop.
+  void NoteOrderedRead();
+
+  // Whether writers link their own new keys now.
+  bool WritersLink() const { return writers_link_.load(std::memory_order_relaxed); }
 
   // Links up to `max` queued records; returns how many it linked.
   size_t LinkSome(size_t max);
@@ -70,6 +91,9 @@ class LinkQueue {
   // keeps for reuse, so they follow the largest backlog seen).
   size_t MemoryUsage() const;
 
+  // New keys a writer adds between its looks at whether ordered reads ran.
+  static constexpr uint64_t kOrderedReadWindow = 256;
+
  private:
   static constexpr uint64_t kRingSize = 4096;
   static constexpr uint64_t kWakeBacklog = 64;
@@ -78,6 +102,7 @@ class LinkQueue {
     uint64_t ticket;
   };
 
+  void Enqueue(KeyRecord* record);
   void MarkLinked(uint64_t ticket);
   // Moves the watermark past every contiguously linked ticket.
   void AdvanceWatermark();
@@ -87,6 +112,11 @@ class LinkQueue {
   std::atomic<uint64_t> issued_{0};
   std::atomic<uint64_t> watermark_{0};
   std::atomic<uint64_t> largest_backlog_{0};
+  // Read by every writer, written only when the mode changes: a line of
+  // their own, away from the counters every queued record bumps.
+  alignas(64) std::atomic<bool> writers_link_{false};
+  // Set by ordered reads, cleared by each writer's look.
+  std::atomic<bool> ordered_read_seen_{false};
   // linked_ring_[t % kRingSize] == t once ticket t is linked.
   std::unique_ptr<std::atomic<uint64_t>[]> linked_ring_;
   std::mutex splice_mu_;

@@ -23,7 +23,13 @@ void TeksTableIterator::AtNewestOf(KeyRecord* record) {
 
 void TeksTableIterator::Next() {
   version_ = version_->older();
-  if (version_ != nullptr) return;
+  if (version_ != nullptr) {
+    // Readers step over older versions one by one (DBIter skips up to
+    // max_sequential_skip_in_iterations of them): fetch the next one while
+    // the caller looks at this one.
+    __builtin_prefetch(version_->older());
+    return;
+  }
   // A tailing iterator reads at the newest sequence: the next record must be
   // there if its key was written before this step, linked or not yet.
   rep_->WaitUntilLinked();

@@ -104,7 +104,7 @@ Version* TeksTableRep::CopyAsUpdate(KeyRecord* record, size_t len) {
 void TeksTableRep::MakeOrdered(void* rep, KeyRecord* record) {
   auto* self = static_cast<TeksTableRep*>(rep);
   if (self->link_queue_ != nullptr) {
-    self->link_queue_->Enqueue(record);
+    self->link_queue_->Add(record);
   } else {
     self->index_.Insert(record);
   }
@@ -189,7 +189,9 @@ void TeksTableRep::MarkReadOnly() {
 }
 
 void TeksTableRep::WaitUntilLinked() {
-  if (link_queue_ != nullptr) link_queue_->WaitUntilLinked();
+  if (link_queue_ == nullptr) return;
+  link_queue_->NoteOrderedRead();
+  link_queue_->WaitUntilLinked();
 }
 
 KeyRecord* TeksTableRep::SeekRecord(const Slice& target_internal_key) const {

@@ -24,7 +24,9 @@
 //     (flush sees every entry it counted). With one, a version is unlinked
 //     only when the policy proves no reader can need it.
 //   - Every ordered read first makes the skip list complete up to every
-//     record inserted before it (LinkQueue::WaitUntilLinked).
+//     record inserted before it (LinkQueue::WaitUntilLinked). While ordered
+//     reads run, writers link their new keys themselves (LinkQueue::Add),
+//     so that readers do not wait for the linker.
 #pragma once
 
 #include <atomic>

@@ -43,6 +43,16 @@
 #             100-byte values, threads 1 and 2, teks against skip_list; one
 #             process runs fillseq (keys in order), another fillrandom,
 #             overwrite and readrandomwriterandom (--readwritepercent=50)
+#   mixed     reads beside a writer: fillrandom of --num 500000 keys with
+#             100-byte values into a 1 GiB write buffer (WAL off), then
+#             readwhilewriting, seekrandomwhilewriting (seek + 10 nexts)
+#             and readrandomwriterandom (--readwritepercent=50), --num
+#             operations per reader thread, threads 1 and 2; teks and
+#             skip_list under db_bench, and teksdb:teks (the TeksDB layer,
+#             which drops versions no reader needs); one process with the
+#             writer at full speed, another running the *whilewriting
+#             benchmarks with the fill's and the writer's writes limited to
+#             --write-rate bytes/s (db_bench limits no other writes)
 #   micro     tools/memtable_bench: the rep alone (insert, get, seek, scan)
 #             against RocksDB's skip-list rep and absl::flat_hash_map
 #   hotkeys   keys with many versions (every version kept, as with a plain
@@ -56,8 +66,8 @@
 #             of each go under docs/bench/<scenario>/
 #
 # Usage: scripts/bench.sh [options] [-- extra flags for every db_bench run]
-#   --scenario NAME   memtable (default), versions, large, writes, micro,
-#                     hotkeys, all
+#   --scenario NAME   memtable (default), versions, large, writes, mixed,
+#                     micro, hotkeys, all
 #   --num N           distinct keys; reads per thread per read benchmark
 #                     (hotkeys: writes per run)
 #   --value-size N    value bytes (256); keys are 16 bytes
@@ -67,8 +77,9 @@
 #                     name or option string ('id=teks;shortcut=false');
 #                     teksdb:REP / plaindb:REP run tools/teks_db_bench with /
 #                     without the TeksDB layer
-#   --write-buffer-size N   bytes (large and writes only; the in-memory scenarios size
+#   --write-buffer-size N   bytes (large, writes and mixed only; the in-memory scenarios size
 #                     it so that nothing is flushed)
+#   --write-rate N    mixed only: bytes/s of the rate-limited writer (2000000)
 #   --repeat N        runs of everything, interleaved; tables show medians (1)
 #   --plots DIR       PNG plots go here (docs/bench/<scenario>; large also
 #                     writes large-variants.png, its variants' sections)
@@ -100,7 +111,7 @@ extra=()
 opts=("$@")  # the arguments before "--", for --scenario all
 while (($#)); do
   case $1 in
-    --scenario|--num|--value-size|--versions|--threads|--memtables|--write-buffer-size|--repeat|--plots|--out)
+    --scenario|--num|--value-size|--versions|--threads|--memtables|--write-buffer-size|--write-rate|--repeat|--plots|--out)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       case $1 in
         --scenario) scenario=$2 ;;
@@ -126,10 +137,10 @@ cd "$root"
 
 if [[ $scenario == all ]]; then
   [[ -z "$out" && -z "$plots" ]] || die "--scenario all writes docs/bench/<scenario>/; drop --out/--plots"
-  [[ -z "${flag[write-buffer-size]:-}" ]] || die "--write-buffer-size applies to --scenario large and writes only"
+  [[ -z "${flag[write-buffer-size]:-}" ]] || die "--write-buffer-size applies to --scenario large, writes and mixed only"
   ((${#extra[@]} == 0)) || die "--scenario all takes no extra db_bench flags (they would not reach" \
     "tools/teks_db_bench in the versions scenario); run the scenarios one by one"
-  for s in memtable versions large writes micro hotkeys; do
+  for s in memtable versions large writes mixed micro hotkeys; do
     # Later flags win, so the scenario given here overrides the 'all'.
     raw=runs.tsv
     [[ $s == micro ]] && raw=runs.json
@@ -153,9 +164,11 @@ case $scenario in
          write_buffer_size=$((32 << 20)) compression=snappy ;;
   writes) num=2000000 versions=1 threads=1,2 memtables=teks,skip_list in_memory=0
           write_buffer_size=$((64 << 20)) compression=snappy value_size=100 ;;
+  mixed) num=500000 versions=1 threads=1,2 memtables=teks,teksdb:teks,skip_list in_memory=0
+         write_buffer_size=$((1 << 30)) value_size=100 ;;
   micro) num=1000000 versions=1 threads=1 memtables=skip_list,teks-s,teks ;;
   hotkeys) num=300000 versions=1 threads=1 memtables=plaindb:skip_list,plaindb:teks value_size=32 ;;
-  *) die "unknown --scenario '$scenario' (known: memtable, versions, large, writes, micro, hotkeys, all)" ;;
+  *) die "unknown --scenario '$scenario' (known: memtable, versions, large, writes, mixed, micro, hotkeys, all)" ;;
 esac
 num=${flag[num]:-$num}
 value_size=${flag[value-size]:-$value_size}
@@ -163,11 +176,13 @@ versions=${flag[versions]:-$versions}
 threads=${flag[threads]:-$threads}
 memtables=${flag[memtables]:-$memtables}
 if [[ -n "${flag[write-buffer-size]:-}" ]]; then
-  ((in_memory == 0)) || die "--write-buffer-size applies to --scenario large and writes only" \
+  ((in_memory == 0)) || die "--write-buffer-size applies to --scenario large, writes and mixed only" \
     "(the in-memory scenarios size the write buffer to hold everything)"
   write_buffer_size=${flag[write-buffer-size]}
 fi
-for v in num value_size versions repeat write_buffer_size; do
+write_rate=${flag[write-rate]:-2000000}
+[[ -z "${flag[write-rate]:-}" || $scenario == mixed ]] || die "--write-rate applies to --scenario mixed only"
+for v in num value_size versions repeat write_buffer_size write_rate; do
   [[ -z ${!v} || ${!v} =~ ^[1-9][0-9]*$ ]] || die "--${v//_/-} must be a positive integer, not '${!v}'"
 done
 [[ $threads =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--threads must be a list of positive integers, not '$threads'"
@@ -190,13 +205,14 @@ if [[ $scenario == hotkeys ]]; then
       "tools/teks_db_bench: name memtables as plaindb:REP or teksdb:REP, not '$spec'"
   done
 fi
+if [[ $scenario == writes || $scenario == mixed ]]; then
+  [[ -z "${flag[versions]:-}" ]] || die "--versions does not apply to --scenario $scenario" \
+    "(its writers rewrite the keys instead)"
+fi
 if [[ $scenario == writes ]]; then
-  [[ -z "${flag[versions]:-}" ]] || die "--versions does not apply to --scenario writes" \
-    "(overwrite rewrites the keys instead)"
   for spec in ${memtables//,/ }; do
     [[ $spec != plaindb:* && $spec != teksdb:* ]] || die "--scenario writes runs Debian's" \
-      "db_bench only (tools/teks_db_bench has no fillseq, overwrite or readrandomwriterandom):" \
-      "not '$spec'"
+      "db_bench only (tools/teks_db_bench has no fillseq or overwrite): not '$spec'"
   done
 fi
 [[ -z $(tr , '\n' <<<"$threads" | sort | uniq -d) ]] || die "--threads '$threads' lists a count twice"
@@ -389,6 +405,9 @@ IFS=, read -r -a thread_counts <<<"$threads"
 # The db_bench variants run for db_bench memtables without bounded reads.
 main_section=
 write_mix=fillrandom,overwrite,readrandomwriterandom
+while_writing=readwhilewriting,seekrandomwhilewriting
+beside_writer=$while_writing,readrandomwriterandom
+limited_section="writes (the fill's and the writer's) limited to $write_rate bytes/s"
 if [[ $scenario == large ]]; then
   main_section="reads right after the fill (each memtable's own LSM shape)"
   variant_fill=fillrandom,memstats,levelstats
@@ -433,6 +452,13 @@ each_run() {
         if [[ $scenario == writes ]]; then
           "$callback" "$spec" "$t" "$r" fillseq "" fillseq fillseq all
           "$callback" "$spec" "$t" "$r" mixed "" "$write_mix" "$write_mix" all --readwritepercent=50
+          continue
+        fi
+        if [[ $scenario == mixed ]]; then
+          "$callback" "$spec" "$t" "$r" full "" "fillrandom,$beside_writer" "$beside_writer" all \
+            --seed="$r" --disable_wal=1 --readwritepercent=50
+          "$callback" "$spec" "$t" "$r" limited "$limited_section" "fillrandom,$while_writing" \
+            "$while_writing" all --seed="$r" --disable_wal=1 --benchmark_write_rate_limit="$write_rate"
           continue
         fi
         full=() limited=()
@@ -540,6 +566,9 @@ echo
 if [[ $scenario == writes ]]; then
   echo "scenario writes: db_bench fillseq, and db_bench $write_mix --readwritepercent=50," \
     "each in a fresh DB: ${common_flags[*]} ${extra[*]}"
+elif [[ $scenario == mixed ]]; then
+  echo "scenario mixed: db_bench (teksdb: tools/teks_db_bench) fillrandom,$beside_writer" \
+    "--readwritepercent=50 --disable_wal=1 --seed=R (repeat R), in a fresh DB: ${common_flags[*]} ${extra[*]}"
 else
   echo "scenario $scenario: db_bench fillrandom,readrandom,readseq,seekrandom ${common_flags[*]} ${extra[*]}"
 fi

@@ -46,7 +46,7 @@ LEVEL_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s*$")
 
 # Table order; a counted benchmark not listed here follows them.
 BENCHMARKS = ["fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
-              "readwhilewriting", "readrandomwriterandom", "readrecent"]
+              "readwhilewriting", "seekrandomwhilewriting", "readrandomwriterandom", "readrecent"]
 # The first section's plot: a panel for each of its first benchmarks in table
 # order, then two of memory.
 PLOTTED_PANELS = 4

@@ -139,6 +139,29 @@ fi
 refuse "db_bench only" --scenario writes --memtables plaindb:teks
 refuse "--versions does not apply" --scenario writes --versions 2
 
+# --- mixed: reads beside a writer at full speed and rate-limited ---------------------
+if bench --scenario mixed --num 2000 --write-buffer-size 1048576 --write-rate 1000000 \
+  --no-plots >"$tmp/mixed" 2>"$tmp/mixedlog"; then
+  for t in 1 2; do
+    for m in teks teksdb:teks skip_list; do
+      for b in readwhilewriting seekrandomwhilewriting readrandomwriterandom; do
+        grep -qE "^$t +$b +$m +[0-9.]+ +[0-9,]+ +[0-9.]+x" "$tmp/mixed" ||
+          fail "mixed: no row for $t thread(s), $b, $m"
+      done
+    done
+  done
+  limited=$(sed -n '/^== writes (the fill.s and the writer.s) limited to 1000000 bytes\/s/,$p' "$tmp/mixed")
+  for b in readwhilewriting seekrandomwhilewriting; do
+    grep -qE "^2 +$b +teksdb:teks +[0-9.]+ " <<<"$limited" || fail "mixed: no rate-limited row for $b"
+  done
+  ! grep -qE "readrandomwriterandom" <<<"$limited" ||
+    fail "mixed: readrandomwriterandom in the rate-limited section (db_bench does not limit it)"
+  pass "mixed: rows checked for 2 thread counts x 3 benchmarks x 3 memtables, and the limited section"
+else
+  fail "bench.sh --scenario mixed failed: $(tail -n 20 "$tmp/mixedlog")"
+fi
+refuse "--write-rate applies to --scenario mixed only" --scenario writes --write-rate 1000
+
 # --- hotkeys: versions per key -------------------------------------------------------
 if bench --scenario hotkeys --num 1000 --no-plots --out "$tmp/hot.tsv" >"$tmp/hot" 2>"$tmp/hotlog"; then
   pass "bench.sh --scenario hotkeys exits 0"

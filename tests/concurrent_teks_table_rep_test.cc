@@ -1,7 +1,8 @@
 // Concurrency tests of TeksTableRep, meant for ThreadSanitizer:
-//   - the background linker and helping readers racing iterators: every key
-//     whose insert finished before an iterator was created (or re-seeked)
-//     is in its scan, in order, exactly once (the completeness barrier);
+//   - the background linker, helping readers and writers that link their
+//     own keys (while ordered reads run) racing iterators: every key whose
+//     insert finished before an iterator was created (or re-seeked) is in
+//     its scan, in order, exactly once (the completeness barrier);
 //   - point reads racing updates of the same keys: each reader sees, per
 //     key, versions that never go backwards, and never one above its
 //     sequence;
@@ -10,11 +11,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "link_queue.h"
 #include "teks_table_rep.h"
 #include "test_support.h"
 
@@ -32,65 +35,109 @@ std::string Key(int writer, int i) {
 
 using ConcurrentRepTest = test::VariantTest;
 
-TEST_P(ConcurrentRepTest, IteratorsSeeEveryKeyInsertedBeforeThem) {
-  RepHarness h(Options());
-  constexpr int kWriters = 2;
-  constexpr int kKeysPerWriter = 4000;
-  // progress[w] = number of keys writer w has finished inserting.
-  std::atomic<int> progress[kWriters];
-  for (auto& p : progress) p.store(0);
-  std::atomic<SequenceNumber> next_seq{1};
-  std::vector<std::thread> threads;
+constexpr int kWriters = 2;
+constexpr int kKeysPerWriter = 4000;
+
+// Keys that writers w = 0, 1 insert in order, Key(w, 0), Key(w, 1), ...;
+// progress[w] says how many of them are in.
+struct WriterProgress {
+  std::atomic<int> done[kWriters] = {};
+  bool Finished() const {
+    for (const auto& d : done) {
+      if (d.load() < kKeysPerWriter) return false;
+    }
+    return true;
+  }
+  int Total() const { return done[0].load() + done[1].load(); }
+};
+
+std::vector<std::thread> StartWriters(RepHarness* h, WriterProgress* progress) {
+  auto next_seq = std::make_shared<std::atomic<SequenceNumber>>(1);
+  std::vector<std::thread> writers;
   for (int w = 0; w < kWriters; ++w) {
-    threads.emplace_back([&, w] {
+    writers.emplace_back([=] {
       for (int i = 0; i < kKeysPerWriter; ++i) {
-        ASSERT_TRUE(h.Add(Key(w, i), next_seq.fetch_add(1), kEntryValue, "v"));
-        progress[w].store(i + 1, std::memory_order_release);
+        ASSERT_TRUE(h->Add(Key(w, i), next_seq->fetch_add(1), kEntryValue, "v"));
+        progress->done[w].store(i + 1, std::memory_order_release);
       }
     });
   }
+  return writers;
+}
+
+// One scan by a new iterator, and a re-seek: each must see, in order and
+// once, every key whose insert had finished before it.
+void ScanSeesEveryFinishedKey(RepHarness* h, const WriterProgress& progress) {
+  int done[kWriters];
+  for (int w = 0; w < kWriters; ++w) done[w] = progress.done[w].load(std::memory_order_acquire);
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> it(h->rep().GetIterator(nullptr));
+  int seen[kWriters] = {0, 0};
+  std::string last;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const std::string key = DecodeEntry(it->key()).user_key;
+    ASSERT_LT(last, key) << "scan out of order or duplicated";
+    last = key;
+    const int w = key[1] - '0';
+    // Keys of one writer come in insertion order; none may be skipped
+    // below what the writer had finished when the iterator was made.
+    if (seen[w] < done[w]) ASSERT_EQ(key, Key(w, seen[w]));
+    ++seen[w];
+  }
+  for (int w = 0; w < kWriters; ++w) ASSERT_GE(seen[w], done[w]);
+  const int target = progress.done[0].load(std::memory_order_acquire) - 1;
+  if (target >= 0) {
+    const std::string ikey = test::InternalKey(Key(0, target), ~0ull >> 8, 0x16);
+    it->Seek(ikey, nullptr);
+    ASSERT_TRUE(it->Valid());
+    ASSERT_EQ(DecodeEntry(it->key()).user_key, Key(0, target));
+  }
+}
+
+void ExpectEveryKeyInTheEnd(RepHarness* h) {
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> it(h->rep().GetIterator(nullptr));
+  int total = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++total;
+  EXPECT_EQ(total, kWriters * kKeysPerWriter);
+}
+
+TEST_P(ConcurrentRepTest, IteratorsSeeEveryKeyInsertedBeforeThem) {
+  RepHarness h(Options());
+  WriterProgress progress;
+  std::vector<std::thread> threads = StartWriters(&h, &progress);
   std::atomic<int> scans{0};
   for (int r = 0; r < 2; ++r) {
     threads.emplace_back([&] {
       // At least a few scans, and then as long as the writers run.
-      for (int scan = 0; scan < 5 || progress[0].load() < kKeysPerWriter ||
-                         progress[1].load() < kKeysPerWriter;
-           ++scan) {
-        int done[kWriters];
-        for (int w = 0; w < kWriters; ++w) done[w] = progress[w].load(std::memory_order_acquire);
-        std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> it(
-            h.rep().GetIterator(nullptr));
-        int seen[kWriters] = {0, 0};
-        std::string last;
-        for (it->SeekToFirst(); it->Valid(); it->Next()) {
-          const std::string key = DecodeEntry(it->key()).user_key;
-          ASSERT_LT(last, key) << "scan out of order or duplicated";
-          last = key;
-          const int w = key[1] - '0';
-          // Keys of one writer come in insertion order; none may be skipped
-          // below what the writer had finished when the iterator was made.
-          if (seen[w] < done[w]) ASSERT_EQ(key, Key(w, seen[w]));
-          ++seen[w];
-        }
-        for (int w = 0; w < kWriters; ++w) ASSERT_GE(seen[w], done[w]);
-        // A re-seek must also see what was finished before it.
-        const int target = progress[0].load(std::memory_order_acquire) - 1;
-        if (target >= 0) {
-          const std::string ikey = test::InternalKey(Key(0, target), ~0ull >> 8, 0x16);
-          it->Seek(ikey, nullptr);
-          ASSERT_TRUE(it->Valid());
-          ASSERT_EQ(DecodeEntry(it->key()).user_key, Key(0, target));
-        }
+      for (int scan = 0; scan < 5 || !progress.Finished(); ++scan) {
+        ASSERT_NO_FATAL_FAILURE(ScanSeesEveryFinishedKey(&h, progress));
         ++scans;
       }
     });
   }
   for (auto& t : threads) t.join();
   EXPECT_GT(scans.load(), 0);
-  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep::Iterator> it(h.rep().GetIterator(nullptr));
-  int total = 0;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) ++total;
-  EXPECT_EQ(total, kWriters * kKeysPerWriter);
+  ExpectEveryKeyInTheEnd(&h);
+}
+
+// Scans far enough apart that writers go back to queueing between them
+// (LinkQueue::kOrderedReadWindow), and each scan switches them to linking
+// their own keys: both ways of linking race the scans.
+TEST_P(ConcurrentRepTest, ScansSeeEveryKeyWhileWritersSwitchWhoLinks) {
+  RepHarness h(Options());
+  WriterProgress progress;
+  std::vector<std::thread> threads = StartWriters(&h, &progress);
+  threads.emplace_back([&] {
+    while (!progress.Finished()) {
+      ASSERT_NO_FATAL_FAILURE(ScanSeesEveryFinishedKey(&h, progress));
+      const int since = progress.Total();
+      while (!progress.Finished() &&
+             progress.Total() < since + 3 * static_cast<int>(LinkQueue::kOrderedReadWindow)) {
+        std::this_thread::yield();
+      }
+    }
+  });
+  for (auto& t : threads) t.join();
+  ExpectEveryKeyInTheEnd(&h);
 }
 
 TEST_P(ConcurrentRepTest, PointReadsNeverGoBackwardsOrAboveTheirSequence) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tools/teks_db_bench speaks db_bench's flags and result lines, sees the same
 # data with and without the TeksDB layer (also with many versions per key,
-# which the layer drops), reads only the newest writes in readrecent, and
-# refuses bad input by name.
+# which the layer drops), reads only the newest writes in readrecent, reads
+# beside a writer (rate-limited, too), and refuses bad input by name.
 #
 # Usage: tests/teks_db_bench_test.sh PATH/TO/teks_db_bench
 set -euo pipefail
@@ -72,6 +72,32 @@ else
   fail "the readrecent run failed: $(tr '\r' '\n' <"$tmp/recent.err" | tail -n 5)"
 fi
 
+# --- reads beside a writer, and the read-write mix ---------------------------------
+# Two threads' fill of 3000 random keys each writes ~86% of the 3000 keys,
+# so the readers beside the writer find most of the keys they look for.
+beside=(--num=3000 --value_size=32 --seek_nexts=5 --threads=2 --readwritepercent=50
+        --benchmarks=fillrandom,readrandom,readwhilewriting,seekrandomwhilewriting,readrandomwriterandom)
+if run beside "${beside[@]}" && run beside_limited "${beside[@]}" --benchmark_write_rate_limit=1000000 \
+  --disable_wal=true; then
+  for b in readwhilewriting seekrandomwhilewriting readrandomwriterandom; do
+    expect_eq "$b: operations (2 threads x 3000)" "$(operations beside $b)" 6000
+    expect_eq "$b, writes limited: operations" "$(operations beside_limited $b)" 6000
+  done
+  for b in readwhilewriting seekrandomwhilewriting; do
+    hits=$(found beside $b | cut -d' ' -f1)
+    if ((hits > 1500)); then pass "$b finds most keys ($hits of 3000)"; else fail "$b found '$hits' of 3000"; fi
+  done
+  # 3000 x 32-byte fill writes at 1 MB/s take at least ~0.1 s.
+  fill_seconds=$(result beside_limited fillrandom | sed -E 's/.* ([0-9.]+) seconds.*/\1/')
+  if awk -v s="$fill_seconds" 'BEGIN { exit !(s >= 0.08) }'; then
+    pass "the write rate limit holds the fill back (${fill_seconds} s)"
+  else
+    fail "a fill limited to 1 MB/s took ${fill_seconds} s"
+  fi
+else
+  fail "a run beside a writer failed: $(cat "$tmp"/beside*.err | tr '\r' '\n' | tail -n 5)"
+fi
+
 # --- bad input: an error naming it, non-zero exit ---------------------------------
 # refuse NAME WORD FLAGS...: the run must fail and say WORD.
 refuse() {
@@ -93,5 +119,7 @@ refuse bad_num "num must be positive" --num=0
 refuse stray_argument stray stray
 refuse readrecent_without_fill "needs a fill" --benchmarks=readrecent
 refuse no_recent_keys recent_keys --recent_keys=0 --benchmarks=fillrandom,readrecent
+refuse bad_read_write_percent readwritepercent --readwritepercent=101
+refuse bad_write_rate benchmark_write_rate_limit --benchmark_write_rate_limit=-1
 
 finish

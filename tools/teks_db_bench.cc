@@ -1,5 +1,6 @@
 // teks_db_bench: db_bench's fillrandom, readrandom, readseq, readreverse,
-// seekrandom and memstats, for a DB opened through the TeksDB layer
+// seekrandom, readwhilewriting, seekrandomwhilewriting,
+// readrandomwriterandom and memstats, for a DB opened through the TeksDB layer
 // (teksdb::TeksDB::Open), which Debian's db_bench cannot do. It exists so that
 // scripts/bench.sh can measure TeksTable with version dropping beside
 // db_bench's runs of the stock memtables and of TeksTable as a plain
@@ -19,7 +20,11 @@
 // together; each thread has its own random generator, iterators and
 // counters, and only the shared DB is touched concurrently. As in db_bench,
 // micros/op is the threads' summed time over all operations and ops/sec is
-// all operations over the wall time.
+// all operations over the wall time. The *whilewriting benchmarks add one
+// writer thread, overwriting random keys until the readers are done, whose
+// writes are not counted. --benchmark_write_rate_limit limits the writes
+// of the fills and of that writer, as in db_bench (readrandomwriterandom's
+// are not limited there either).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -43,6 +48,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/options.h"
+#include "rocksdb/rate_limiter.h"
 #include "rocksdb/version.h"
 #include "teksdb/teks_db.h"
 #include "teksdb/teks_table.h"
@@ -76,6 +82,9 @@ DEFINE_bool(disable_auto_compactions, false, "no automatic compactions");
 DEFINE_bool(allow_concurrent_memtable_write, true, "concurrent memtable inserts");
 DEFINE_bool(enable_pipelined_write, true, "pipeline WAL and memtable writes (db_bench's default)");
 DEFINE_string(compression_type, "snappy", "none, snappy, zlib, bzip2, lz4, lz4hc, xpress or zstd");
+DEFINE_bool(disable_wal, false, "write without the write-ahead log");
+DEFINE_int64(benchmark_write_rate_limit, 0, "bytes/s of key and value all writes may take (0: no limit)");
+DEFINE_int32(readwritepercent, 90, "readrandomwriterandom: percent of operations that are reads");
 
 namespace {
 
@@ -155,6 +164,11 @@ class Benchmark {
     if (recent_keys > 0) {
       recent_.assign(static_cast<size_t>(FLAGS_threads), RecentKeys(recent_keys));
     }
+    write_options_.disableWAL = FLAGS_disable_wal;
+    if (FLAGS_benchmark_write_rate_limit > 0) {
+      write_rate_limiter_.reset(
+          ROCKSDB_NAMESPACE::NewGenericRateLimiter(FLAGS_benchmark_write_rate_limit));
+    }
   }
   ~Benchmark() {
     if (first_round_ != nullptr) db_->ReleaseSnapshot(first_round_);
@@ -179,8 +193,11 @@ class Benchmark {
     }
     if (name == "readseq") method = &Benchmark::ReadSequential;
     if (name == "readreverse") method = &Benchmark::ReadReverse;
-    if (name == "seekrandom") method = &Benchmark::SeekRandom;
+    if (name == "seekrandom" || name == "seekrandomwhilewriting") method = &Benchmark::SeekRandom;
+    if (name == "readwhilewriting") method = &Benchmark::ReadRandom;
+    if (name == "readrandomwriterandom") method = &Benchmark::ReadRandomWriteRandom;
     if (name == "hotkeysnapshot") method = &Benchmark::HotKeyUnderSnapshot;
+    const bool beside_writer = name == "readwhilewriting" || name == "seekrandomwhilewriting";
 
     runs_++;
     std::printf("DB path: [%s]\n", FLAGS_db.c_str());
@@ -203,6 +220,17 @@ class Benchmark {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       });
     }
+    std::atomic<bool> readers_done{false};
+    std::thread writer;
+    if (beside_writer) {
+      writer = std::thread([&] {
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return go; });
+        }
+        OverwriteUntil(readers_done);
+      });
+    }
     const auto start = std::chrono::steady_clock::now();
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -211,6 +239,8 @@ class Benchmark {
     cv.notify_all();
     for (std::thread& w : workers) w.join();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    readers_done = true;
+    if (writer.joinable()) writer.join();
     Report(name, results, wall);
   }
 
@@ -241,15 +271,64 @@ class Benchmark {
   void Fill(int thread, ThreadResult* result, ChooseKey choose_key) {
     ValueSource values(seed_ + static_cast<uint64_t>(thread));
     const uint64_t writes = static_cast<uint64_t>(FLAGS_writes < 0 ? FLAGS_num : FLAGS_writes);
-    ROCKSDB_NAMESPACE::WriteOptions write_options;
     std::string key;
     for (uint64_t i = 0; i < writes; i++) {
       const uint64_t key_number = choose_key(i);
       MakeKey(key_number, &key);
-      Check(db_->Put(write_options, key, values.Next(static_cast<size_t>(FLAGS_value_size))),
-            "Put");
+      Put(key, &values);
       if (!recent_.empty()) recent_[static_cast<size_t>(thread)].Add(key_number);
       result->bytes += key.size() + static_cast<uint64_t>(FLAGS_value_size);
+      Progress(thread, ++result->ops);
+    }
+  }
+
+  // One put of a --value_size value, within --benchmark_write_rate_limit
+  // if `limited`.
+  void Put(const std::string& key, ValueSource* values, bool limited = true) {
+    if (limited && write_rate_limiter_ != nullptr) {
+      write_rate_limiter_->Request(key.size() + static_cast<size_t>(FLAGS_value_size),
+                                   ROCKSDB_NAMESPACE::Env::IO_HIGH, nullptr,
+                                   ROCKSDB_NAMESPACE::RateLimiter::OpType::kWrite);
+    }
+    Check(db_->Put(write_options_, key, values->Next(static_cast<size_t>(FLAGS_value_size))),
+          "Put");
+  }
+
+  // The *whilewriting benchmarks' writer: random keys until `stop`.
+  void OverwriteUntil(const std::atomic<bool>& stop) {
+    std::mt19937_64 rnd = ThreadRandom(FLAGS_threads);
+    ValueSource values(seed_ + static_cast<uint64_t>(FLAGS_threads));
+    std::string key;
+    while (!stop.load(std::memory_order_relaxed)) {
+      MakeKey(RandomKeyNumber(&rnd), &key);
+      Put(key, &values);
+    }
+  }
+
+  // db_bench's readrandomwriterandom: per thread, max(--reads, --writes)
+  // operations on random keys, --readwritepercent of them gets, the rest
+  // puts.
+  void ReadRandomWriteRandom(int thread, ThreadResult* result) {
+    std::mt19937_64 rnd = ThreadRandom(thread);
+    ValueSource values(seed_ + static_cast<uint64_t>(thread));
+    const uint64_t writes = static_cast<uint64_t>(FLAGS_writes < 0 ? FLAGS_num : FLAGS_writes);
+    const uint64_t ops = std::max(ReadsPerThread(), writes);
+    std::string key;
+    ROCKSDB_NAMESPACE::PinnableSlice value;
+    for (uint64_t i = 0; i < ops; i++) {
+      MakeKey(RandomKeyNumber(&rnd), &key);
+      if (static_cast<int>(rnd() % 100) < FLAGS_readwritepercent) {
+        value.Reset();
+        const Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), db_->DefaultColumnFamily(),
+                                  key, &value);
+        if (s.ok()) {
+          result->found++;
+        } else if (!s.IsNotFound()) {
+          Check(s, "Get");
+        }
+      } else {
+        Put(key, &values, /*limited=*/false);
+      }
       Progress(thread, ++result->ops);
     }
   }
@@ -417,7 +496,7 @@ class Benchmark {
       extra = rate;
     }
     if (name == "readrandom" || name == "readatsnapshot" || name == "readrecent" ||
-        name == "seekrandom") {
+        name == "seekrandom" || name == "readwhilewriting" || name == "seekrandomwhilewriting") {
       // Like db_bench, the message is one thread's.
       extra += " (" + std::to_string(results[0].found) + " of " + std::to_string(results[0].ops) +
                " found)";
@@ -432,6 +511,9 @@ class Benchmark {
 
   DB* db_;
   uint64_t seed_;
+  ROCKSDB_NAMESPACE::WriteOptions write_options_;
+  // Shared by every writing thread, as db_bench's is.
+  std::unique_ptr<ROCKSDB_NAMESPACE::RateLimiter> write_rate_limiter_;
   uint64_t runs_ = 0;  // benchmarks started, for ThreadRandom
   // Taken by fillrounds after its first round; held until the end.
   const ROCKSDB_NAMESPACE::Snapshot* first_round_ = nullptr;
@@ -475,9 +557,13 @@ ROCKSDB_NAMESPACE::Options MakeOptions() {
   return options;
 }
 
-const char* const kBenchmarks[] = {"fillrandom",  "fillrounds", "readrandom",
-                                   "readatsnapshot", "readrecent", "readseq", "readreverse",
-                                   "seekrandom",  "hotkeysnapshot", "memstats", "levelstats"};
+const char* const kBenchmarks[] = {"fillrandom",       "fillrounds",
+                                   "readrandom",       "readatsnapshot",
+                                   "readrecent",       "readseq",
+                                   "readreverse",      "seekrandom",
+                                   "readwhilewriting", "seekrandomwhilewriting",
+                                   "readrandomwriterandom", "hotkeysnapshot",
+                                   "memstats",         "levelstats"};
 
 std::vector<std::string> BenchmarkNames() {
   std::vector<std::string> names;
@@ -500,6 +586,10 @@ void ValidateFlags() {
   if (FLAGS_value_size < 0 || FLAGS_value_size > (1 << 20)) Fail("--value_size must be in [0, 1 MiB]");
   if (FLAGS_threads <= 0) Fail("--threads must be positive");
   if (FLAGS_seek_nexts < 0) Fail("--seek_nexts must not be negative");
+  if (FLAGS_benchmark_write_rate_limit < 0) Fail("--benchmark_write_rate_limit must not be negative");
+  if (FLAGS_readwritepercent < 0 || FLAGS_readwritepercent > 100) {
+    Fail("--readwritepercent must be in [0, 100]");
+  }
   if (FLAGS_recent_keys == 0 || FLAGS_recent_keys < -1) {
     Fail("--recent_keys must be positive or -1");
   }
