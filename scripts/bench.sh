@@ -82,7 +82,8 @@
 #   --write-rate N    mixed only: bytes/s of the rate-limited writer (2000000)
 #   --repeat N        runs of everything, interleaved; tables show medians (1)
 #   --plots DIR       PNG plots go here (docs/bench/<scenario>; large also
-#                     writes large-variants.png, its variants' sections)
+#                     writes large-variants.png, its variants' sections, and
+#                     mixed writes mixed-variants.png, the rate-limited runs)
 #   --no-plots        no plots (no matplotlib venv)
 #   --out FILE        also write the raw per-run results (TSV; micro: JSON)
 # Environment: TEKSDB_BUILD_DIR (build), DB_BENCH (/usr/bin/db_bench),
@@ -590,7 +591,7 @@ report=("$python" scripts/bench_report.py "$runs" --title "scenario $scenario")
 [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; report+=(--out "$out"); }
 if [[ -z "$no_plots" ]]; then
   report+=(--plot "$plots/$scenario.png")
-  [[ $scenario == large ]] && report+=(--plot-sections "$plots/$scenario-variants.png")
+  [[ $scenario == large || $scenario == mixed ]] && report+=(--plot-sections "$plots/$scenario-variants.png")
 fi
 "${report[@]}"
 ((${#warnings[@]} == 0)) || printf '%s\n' "" "${warnings[@]}"

@@ -1,11 +1,12 @@
 """Plots for scripts/bench.sh (imported by bench_report.py and
 micro_report.py; needs matplotlib, which bench.sh installs into a venv).
 
-plot_db_bench: one panel per db_bench benchmark (ops/s, log scale) and two
-for memory, a group of bars per memtable, one bar per thread count; bars
-of bounded runs (fewer operations) are hatched.
-plot_sections: the large scenario's variants, one panel (ops/s) per section
-and benchmark, a group of bars per memtable, one bar per thread count.
+plot_db_bench: one panel per db_bench benchmark (ops/s, log scale) and one
+for each memory measure the runs have, a group of bars per memtable, one
+bar per thread count; bars of bounded runs (fewer operations) are hatched.
+plot_sections: the large scenario's variants and the mixed scenario's
+rate-limited runs, one panel (ops/s) per section and benchmark, a group of
+bars per memtable, one bar per thread count.
 plot_micro: memtable_bench's operations, a group per operation, a bar per rep.
 plot_hot_keys: one panel per hot-key benchmark, cost per operation against
 versions per key (both log scales), a line per memtable.
@@ -45,8 +46,15 @@ def _thread_legend(fig, thread_counts, extra=()):
 
 
 def plot_db_bench(summary, memtables, thread_counts, benchmarks, title, path):
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
-    for ax, b in zip(axes.flat, benchmarks):
+    memory = [(key, name, scale) for key, name, scale in
+              [("memtable_bytes", "memtable MiB after fill", 2**20),
+               ("peak_rss_kb", "peak RSS MiB", 1024)]
+              if any(s.get(key) is not None for s in summary.values())]
+    columns = 3
+    rows = math.ceil((len(benchmarks) + len(memory)) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(15, 4.25 * rows), squeeze=False)
+    panels = iter(axes.flat)
+    for ax, b in zip(panels, benchmarks):
         def ops(t, m, b=b):
             s = summary.get((t, b, m))
             return s["ops"] / 1e6 if s else None
@@ -55,17 +63,19 @@ def plot_db_bench(summary, memtables, thread_counts, benchmarks, title, path):
         ax.set_yscale("log")
         ax.set_title(b)
         ax.set_ylabel("Mops/s (log)")
-    for ax, key, name, scale in [(axes.flat[4], "memtable_bytes", "memtable MiB after fill", 2**20),
-                                 (axes.flat[5], "peak_rss_kb", "peak RSS MiB", 1024)]:
+    for ax, (key, name, scale) in zip(panels, memory):
         def mib(t, m, key=key, scale=scale):
             s = summary.get((t, "fillrandom", m))
             return s[key] / scale if s and s[key] is not None else None
         _bars(ax, memtables, thread_counts, mib)
         ax.set_title(name)
         ax.set_ylabel("MiB")
+    for ax in panels:
+        ax.axis("off")
     _thread_legend(fig, thread_counts, [Patch(facecolor="white", edgecolor="black", hatch="//",
                                               label="bounded op count (see table)")])
-    fig.suptitle(f"{title}: median ops/s per memtable (higher is better); memory (lower is better)")
+    fig.suptitle(f"{title}: median ops/s per memtable (higher is better)"
+                 + ("; memory (lower is better)" if memory else ""))
     fig.tight_layout(rect=(0, 0, 0.9, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
