@@ -1,0 +1,75 @@
+// The command table: every command teksdb-server knows, its arity (Redis's
+// convention: n exactly n arguments counting the name, -n at least n) and
+// its handler, and Execute, which checks a request against the table and
+// runs it, replying exactly what Redis replies (unknown command, wrong
+// arity, NOAUTH, WRONGTYPE, ...).
+//
+// Handlers live with their data type (string_commands.cc,
+// key_commands.cc, server_commands.cc) and register through AddCommands.
+//
+// Thread safety: Execute may run on any number of I/O threads at once, one
+// request per connection at a time; the handlers' atomicity comes from
+// Keyspace's key locks.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "keyspace.h"
+
+namespace teksdb::server {
+
+// What the whole server shares.
+struct ServerState {
+  Keyspace* keyspace = nullptr;
+  ROCKSDB_NAMESPACE::DB* db = nullptr;
+  std::string requirepass;   // empty: no AUTH needed
+  std::string memtable;      // the memtable factory's Name(), for INFO
+  int64_t started_ms = 0;
+  std::atomic<uint64_t> commands{0};
+  std::atomic<uint64_t> connections{0};
+  std::atomic<int64_t> connected{0};
+  std::function<void()> shutdown;  // SHUTDOWN: stops the server
+};
+
+// One connection's state.
+struct ClientState {
+  bool authenticated = false;
+  std::string name;
+  bool close_after_reply = false;  // QUIT, SHUTDOWN, protocol errors
+};
+
+struct Request {
+  ServerState& server;
+  ClientState& client;
+  const std::vector<std::string>& args;
+  std::string* out;
+};
+
+using Handler = void (*)(Request&);
+
+struct Command {
+  const char* name;  // lower case
+  int arity;
+  Handler handler;
+};
+
+// Runs one request, appending its reply to `out`.
+void Execute(ServerState& server, ClientState& client, const std::vector<std::string>& args,
+             std::string* out);
+
+// The handlers of each file, for the table.
+void AddStringCommands(std::vector<Command>* table);
+void AddKeyCommands(std::vector<Command>* table);
+void AddServerCommands(std::vector<Command>* table);
+
+// Replies shared by handlers.
+void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s);
+constexpr const char* kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
+constexpr const char* kNotInteger = "ERR value is not an integer or out of range";
+constexpr const char* kSyntaxError = "ERR syntax error";
+
+}  // namespace teksdb::server

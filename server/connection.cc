@@ -1,0 +1,64 @@
+// Connection implementation: the read -> process -> write cycle.
+#include "connection.h"
+
+#include "resp_reply.h"
+
+namespace teksdb::server {
+
+Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
+    : socket_(std::move(socket)), server_(server) {
+  client_.authenticated = server_->requirepass.empty();
+  server_->connections.fetch_add(1, std::memory_order_relaxed);
+  server_->connected.fetch_add(1, std::memory_order_relaxed);
+}
+
+Connection::~Connection() { server_->connected.fetch_sub(1, std::memory_order_relaxed); }
+
+void Connection::Start() { Read(); }
+
+void Connection::Read() {
+  socket_.async_read_some(asio::buffer(read_buffer_, kReadBytes),
+                          [self = shared_from_this()](const asio::error_code& error, size_t n) {
+                            if (error) return;  // closed or reset: drop the connection
+                            self->unparsed_.assign(self->read_buffer_, n);
+                            self->unparsed_pos_ = 0;
+                            self->Process();
+                          });
+}
+
+void Connection::Process() {
+  while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply) {
+    if (parser_.HasCommand()) {
+      Execute(*server_, client_, parser_.TakeCommand(), &replies_);
+      continue;
+    }
+    if (!parser_.error().empty()) {
+      reply::Error(&replies_, "ERR " + parser_.error());
+      client_.close_after_reply = true;
+      break;
+    }
+    if (unparsed_pos_ == unparsed_.size()) break;
+    unparsed_pos_ += parser_.Consume(unparsed_.data() + unparsed_pos_,
+                                     unparsed_.size() - unparsed_pos_);
+  }
+  if (!replies_.empty()) return Write();
+  if (client_.close_after_reply) return;
+  Read();
+}
+
+void Connection::Write() {
+  asio::async_write(socket_, asio::buffer(replies_),
+                    [self = shared_from_this()](const asio::error_code& error, size_t) {
+                      if (error) return;
+                      self->replies_.clear();
+                      if (self->client_.close_after_reply) {
+                        asio::error_code ignored;
+                        self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+                        return;
+                      }
+                      // Commands already read run before anything more is read.
+                      self->Process();
+                    });
+}
+
+}  // namespace teksdb::server

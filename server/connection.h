@@ -1,0 +1,49 @@
+// Connection: one client's socket, read, parsed and answered in order.
+//
+// A connection has at most one socket operation outstanding, a read or a
+// write, so its handlers never run concurrently even with several I/O
+// threads: no strand is needed. It reads, runs every whole command that
+// arrived (pipelining) while its pending replies stay under
+// kReplyBatchBytes, writes those replies, and only then reads or runs
+// more. So a client that stops reading stalls only itself, and the server
+// holds at most one batch of its replies (plus the one reply that crossed
+// the mark) and the command being parsed (RespParser's limits) for it.
+// A protocol error is replied, then the connection closes, as in Redis.
+#pragma once
+
+#include <asio.hpp>
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "resp_parser.h"
+
+namespace teksdb::server {
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(asio::ip::tcp::socket socket, ServerState* server);
+  ~Connection();
+  void Start();
+
+ private:
+  static constexpr size_t kReadBytes = 16 * 1024;
+  static constexpr size_t kReplyBatchBytes = 64 * 1024;
+
+  void Read();
+  // Runs the commands in unparsed_ until it is used up or a batch of
+  // replies is due; then writes or reads.
+  void Process();
+  void Write();
+
+  asio::ip::tcp::socket socket_;
+  ServerState* const server_;
+  ClientState client_;
+  RespParser parser_;
+  char read_buffer_[kReadBytes];
+  std::string unparsed_;  // bytes read but not yet consumed by the parser
+  size_t unparsed_pos_ = 0;
+  std::string replies_;
+};
+
+}  // namespace teksdb::server

@@ -1,0 +1,192 @@
+// Commands on keys of any type: DEL EXISTS TYPE EXPIRE PEXPIRE EXPIREAT
+// PEXPIREAT TTL PTTL PERSIST KEYS DBSIZE FLUSHDB FLUSHALL. Writes run under
+// the keys' locks (keyspace.h).
+#include <limits>
+
+#include "commands.h"
+#include "glob_match.h"
+#include "resp_reply.h"
+#include "strict_integer.h"
+
+namespace teksdb::server {
+namespace {
+
+using ROCKSDB_NAMESPACE::Status;
+
+std::string Lower(const std::string& s) {
+  std::string l = s;
+  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l;
+}
+
+const char* TypeName(char type) {
+  switch (type) {
+    case Keyspace::kString: return "string";
+    default: return "none";
+  }
+}
+
+void Del(Request& r) {
+  const std::vector<std::string> keys(r.args.begin() + 1, r.args.end());
+  auto locks = r.server.keyspace->LockKeys(keys);
+  Keyspace::Batch batch;
+  int64_t deleted = 0;
+  std::vector<std::string> seen;
+  for (const std::string& key : keys) {
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    std::optional<Keyspace::Value> v;
+    const Status s = r.server.keyspace->Read(key, &v);
+    if (!s.ok()) return ReplyStorageError(r, s);
+    if (!v) continue;
+    batch.Delete(key);
+    ++deleted;
+  }
+  const Status s = r.server.keyspace->Commit(&batch);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  reply::Integer(r.out, deleted);
+}
+
+void Exists(Request& r) {
+  int64_t count = 0;
+  for (size_t i = 1; i < r.args.size(); ++i) {
+    std::optional<Keyspace::Value> v;
+    const Status s = r.server.keyspace->Read(r.args[i], &v);
+    if (!s.ok()) return ReplyStorageError(r, s);
+    count += v ? 1 : 0;
+  }
+  reply::Integer(r.out, count);
+}
+
+void Type(Request& r) {
+  std::optional<Keyspace::Value> v;
+  const Status s = r.server.keyspace->Read(r.args[1], &v);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  reply::Simple(r.out, v ? TypeName(v->type) : "none");
+}
+
+// EXPIRE key n [NX|XX|GT|LT], in `unit_ms`, relative or absolute. A time
+// already past deletes the key, as in Redis.
+void ExpireGeneric(Request& r, int64_t unit_ms, bool absolute) {
+  int64_t n;
+  if (!ParseStrictInt64(r.args[2], &n)) return reply::Error(r.out, kNotInteger);
+  bool nx = false, xx = false, gt = false, lt = false;
+  for (size_t i = 3; i < r.args.size(); ++i) {
+    const std::string opt = Lower(r.args[i]);
+    if (opt == "nx") nx = true;
+    else if (opt == "xx") xx = true;
+    else if (opt == "gt") gt = true;
+    else if (opt == "lt") lt = true;
+    else return reply::Error(r.out, "ERR Unsupported option " + r.args[i]);
+  }
+  if (nx && (xx || gt || lt)) {
+    return reply::Error(r.out, "ERR NX and XX, GT or LT options at the same time are not compatible");
+  }
+  if (gt && lt) return reply::Error(r.out, "ERR GT and LT options at the same time are not compatible");
+  const int64_t base = absolute ? 0 : Keyspace::NowMs();
+  if (n > (std::numeric_limits<int64_t>::max() - base) / unit_ms ||
+      n < (std::numeric_limits<int64_t>::min() + base) / unit_ms) {
+    return reply::Error(r.out, "ERR invalid expire time in '" + Lower(r.args[0]) + "' command");
+  }
+  const int64_t when = base + n * unit_ms;
+  const std::string& key = r.args[1];
+  auto locks = r.server.keyspace->LockKeys({key});
+  std::optional<Keyspace::Value> v;
+  Status s = r.server.keyspace->Read(key, &v);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  if (!v) return reply::Integer(r.out, 0);
+  // A key without a TTL counts as an infinite one for GT and LT.
+  const bool has_ttl = v->expire_ms != 0;
+  if ((nx && has_ttl) || (xx && !has_ttl) || (gt && (!has_ttl || when <= v->expire_ms)) ||
+      (lt && has_ttl && when >= v->expire_ms)) {
+    return reply::Integer(r.out, 0);
+  }
+  Keyspace::Batch batch;
+  if (when <= Keyspace::NowMs()) {
+    batch.Delete(key);
+  } else {
+    v->expire_ms = when;
+    batch.Put(key, *v);
+  }
+  s = r.server.keyspace->Commit(&batch);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  reply::Integer(r.out, 1);
+}
+
+void Expire(Request& r) { ExpireGeneric(r, 1000, false); }
+void PExpire(Request& r) { ExpireGeneric(r, 1, false); }
+void ExpireAt(Request& r) { ExpireGeneric(r, 1000, true); }
+void PExpireAt(Request& r) { ExpireGeneric(r, 1, true); }
+
+void TtlGeneric(Request& r, bool ms) {
+  std::optional<Keyspace::Value> v;
+  const Status s = r.server.keyspace->Read(r.args[1], &v);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  if (!v) return reply::Integer(r.out, -2);
+  if (v->expire_ms == 0) return reply::Integer(r.out, -1);
+  const int64_t left = std::max<int64_t>(0, v->expire_ms - Keyspace::NowMs());
+  reply::Integer(r.out, ms ? left : (left + 500) / 1000);
+}
+void Ttl(Request& r) { TtlGeneric(r, false); }
+void PTtl(Request& r) { TtlGeneric(r, true); }
+
+void Persist(Request& r) {
+  const std::string& key = r.args[1];
+  auto locks = r.server.keyspace->LockKeys({key});
+  std::optional<Keyspace::Value> v;
+  Status s = r.server.keyspace->Read(key, &v);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  if (!v || v->expire_ms == 0) return reply::Integer(r.out, 0);
+  v->expire_ms = 0;
+  Keyspace::Batch batch;
+  batch.Put(key, *v);
+  s = r.server.keyspace->Commit(&batch);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  reply::Integer(r.out, 1);
+}
+
+void Keys(Request& r) {
+  std::vector<std::string> keys;
+  const std::string& pattern = r.args[1];
+  const Status s = r.server.keyspace->ForEachKey([&](const std::string& key, const Keyspace::Value&) {
+    if (GlobMatch(pattern, key)) keys.push_back(key);
+    return true;
+  });
+  if (!s.ok()) return ReplyStorageError(r, s);
+  reply::ArrayHeader(r.out, keys.size());
+  for (const std::string& key : keys) reply::Bulk(r.out, key);
+}
+
+void DbSize(Request& r) {
+  int64_t n = 0;
+  const Status s = r.server.keyspace->ForEachKey([&](const std::string&, const Keyspace::Value&) {
+    ++n;
+    return true;
+  });
+  if (!s.ok()) return ReplyStorageError(r, s);
+  reply::Integer(r.out, n);
+}
+
+void Flush(Request& r) {
+  if (r.args.size() > 2 || (r.args.size() == 2 && Lower(r.args[1]) != "sync" &&
+                            Lower(r.args[1]) != "async")) {
+    return reply::Error(r.out, kSyntaxError);
+  }
+  const Status s = r.server.keyspace->Clear();
+  if (!s.ok()) return ReplyStorageError(r, s);
+  reply::Ok(r.out);
+}
+
+}  // namespace
+
+void AddKeyCommands(std::vector<Command>* table) {
+  table->insert(table->end(), {
+      {"del", -2, Del},           {"exists", -2, Exists},       {"type", 2, Type},
+      {"expire", -3, Expire},     {"pexpire", -3, PExpire},     {"expireat", -3, ExpireAt},
+      {"pexpireat", -3, PExpireAt}, {"ttl", 2, Ttl},            {"pttl", 2, PTtl},
+      {"persist", 2, Persist},    {"keys", 2, Keys},            {"dbsize", 1, DbSize},
+      {"flushdb", -1, Flush},     {"flushall", -1, Flush},
+  });
+}
+
+}  // namespace teksdb::server

@@ -1,0 +1,98 @@
+// Keyspace implementation: the meta record's encoding, reads, batches,
+// stripe locks and scans.
+#include "keyspace.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <set>
+
+namespace teksdb::server {
+
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+
+Keyspace::Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync)
+    : db_(db), stripes_(new std::mutex[kStripes]) {
+  write_options_.sync = sync;
+}
+
+int64_t Keyspace::NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Keyspace::Encode(const Value& value) {
+  std::string bytes(9, '\0');
+  bytes[0] = value.type;
+  const uint64_t e = static_cast<uint64_t>(value.expire_ms);
+  for (int i = 0; i < 8; ++i) bytes[1 + i] = static_cast<char>(e >> (56 - 8 * i));
+  bytes += value.payload;
+  return bytes;
+}
+
+bool Keyspace::Decode(const Slice& bytes, Value* value) {
+  if (bytes.size() < 9) return false;
+  value->type = bytes[0];
+  uint64_t e = 0;
+  for (int i = 0; i < 8; ++i) e = (e << 8) | static_cast<unsigned char>(bytes[1 + i]);
+  value->expire_ms = static_cast<int64_t>(e);
+  value->payload.assign(bytes.data() + 9, bytes.size() - 9);
+  return true;
+}
+
+Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const {
+  value->reset();
+  ROCKSDB_NAMESPACE::PinnableSlice bytes;
+  Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), db_->DefaultColumnFamily(), MetaKey(key),
+                      &bytes);
+  if (s.IsNotFound()) return Status::OK();
+  if (!s.ok()) return s;
+  Value v;
+  if (!Decode(bytes, &v)) return Status::Corruption("meta record of '" + key + "'");
+  if (v.expire_ms != 0 && v.expire_ms <= NowMs()) return Status::OK();
+  *value = std::move(v);
+  return Status::OK();
+}
+
+void Keyspace::Batch::Put(const std::string& key, const Value& value) {
+  batch_.Put(MetaKey(key), Encode(value));
+}
+
+void Keyspace::Batch::Delete(const std::string& key) { batch_.Delete(MetaKey(key)); }
+
+Status Keyspace::Commit(Batch* batch) { return db_->Write(write_options_, &batch->batch_); }
+
+std::vector<std::unique_lock<std::mutex>> Keyspace::LockKeys(const std::vector<std::string>& keys) {
+  std::set<size_t> stripes;
+  for (const std::string& key : keys) stripes.insert(std::hash<std::string>()(key) % kStripes);
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(stripes.size());
+  for (size_t s : stripes) locks.emplace_back(stripes_[s]);
+  return locks;
+}
+
+Status Keyspace::Scan(const std::function<bool(const std::string&, const Value&)>& visit) const {
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
+      db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
+  const int64_t now = NowMs();
+  Value value;
+  for (it->Seek("M"); it->Valid() && it->key().starts_with("M"); it->Next()) {
+    if (!Decode(it->value(), &value)) return Status::Corruption("meta record");
+    if (value.expire_ms != 0 && value.expire_ms <= now) continue;
+    Slice key = it->key();
+    key.remove_prefix(1);
+    if (!visit(key.ToString(), value)) break;
+  }
+  return it->status();
+}
+
+Status Keyspace::Clear() {
+  // Every record of every key sorts below "\xff\xff": meta records ("M..")
+  // and, later, members.
+  return db_->DeleteRange(write_options_, db_->DefaultColumnFamily(), Slice(""),
+                          Slice("\xff\xff\xff\xff", 4));
+}
+
+}  // namespace teksdb::server

@@ -1,0 +1,162 @@
+// teksdb-server: a Redis-protocol server on TeksDB (the paper's Ardb role).
+//
+//   teksdb-server --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]
+//                 [--memtable teks|skip_list] [--rocksdb-options FILE]
+//                 [--requirepass PASSWORD] [--sync]
+//
+// Storage is the TeksDB layer with TeksTable (the default), or plain RocksDB
+// with its skip list (--memtable skip_list) for comparison; both encode keys
+// the same way (keyspace.h). --rocksdb-options loads a RocksDB OPTIONS file
+// (its DBOptions and default column family); the memtable flag still
+// decides the memtable. --sync makes every write wait for the WAL on disk,
+// so no acknowledged write is lost to a crash. Logs one line at start
+// (address, memtable in use) and one at stop, on stderr; refuses to start,
+// naming why, on bad flags or when the memtable asked for did not load.
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "commands.h"
+#include "keyspace.h"
+#include "rocksdb/db.h"
+#include "rocksdb/utilities/options_util.h"
+#include "server.h"
+#include "strict_integer.h"
+#include "teksdb/teks_db.h"
+#include "teksdb/teks_table.h"
+
+namespace {
+
+struct Flags {
+  std::string dir;
+  std::string bind = "127.0.0.1";
+  int port = 6379;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string memtable = "teks";
+  std::string rocksdb_options;
+  std::string requirepass;
+  bool sync = false;
+};
+
+[[noreturn]] void Fail(const std::string& why) {
+  std::fprintf(stderr, "teksdb-server: %s\n", why.c_str());
+  std::exit(1);
+}
+
+int IntFlag(const std::string& name, const std::string& value, int lo, int hi) {
+  int64_t v;
+  if (!teksdb::server::ParseStrictInt64(value, &v) || v < lo || v > hi) {
+    Fail("--" + name + " must be an integer in [" + std::to_string(lo) + ", " +
+         std::to_string(hi) + "], not '" + value + "'");
+  }
+  return static_cast<int>(v);
+}
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags f;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    const size_t eq = arg.find('=');
+    const bool inline_value = eq != std::string::npos;
+    if (inline_value) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    auto next = [&]() -> std::string {
+      if (inline_value) return value;
+      if (i + 1 >= argc) Fail(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--dir") f.dir = next();
+    else if (arg == "--bind") f.bind = next();
+    else if (arg == "--port") f.port = IntFlag("port", next(), 0, 65535);
+    else if (arg == "--threads") f.threads = IntFlag("threads", next(), 1, 256);
+    else if (arg == "--memtable") f.memtable = next();
+    else if (arg == "--rocksdb-options") f.rocksdb_options = next();
+    else if (arg == "--requirepass") f.requirepass = next();
+    else if (arg == "--sync" && !inline_value) f.sync = true;
+    else if (arg == "--help" || arg == "-h") {
+      std::printf("usage: teksdb-server --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]\n"
+                  "         [--memtable teks|skip_list] [--rocksdb-options FILE]\n"
+                  "         [--requirepass PASSWORD] [--sync]\n");
+      std::exit(0);
+    } else {
+      Fail("unknown argument '" + std::string(argv[i]) + "' (see --help)");
+    }
+  }
+  if (f.dir.empty()) Fail("--dir is required");
+  if (f.memtable != "teks" && f.memtable != "skip_list") {
+    Fail("--memtable must be teks or skip_list, not '" + f.memtable + "'");
+  }
+  return f;
+}
+
+ROCKSDB_NAMESPACE::Options MakeOptions(const Flags& f) {
+  ROCKSDB_NAMESPACE::Options options;
+  if (!f.rocksdb_options.empty()) {
+    ROCKSDB_NAMESPACE::ConfigOptions config;
+    config.ignore_unknown_options = false;
+    ROCKSDB_NAMESPACE::DBOptions db_options;
+    std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor> families;
+    const auto s = ROCKSDB_NAMESPACE::LoadOptionsFromFile(config, f.rocksdb_options, &db_options,
+                                                          &families);
+    if (!s.ok()) Fail("--rocksdb-options " + f.rocksdb_options + ": " + s.ToString());
+    ROCKSDB_NAMESPACE::ColumnFamilyOptions cf_options;
+    for (const auto& family : families) {
+      if (family.name == ROCKSDB_NAMESPACE::kDefaultColumnFamilyName) cf_options = family.options;
+    }
+    options = ROCKSDB_NAMESPACE::Options(db_options, cf_options);
+  }
+  options.create_if_missing = true;
+  options.memtable_factory = f.memtable == "teks"
+                                 ? teksdb::NewTeksTableFactory()
+                                 : std::make_shared<ROCKSDB_NAMESPACE::SkipListFactory>();
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Flags flags = ParseFlags(argc, argv);
+  const ROCKSDB_NAMESPACE::Options options = MakeOptions(flags);
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  ROCKSDB_NAMESPACE::Status s;
+  if (flags.memtable == "teks") {
+    std::unique_ptr<teksdb::TeksDB> teks_db;
+    s = teksdb::TeksDB::Open(options, flags.dir, &teks_db);
+    db = std::move(teks_db);
+  } else {
+    ROCKSDB_NAMESPACE::DB* raw = nullptr;
+    s = ROCKSDB_NAMESPACE::DB::Open(options, flags.dir, &raw);
+    db.reset(raw);
+  }
+  if (!s.ok()) Fail("cannot open " + flags.dir + ": " + s.ToString());
+  const std::string memtable = db->GetOptions().memtable_factory->Name();
+  const std::string wanted = flags.memtable == "teks" ? "TeksTableFactory" : "SkipListFactory";
+  if (memtable != wanted) Fail("asked for " + wanted + " but the DB runs " + memtable);
+
+  teksdb::server::Keyspace keyspace(db.get(), flags.sync);
+  teksdb::server::ServerState state;
+  state.keyspace = &keyspace;
+  state.db = db.get();
+  state.requirepass = flags.requirepass;
+  state.memtable = memtable;
+  state.started_ms = teksdb::server::Keyspace::NowMs();
+  {
+    std::string error;
+    teksdb::server::Server server(&state, flags.bind, static_cast<uint16_t>(flags.port), &error);
+    if (!error.empty()) Fail(error);
+    state.shutdown = [&server] { server.Stop(); };
+    std::fprintf(stderr, "teksdb-server: listening on %s:%u, %d I/O threads, memtable %s, dir %s%s\n",
+                 flags.bind.c_str(), server.port(), flags.threads, memtable.c_str(),
+                 flags.dir.c_str(), flags.sync ? ", sync writes" : "");
+    server.Run(flags.threads);
+  }
+  s = db->Close();
+  std::fprintf(stderr, "teksdb-server: stopped after %llu commands%s\n",
+               static_cast<unsigned long long>(state.commands.load()),
+               s.ok() ? "" : (", close failed: " + s.ToString()).c_str());
+  return s.ok() ? 0 : 1;
+}

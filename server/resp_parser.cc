@@ -1,0 +1,195 @@
+// RespParser implementation: a state machine over lines and bulk bytes.
+#include "resp_parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "strict_integer.h"
+
+namespace teksdb::server {
+
+size_t RespParser::Consume(const char* data, size_t size) {
+  size_t pos = 0;
+  while (pos < size && state_ != State::kDone && state_ != State::kError) {
+    switch (state_) {
+      case State::kStart:
+        line_.clear();
+        args_.clear();
+        state_ = data[pos] == '*' ? State::kArrayLength : State::kInline;
+        break;
+      case State::kInline:
+        if (!ReadLine(data, size, &pos, kMaxInlineLength, "too big inline request")) break;
+        if (!SplitInline()) {
+          Fail("unbalanced quotes in request");
+        } else {
+          // An empty line is no command, as in Redis.
+          state_ = args_.empty() ? State::kStart : State::kDone;
+        }
+        break;
+      case State::kArrayLength: {
+        if (!ReadLine(data, size, &pos, kMaxInlineLength, "too big mbulk count string")) break;
+        int64_t n;
+        if (!ParseStrictInt64(line_.substr(1), &n) || n > static_cast<int64_t>(kMaxArguments)) {
+          Fail("invalid multibulk length");
+        } else if (n <= 0) {
+          state_ = State::kStart;  // "*0" and "*-1": no command
+        } else {
+          expected_args_ = static_cast<size_t>(n);
+          args_.reserve(std::min<size_t>(expected_args_, 1024));
+          line_.clear();
+          state_ = State::kBulkLength;
+        }
+        break;
+      }
+      case State::kBulkLength: {
+        if (line_.empty() && data[pos] != '$') {
+          Fail(std::string("expected '$', got '") + data[pos] + "'");
+          break;
+        }
+        if (!ReadLine(data, size, &pos, kMaxInlineLength, "too big bulk count string")) break;
+        int64_t n;
+        if (!ParseStrictInt64(line_.substr(1), &n) || n < 0 ||
+            static_cast<uint64_t>(n) > kMaxBulkLength) {
+          Fail("invalid bulk length");
+          break;
+        }
+        bulk_length_ = static_cast<size_t>(n);
+        args_.emplace_back();
+        line_.clear();
+        state_ = State::kBulkData;
+        break;
+      }
+      case State::kBulkData: {
+        std::string& arg = args_.back();
+        // The argument's bytes, then the 2 bytes of "\r\n", which Redis
+        // skips unchecked; line_ counts those.
+        if (arg.size() < bulk_length_) {
+          const size_t take = std::min(bulk_length_ - arg.size(), size - pos);
+          arg.append(data + pos, take);
+          pos += take;
+          break;
+        }
+        const size_t take = std::min<size_t>(2 - line_.size(), size - pos);
+        line_.append(data + pos, take);
+        pos += take;
+        if (line_.size() == 2) ArgumentDone();
+        break;
+      }
+      case State::kDone:
+      case State::kError:
+        break;
+    }
+  }
+  return pos;
+}
+
+void RespParser::ArgumentDone() {
+  line_.clear();
+  state_ = args_.size() == expected_args_ ? State::kDone : State::kBulkLength;
+}
+
+bool RespParser::ReadLine(const char* data, size_t size, size_t* pos, size_t limit,
+                          const char* too_long) {
+  const char* start = data + *pos;
+  const void* nl = std::memchr(start, '\n', size - *pos);
+  const size_t take = nl != nullptr ? static_cast<const char*>(nl) - start + 1 : size - *pos;
+  if (line_.size() + take > limit + 2) {
+    Fail(too_long);
+    return false;
+  }
+  line_.append(start, take);
+  *pos += take;
+  if (nl == nullptr) return false;
+  line_.pop_back();
+  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  return true;
+}
+
+void RespParser::Fail(const std::string& what) {
+  error_ = "Protocol error: " + what;
+  state_ = State::kError;
+}
+
+std::vector<std::string> RespParser::TakeCommand() {
+  std::vector<std::string> command;
+  command.swap(args_);
+  state_ = State::kStart;
+  return command;
+}
+
+namespace {
+bool IsHexDigit(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+int HexValue(char c) {
+  return c <= '9' ? c - '0' : (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+}
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'; }
+}  // namespace
+
+bool RespParser::SplitInline() {
+  // Redis's sdssplitargs: words split by spaces; "..." with C escapes
+  // (\n \r \t \b \a \\ \" \xHH), '...' with \' only; a closing quote must
+  // be followed by a space or the end.
+  const std::string& s = line_;
+  size_t i = 0;
+  args_.clear();
+  while (true) {
+    while (i < s.size() && IsSpace(s[i])) ++i;
+    if (i == s.size()) return true;
+    std::string word;
+    bool in_double = false, in_single = false;
+    while (true) {
+      if (in_double) {
+        if (i == s.size()) return false;
+        if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] == 'x' && IsHexDigit(s[i + 2]) &&
+            IsHexDigit(s[i + 3])) {
+          word.push_back(static_cast<char>(HexValue(s[i + 2]) * 16 + HexValue(s[i + 3])));
+          i += 3;
+        } else if (s[i] == '\\' && i + 1 < s.size()) {
+          ++i;
+          switch (s[i]) {
+            case 'n': word.push_back('\n'); break;
+            case 'r': word.push_back('\r'); break;
+            case 't': word.push_back('\t'); break;
+            case 'b': word.push_back('\b'); break;
+            case 'a': word.push_back('\a'); break;
+            default: word.push_back(s[i]); break;
+          }
+        } else if (s[i] == '"') {
+          if (i + 1 < s.size() && !IsSpace(s[i + 1])) return false;
+          in_double = false;
+          ++i;
+          break;
+        } else {
+          word.push_back(s[i]);
+        }
+      } else if (in_single) {
+        if (i == s.size()) return false;
+        if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\'') {
+          ++i;
+          word.push_back('\'');
+        } else if (s[i] == '\'') {
+          if (i + 1 < s.size() && !IsSpace(s[i + 1])) return false;
+          in_single = false;
+          ++i;
+          break;
+        } else {
+          word.push_back(s[i]);
+        }
+      } else {
+        if (i == s.size() || IsSpace(s[i])) break;
+        if (s[i] == '"') {
+          in_double = true;
+        } else if (s[i] == '\'') {
+          in_single = true;
+        } else {
+          word.push_back(s[i]);
+        }
+      }
+      ++i;
+    }
+    args_.push_back(std::move(word));
+  }
+}
+
+}  // namespace teksdb::server

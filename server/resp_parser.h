@@ -1,0 +1,63 @@
+// RespParser: turns the bytes one client sends into commands, incrementally,
+// as Redis reads them: RESP2 multibulk requests ("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n")
+// and inline ones ("GET k\r\n", with Redis's quoting rules).
+//
+// Feed it whatever arrived; it consumes bytes until it has a whole command
+// (HasCommand, then TakeCommand) or needs more, and it never rereads what it
+// consumed, so a command arriving a byte at a time costs O(its length).
+// Limits, as Redis's defaults: a bulk argument of at most 512 MiB
+// (proto-max-bulk-len), at most 1M arguments, an inline request (or a
+// length line) of at most 64 KiB. Past a limit, or on malformed input, it
+// reports Redis's protocol error; the connection must then reply it and
+// close, as Redis does. Memory held is the command being read, never more:
+// a declared bulk length reserves nothing until its bytes arrive.
+//
+// Thread safety: none; one parser per connection.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace teksdb::server {
+
+class RespParser {
+ public:
+  static constexpr size_t kMaxBulkLength = size_t{512} << 20;
+  static constexpr size_t kMaxArguments = size_t{1} << 20;
+  static constexpr size_t kMaxInlineLength = size_t{64} << 10;
+
+  // Consumes bytes of data[0, size) up to the end of the next command, or
+  // all of them; returns how many. Consumes nothing while a command or an
+  // error waits to be taken.
+  size_t Consume(const char* data, size_t size);
+
+  bool HasCommand() const { return state_ == State::kDone; }
+  // REQUIRES: HasCommand(). The command's arguments (never empty); the
+  // parser starts on the next command.
+  std::vector<std::string> TakeCommand();
+
+  // A protocol error ("Protocol error: ..."), or empty.
+  const std::string& error() const { return error_; }
+
+ private:
+  enum class State { kStart, kInline, kArrayLength, kBulkLength, kBulkData, kDone, kError };
+
+  // Accumulates a line into line_; true once its '\n' arrived (the line,
+  // without "\r\n", is in line_). Fails past `limit` bytes.
+  bool ReadLine(const char* data, size_t size, size_t* pos, size_t limit, const char* too_long);
+  void Fail(const std::string& what);
+  // Splits an inline request into args_ (Redis's sdssplitargs); false on
+  // unbalanced quotes.
+  bool SplitInline();
+  void ArgumentDone();
+
+  State state_ = State::kStart;
+  std::string line_;
+  std::vector<std::string> args_;
+  size_t expected_args_ = 0;
+  size_t bulk_length_ = 0;
+  std::string error_;
+};
+
+}  // namespace teksdb::server

@@ -1,0 +1,33 @@
+// Server: teksdb-server's listening socket and I/O threads (Asio). Accepts
+// connections and hands each to a Connection; Stop (from SHUTDOWN or a
+// signal) stops accepting and ends Run once the threads return.
+//
+// Thread safety: Run blocks the calling thread and `threads - 1` more, all
+// running the io_context; Stop may be called from any thread.
+#pragma once
+
+#include <asio.hpp>
+#include <string>
+
+#include "commands.h"
+
+namespace teksdb::server {
+
+class Server {
+ public:
+  // Binds to bind:port; on failure, `error` says why and Run must not be called.
+  Server(ServerState* state, const std::string& bind, uint16_t port, std::string* error);
+  void Run(int threads);
+  void Stop();
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  void Accept();
+
+  ServerState* const state_;
+  asio::io_context io_;
+  asio::ip::tcp::acceptor acceptor_;
+  asio::signal_set signals_;
+};
+
+}  // namespace teksdb::server

@@ -1,0 +1,224 @@
+// String commands: GET SET SETNX SETEX PSETEX MGET MSET INCR INCRBY DECR
+// DECRBY APPEND STRLEN. A string is its key's meta record with the value as
+// payload (keyspace.h). Every write runs under the key's lock, so INCR and
+// friends are atomic read-modify-writes.
+#include <cstring>
+#include <limits>
+
+#include "commands.h"
+#include "resp_reply.h"
+#include "strict_integer.h"
+
+namespace teksdb::server {
+namespace {
+
+using ROCKSDB_NAMESPACE::Status;
+
+std::string Lower(const std::string& s) {
+  std::string l = s;
+  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l;
+}
+
+// Reads `key`; on a storage error replies it and returns false.
+bool ReadKey(Request& r, const std::string& key, std::optional<Keyspace::Value>* value) {
+  const Status s = r.server.keyspace->Read(key, value);
+  if (!s.ok()) ReplyStorageError(r, s);
+  return s.ok();
+}
+
+bool Commit(Request& r, Keyspace::Batch* batch) {
+  const Status s = r.server.keyspace->Commit(batch);
+  if (!s.ok()) ReplyStorageError(r, s);
+  return s.ok();
+}
+
+bool PutString(Request& r, const std::string& key, std::string value, int64_t expire_ms) {
+  Keyspace::Batch batch;
+  batch.Put(key, Keyspace::Value{Keyspace::kString, expire_ms, std::move(value)});
+  return Commit(r, &batch);
+}
+
+// Expiry time for "SET ... EX n" and friends: now + n * unit ms, or an
+// absolute time; false (and Redis's reply) if not a positive integer or it
+// overflows.
+bool ExpiryFrom(Request& r, const std::string& arg, int64_t unit_ms, bool absolute,
+                const char* command, int64_t* expire_ms) {
+  int64_t n;
+  if (!ParseStrictInt64(arg, &n)) {
+    reply::Error(r.out, kNotInteger);
+    return false;
+  }
+  const int64_t base = absolute ? 0 : Keyspace::NowMs();
+  if (n <= 0 || n > (std::numeric_limits<int64_t>::max() - base) / unit_ms) {
+    reply::Error(r.out, std::string("ERR invalid expire time in '") + command + "' command");
+    return false;
+  }
+  *expire_ms = base + n * unit_ms;
+  return true;
+}
+
+void Get(Request& r) {
+  std::optional<Keyspace::Value> v;
+  if (!ReadKey(r, r.args[1], &v)) return;
+  if (!v) return reply::Null(r.out);
+  if (v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
+  reply::Bulk(r.out, v->payload);
+}
+
+// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL]
+void Set(Request& r) {
+  bool nx = false, xx = false, get = false, keep_ttl = false;
+  int64_t expire_ms = 0;
+  bool has_expiry = false;
+  for (size_t i = 3; i < r.args.size(); ++i) {
+    const std::string opt = Lower(r.args[i]);
+    const bool has_next = i + 1 < r.args.size();
+    if (opt == "nx" && !xx) {
+      nx = true;
+    } else if (opt == "xx" && !nx) {
+      xx = true;
+    } else if (opt == "get") {
+      get = true;
+    } else if (opt == "keepttl" && !has_expiry) {
+      keep_ttl = true;
+    } else if ((opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat") && !keep_ttl &&
+               !has_expiry && has_next) {
+      const int64_t unit = (opt == "ex" || opt == "exat") ? 1000 : 1;
+      const bool absolute = opt == "exat" || opt == "pxat";
+      if (!ExpiryFrom(r, r.args[++i], unit, absolute, "set", &expire_ms)) return;
+      has_expiry = true;
+    } else {
+      return reply::Error(r.out, kSyntaxError);
+    }
+  }
+  const std::string& key = r.args[1];
+  auto locks = r.server.keyspace->LockKeys({key});
+  std::optional<Keyspace::Value> old;
+  if (!ReadKey(r, key, &old)) return;
+  if (get && old && old->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
+  const bool write = !(nx && old) && !(xx && !old);
+  if (write) {
+    if (keep_ttl && old) expire_ms = old->expire_ms;
+    if (!PutString(r, key, r.args[2], expire_ms)) return;
+  }
+  if (get) return old ? reply::Bulk(r.out, old->payload) : reply::Null(r.out);
+  write ? reply::Ok(r.out) : reply::Null(r.out);
+}
+
+void SetNx(Request& r) {
+  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  std::optional<Keyspace::Value> old;
+  if (!ReadKey(r, r.args[1], &old)) return;
+  if (old) return reply::Integer(r.out, 0);
+  if (PutString(r, r.args[1], r.args[2], 0)) reply::Integer(r.out, 1);
+}
+
+void SetExpiring(Request& r, int64_t unit_ms, const char* command) {
+  int64_t expire_ms;
+  if (!ExpiryFrom(r, r.args[2], unit_ms, false, command, &expire_ms)) return;
+  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  if (PutString(r, r.args[1], r.args[3], expire_ms)) reply::Ok(r.out);
+}
+void SetEx(Request& r) { SetExpiring(r, 1000, "setex"); }
+void PSetEx(Request& r) { SetExpiring(r, 1, "psetex"); }
+
+void MGet(Request& r) {
+  reply::ArrayHeader(r.out, r.args.size() - 1);
+  for (size_t i = 1; i < r.args.size(); ++i) {
+    std::optional<Keyspace::Value> v;
+    const Status s = r.server.keyspace->Read(r.args[i], &v);
+    if (s.ok() && v && v->type == Keyspace::kString) {
+      reply::Bulk(r.out, v->payload);
+    } else {
+      reply::Null(r.out);
+    }
+  }
+}
+
+void MSet(Request& r) {
+  if (r.args.size() % 2 != 1) {
+    return reply::Error(r.out, "ERR wrong number of arguments for 'mset' command");
+  }
+  std::vector<std::string> keys;
+  for (size_t i = 1; i < r.args.size(); i += 2) keys.push_back(r.args[i]);
+  auto locks = r.server.keyspace->LockKeys(keys);
+  Keyspace::Batch batch;
+  for (size_t i = 1; i < r.args.size(); i += 2) {
+    batch.Put(r.args[i], Keyspace::Value{Keyspace::kString, 0, r.args[i + 1]});
+  }
+  if (Commit(r, &batch)) reply::Ok(r.out);
+}
+
+// Adds `delta` to the integer at r.args[1] (0 if absent), keeping its TTL.
+void IncrementBy(Request& r, int64_t delta) {
+  const std::string& key = r.args[1];
+  auto locks = r.server.keyspace->LockKeys({key});
+  std::optional<Keyspace::Value> v;
+  if (!ReadKey(r, key, &v)) return;
+  int64_t current = 0;
+  if (v) {
+    if (v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
+    if (!ParseStrictInt64(v->payload, &current)) return reply::Error(r.out, kNotInteger);
+  }
+  if ((delta > 0 && current > std::numeric_limits<int64_t>::max() - delta) ||
+      (delta < 0 && current < std::numeric_limits<int64_t>::min() - delta)) {
+    return reply::Error(r.out, "ERR increment or decrement would overflow");
+  }
+  const int64_t result = current + delta;
+  if (PutString(r, key, std::to_string(result), v ? v->expire_ms : 0)) {
+    reply::Integer(r.out, result);
+  }
+}
+
+void Incr(Request& r) { IncrementBy(r, 1); }
+void Decr(Request& r) { IncrementBy(r, -1); }
+void IncrBy(Request& r) {
+  int64_t delta;
+  if (!ParseStrictInt64(r.args[2], &delta)) return reply::Error(r.out, kNotInteger);
+  IncrementBy(r, delta);
+}
+void DecrBy(Request& r) {
+  int64_t delta;
+  if (!ParseStrictInt64(r.args[2], &delta)) return reply::Error(r.out, kNotInteger);
+  if (delta == std::numeric_limits<int64_t>::min()) {
+    return reply::Error(r.out, "ERR decrement would overflow");
+  }
+  IncrementBy(r, -delta);
+}
+
+void Append(Request& r) {
+  const std::string& key = r.args[1];
+  auto locks = r.server.keyspace->LockKeys({key});
+  std::optional<Keyspace::Value> v;
+  if (!ReadKey(r, key, &v)) return;
+  if (v && v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
+  std::string value = v ? v->payload : std::string();
+  if (value.size() + r.args[2].size() > (size_t{512} << 20)) {
+    return reply::Error(r.out, "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  }
+  value += r.args[2];
+  const int64_t length = static_cast<int64_t>(value.size());
+  if (PutString(r, key, std::move(value), v ? v->expire_ms : 0)) reply::Integer(r.out, length);
+}
+
+void StrLen(Request& r) {
+  std::optional<Keyspace::Value> v;
+  if (!ReadKey(r, r.args[1], &v)) return;
+  if (v && v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
+  reply::Integer(r.out, v ? static_cast<int64_t>(v->payload.size()) : 0);
+}
+
+}  // namespace
+
+void AddStringCommands(std::vector<Command>* table) {
+  table->insert(table->end(), {
+      {"get", 2, Get},         {"set", -3, Set},        {"setnx", 3, SetNx},
+      {"setex", 4, SetEx},     {"psetex", 4, PSetEx},   {"mget", -2, MGet},
+      {"mset", -3, MSet},      {"incr", 2, Incr},       {"incrby", 3, IncrBy},
+      {"decr", 2, Decr},       {"decrby", 3, DecrBy},   {"append", 3, Append},
+      {"strlen", 2, StrLen},
+  });
+}
+
+}  // namespace teksdb::server
