@@ -13,6 +13,8 @@ packages=(
   libgtest-dev                        # tests
   libxxhash-dev                       # the cuckoo hash's keyed XXH3 (header only)
   libbenchmark-dev libabsl-dev        # tools/memtable_bench (Google Benchmark, absl::flat_hash_map)
+  libasio-dev                         # teksdb-server's I/O (header only)
+  redis-server redis-tools            # tests: real Redis to compare with, redis-cli, redis-benchmark
   time                                # GNU /usr/bin/time, peak RSS in bench.sh
   python3 python3-venv                # bench.sh report; plots (matplotlib from PyPI, in a venv)
 )

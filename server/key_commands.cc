@@ -68,8 +68,6 @@ void Type(Request& r) {
 // EXPIRE key n [NX|XX|GT|LT], in `unit_ms`, relative or absolute. A time
 // already past deletes the key, as in Redis.
 void ExpireGeneric(Request& r, int64_t unit_ms, bool absolute) {
-  int64_t n;
-  if (!ParseStrictInt64(r.args[2], &n)) return reply::Error(r.out, kNotInteger);
   bool nx = false, xx = false, gt = false, lt = false;
   for (size_t i = 3; i < r.args.size(); ++i) {
     const std::string opt = Lower(r.args[i]);
@@ -83,6 +81,9 @@ void ExpireGeneric(Request& r, int64_t unit_ms, bool absolute) {
     return reply::Error(r.out, "ERR NX and XX, GT or LT options at the same time are not compatible");
   }
   if (gt && lt) return reply::Error(r.out, "ERR GT and LT options at the same time are not compatible");
+  // Redis checks the options before the number.
+  int64_t n;
+  if (!ParseStrictInt64(r.args[2], &n)) return reply::Error(r.out, kNotInteger);
   const int64_t base = absolute ? 0 : Keyspace::NowMs();
   if (n > (std::numeric_limits<int64_t>::max() - base) / unit_ms ||
       n < (std::numeric_limits<int64_t>::min() + base) / unit_ms) {

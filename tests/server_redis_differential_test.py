@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""teksdb-server against real Redis (Debian's redis-server): the same random
+stream of commands, over every command teksdb-server supports and their
+errors, goes to both; every reply must be byte for byte the same, except
+KEYS (compared as sets) and TTL/PTTL (within a second, since the two
+servers' clocks are read at slightly different moments).
+
+Usage: server_redis_differential_test.py PATH/TO/teksdb-server [SEED]
+Needs redis-server on PATH. Prints the seed and, on a mismatch, the
+commands that led to it.
+"""
+
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Client:
+    """A raw RESP2 client: sends multibulk requests, reads whole replies."""
+
+    def __init__(self, port):
+        deadline = time.time() + 20
+        while True:
+            try:
+                self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.05)
+        self.buf = b""
+
+    def command(self, *args):
+        out = b"*%d\r\n" % len(args)
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+        self.sock.sendall(out)
+        return self.reply()
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("server closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _bytes(self, n):
+        while len(self.buf) < n + 2:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("server closed the connection")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        return data
+
+    def reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind in (b"+", b"-", b":"):
+            return (kind, rest)
+        if kind == b"$":
+            n = int(rest)
+            return (kind, None if n < 0 else self._bytes(n))
+        if kind == b"*":
+            n = int(rest)
+            return (kind, None if n < 0 else [self.reply() for _ in range(n)])
+        raise ValueError(f"bad reply line {line!r}")
+
+
+KEYS = [f"k{i}" for i in range(8)]
+
+
+def value(rng):
+    return rng.choice([str(rng.randint(-20, 20)), "x" * rng.randint(0, 5), "v" + str(rng.random()),
+                       "9223372036854775807", "-9223372036854775808", "010", " 1", "+1"])
+
+
+def random_command(rng):
+    k = lambda: rng.choice(KEYS)
+    long_ttl = lambda: str(rng.randint(1000, 100000))
+    choices = [
+        lambda: ["SET", k(), value(rng)],
+        lambda: ["SET", k(), value(rng)] + rng.choice(
+            [["NX"], ["XX"], ["GET"], ["EX", long_ttl()], ["PX", long_ttl()], ["KEEPTTL"],
+             ["NX", "GET"], ["EX", "0"], ["EX", "x"], ["NX", "XX"], ["EX", "5", "KEEPTTL"],
+             ["BOGUS"]]),
+        lambda: ["GET", k()],
+        lambda: ["SETNX", k(), value(rng)],
+        lambda: ["SETEX", k(), rng.choice([long_ttl(), "0", "-1", "x"]), value(rng)],
+        lambda: ["PSETEX", k(), long_ttl(), value(rng)],
+        lambda: ["MGET"] + [k() for _ in range(rng.randint(1, 4))],
+        lambda: ["MSET"] + [x for _ in range(rng.randint(1, 3)) for x in (k(), value(rng))],
+        lambda: ["MSET", k()],
+        lambda: ["INCR", k()],
+        lambda: ["DECR", k()],
+        lambda: ["INCRBY", k(), value(rng)],
+        lambda: ["DECRBY", k(), value(rng)],
+        lambda: ["APPEND", k(), value(rng)],
+        lambda: ["STRLEN", k()],
+        lambda: ["DEL"] + [k() for _ in range(rng.randint(1, 3))],
+        lambda: ["EXISTS"] + [k() for _ in range(rng.randint(1, 3))],
+        lambda: ["TYPE", k()],
+        lambda: ["EXPIRE", k(), rng.choice([long_ttl(), "-1", "x"])] + rng.choice(
+            [[], ["NX"], ["XX"], ["GT"], ["LT"], ["NX", "XX"], ["GT", "LT"], ["ZZ"]]),
+        lambda: ["PEXPIRE", k(), long_ttl()],
+        lambda: ["PERSIST", k()],
+        lambda: ["TTL", k()],
+        lambda: ["PTTL", k()],
+        lambda: ["KEYS", rng.choice(["*", "k[0-3]", "k?", "x*", "*1*"])],
+        lambda: ["DBSIZE"],
+        lambda: ["PING"] + rng.choice([[], ["hi"]]),
+        lambda: ["ECHO", value(rng)],
+        lambda: ["SELECT", rng.choice(["0", "1", "x"])],
+        lambda: ["GET"],
+        lambda: ["SET", k()],
+        lambda: ["NOSUCHCOMMAND", k()],
+        lambda: ["get", k()],
+    ]
+    return rng.choice(choices)()
+
+
+def same(cmd, a, b):
+    name = cmd[0].upper()
+    if name == "KEYS" and a[0] == b[0] == b"*":
+        return sorted(x[1] for x in a[1]) == sorted(x[1] for x in b[1])
+    if name in ("TTL", "PTTL") and a[0] == b[0] == b":":
+        x, y = int(a[1]), int(b[1])
+        return x == y or (x >= 0 and y >= 0 and abs(x - y) <= (1 if name == "TTL" else 1000))
+    return a == b
+
+
+def main():
+    server_bin = sys.argv[1]
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else int(os.environ.get("TEKSDB_TEST_SEED", "0")) or random.randrange(1 << 30)
+    print(f"seed {seed} (replay: {sys.argv[0]} {server_bin} {seed})")
+    if shutil.which("redis-server") is None:
+        print("FAIL: redis-server not found (scripts/setup.sh installs it)")
+        return 1
+    tmp = tempfile.mkdtemp(prefix="teksdb-diff-")
+    procs = []
+    try:
+        redis_port, teks_port = free_port(), free_port()
+        procs.append(subprocess.Popen(
+            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--databases", "1", "--dir", tmp], stdout=subprocess.DEVNULL))
+        procs.append(subprocess.Popen(
+            [server_bin, "--dir", os.path.join(tmp, "teks"), "--port", str(teks_port),
+             "--threads", "2"], stderr=subprocess.DEVNULL))
+        redis, teks = Client(redis_port), Client(teks_port)
+        rng = random.Random(seed)
+        history = []
+        for i in range(int(os.environ.get("TEKSDB_TEST_SCALE", "1")) * 4000):
+            cmd = random_command(rng)
+            history.append(cmd)
+            want, got = redis.command(*cmd), teks.command(*cmd)
+            if not same(cmd, want, got):
+                print(f"FAIL at command {i}: {cmd}\n  redis:  {want}\n  teksdb: {got}")
+                print("last commands:")
+                for c in history[-15:]:
+                    print("  ", " ".join(map(str, c)))
+                return 1
+        print(f"ok: {len(history)} commands, every reply the same as Redis's")
+        return 0
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

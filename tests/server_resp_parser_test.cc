@@ -1,0 +1,117 @@
+// Tests of teksdb-server's RespParser against what Redis accepts and
+// refuses: multibulk and inline requests, whole or a byte at a time,
+// pipelined; empty requests ignored; Redis's protocol errors for malformed
+// lengths, a missing '$', unbalanced quotes and the size limits; and bulks
+// that complete only when their last byte comes.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "resp_parser.h"
+
+namespace teksdb::server {
+namespace {
+
+using Commands = std::vector<std::vector<std::string>>;
+
+// Feeds `input` in pieces of `piece` bytes; returns the commands and the
+// error, if any.
+Commands Parse(const std::string& input, size_t piece, std::string* error = nullptr) {
+  RespParser parser;
+  Commands commands;
+  size_t pos = 0;
+  while (true) {
+    if (parser.HasCommand()) {
+      commands.push_back(parser.TakeCommand());
+      continue;
+    }
+    if (!parser.error().empty() || pos == input.size()) break;
+    const size_t n = std::min(piece, input.size() - pos);
+    size_t used = 0;
+    while (used < n && !parser.HasCommand() && parser.error().empty()) {
+      used += parser.Consume(input.data() + pos + used, n - used);
+    }
+    pos += used;
+  }
+  if (error != nullptr) *error = parser.error();
+  return commands;
+}
+
+TEST(RespParserTest, MultibulkWholeAndByteByByte) {
+  const std::string input = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nv\r\nv!\r\n";
+  const Commands want = {{"SET", "k", "v\r\nv!"}};
+  for (size_t piece : {input.size(), size_t{1}, size_t{2}, size_t{7}}) {
+    EXPECT_EQ(Parse(input, piece), want) << "pieces of " << piece;
+  }
+}
+
+TEST(RespParserTest, PipelinedMixOfMultibulkAndInline) {
+  const std::string input = "*1\r\n$4\r\nPING\r\nGET a\r\n\r\n*0\r\n*2\r\n$4\r\nECHO\r\n$0\r\n\r\n";
+  const Commands want = {{"PING"}, {"GET", "a"}, {"ECHO", ""}};
+  EXPECT_EQ(Parse(input, input.size()), want);
+  EXPECT_EQ(Parse(input, 1), want);
+}
+
+TEST(RespParserTest, InlineQuotingAsRedis) {
+  EXPECT_EQ(Parse("set \"a b\" 'c\\'d' \"\\x41\\n\"\n", 100),
+            (Commands{{"set", "a b", "c'd", "A\n"}}));
+  EXPECT_EQ(Parse("  ping  \r\n", 100), (Commands{{"ping"}}));
+}
+
+TEST(RespParserTest, ProtocolErrorsNameTheProblem) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"*x\r\n", "Protocol error: invalid multibulk length"},
+      {"*1048577\r\n", "Protocol error: invalid multibulk length"},
+      {"*1\r\n+3\r\n", "Protocol error: expected '$', got '+'"},
+      {"*1\r\n$-1\r\n", "Protocol error: invalid bulk length"},
+      {"*1\r\n$536870913\r\n", "Protocol error: invalid bulk length"},
+      {"*1\r\n$03\r\n", "Protocol error: invalid bulk length"},
+      {"set \"a\n", "Protocol error: unbalanced quotes in request"},
+      {"set \"a\"b\n", "Protocol error: unbalanced quotes in request"},
+  };
+  for (const auto& [input, want] : cases) {
+    std::string error;
+    Parse(input, 1, &error);
+    EXPECT_EQ(error, want) << input;
+  }
+}
+
+TEST(RespParserTest, LinesPastTheLimitAreRefused) {
+  std::string error;
+  Parse(std::string(RespParser::kMaxInlineLength + 10, 'a'), 4096, &error);
+  EXPECT_EQ(error, "Protocol error: too big inline request");
+  Parse("*1\r\n$" + std::string(RespParser::kMaxInlineLength + 10, '1'), 4096, &error);
+  EXPECT_EQ(error, "Protocol error: too big bulk count string");
+}
+
+TEST(RespParserTest, ABulkWaitsForAllItsBytes) {
+  // The largest bulk Redis allows is accepted on its header alone.
+  RespParser huge;
+  const std::string header = "*1\r\n$536870912\r\nabc";
+  EXPECT_EQ(huge.Consume(header.data(), header.size()), header.size());
+  EXPECT_FALSE(huge.HasCommand());
+  EXPECT_TRUE(huge.error().empty());
+  // A small one completes exactly when its last byte and "\r\n" arrive.
+  RespParser parser;
+  const std::string input = "*1\r\n$10\r\n0123456789\r\n";
+  for (size_t i = 0; i < input.size(); ++i) {
+    ASSERT_FALSE(parser.HasCommand()) << "complete after " << i << " bytes";
+    EXPECT_EQ(parser.Consume(input.data() + i, 1), 1u);
+  }
+  ASSERT_TRUE(parser.HasCommand());
+  EXPECT_EQ(parser.TakeCommand(), (std::vector<std::string>{"0123456789"}));
+}
+
+TEST(RespParserTest, ConsumesNothingWhileACommandWaits) {
+  RespParser parser;
+  const std::string input = "PING\r\nPING\r\n";
+  const size_t used = parser.Consume(input.data(), input.size());
+  EXPECT_EQ(used, 6u);
+  ASSERT_TRUE(parser.HasCommand());
+  EXPECT_EQ(parser.Consume(input.data() + used, input.size() - used), 0u);
+  EXPECT_EQ(parser.TakeCommand(), (std::vector<std::string>{"PING"}));
+}
+
+}  // namespace
+}  // namespace teksdb::server
