@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""teksdb-server with real clients and bad ones:
+  - redis-cli and redis-benchmark (Debian's redis-tools) work against it;
+  - 8 clients incrementing one counter never lose an increment;
+  - 10,000 pipelined commands get 10,000 replies, in order;
+  - malformed requests (bad lengths, absurd bulk sizes) get Redis's error
+    and a closed connection, while every other client keeps being served;
+  - a client that stalls mid-request, or pipelines replies it never reads,
+    holds the server's memory to a bound and blocks nobody else;
+  - with --sync, every acknowledged write survives kill -9.
+
+Usage: server_clients_test.py PATH/TO/teksdb-server
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_redis_differential_test import Client, free_port  # noqa: E402
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def start(server_bin, directory, port, *flags):
+    proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port), "--threads", "2",
+                             *flags], stderr=subprocess.PIPE, text=True)
+    Client(port).command("PING")
+    return proc
+
+
+def raw(port, data, read_timeout=5):
+    """Sends raw bytes; returns everything the server sent until it closed
+    (or read_timeout passed) and whether it closed."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=read_timeout)
+    s.sendall(data)
+    got = b""
+    closed = False
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                closed = True
+                break
+            got += chunk
+    except socket.timeout:
+        pass
+    s.close()
+    return got, closed
+
+
+def main():
+    server_bin = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="teksdb-clients-")
+    port = free_port()
+    proc = start(server_bin, os.path.join(tmp, "db"), port)
+    try:
+        # --- real clients -------------------------------------------------------
+        cli = lambda *a: subprocess.run(["redis-cli", "-p", str(port), *a], capture_output=True,
+                                        text=True, timeout=30).stdout.strip()
+        check(cli("SET", "greeting", "hello world") == "OK" and cli("GET", "greeting") == "hello world",
+              "redis-cli SET and GET")
+        bench = subprocess.run(["redis-benchmark", "-p", str(port), "-q", "-n", "5000", "-c", "10",
+                                "-P", "16", "-t", "set,get,incr"], capture_output=True, text=True,
+                               timeout=120)
+        check(bench.returncode == 0 and bench.stdout.count("requests per second") == 3,
+              f"redis-benchmark set,get,incr runs ({bench.stdout.strip()[-200:]!r})")
+
+        # --- concurrent increments -----------------------------------------------
+        def incr_many():
+            c = Client(port)
+            for _ in range(500):
+                c.command("INCR", "counter")
+                c.command("INCRBY", "counter", "2")
+        threads = [threading.Thread(target=incr_many) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        check(Client(port).command("GET", "counter") == (b"$", b"12000"),
+              "8 clients x 500 x (INCR + INCRBY 2): counter is 12000")
+
+        # --- pipelining -------------------------------------------------------
+        c = Client(port)
+        n = 10000
+        c.sock.sendall(b"".join(b"*3\r\n$3\r\nSET\r\n$2\r\np%d\r\n$%d\r\n%d\r\n" % (i % 10, len(str(i)), i)
+                                for i in range(n)))
+        replies = [c.reply() for _ in range(n)]
+        check(all(r == (b"+", b"OK") for r in replies), f"{n} pipelined SETs, {n} replies")
+        c.sock.sendall(b"".join(b"*2\r\n$3\r\nGET\r\n$2\r\np%d\r\n" % i for i in range(10)))
+        check([c.reply()[1] for _ in range(10)] == [str(n - 10 + i).encode() for i in range(10)],
+              "pipelined GETs answer in order")
+
+        # --- malformed requests ------------------------------------------------
+        for data, error in [(b"*x\r\n", b"-ERR Protocol error: invalid multibulk length\r\n"),
+                            (b"*1\r\n$99999999999\r\n", b"-ERR Protocol error: invalid bulk length\r\n"),
+                            (b"*1\r\n+PING\r\n", b"-ERR Protocol error: expected '$', got '+'\r\n"),
+                            (b"SET \"a\r\n", b"-ERR Protocol error: unbalanced quotes in request\r\n")]:
+            got, closed = raw(port, data)
+            check(got == error and closed, f"{data!r}: Redis's error, then closed")
+        got, closed = raw(port, b"x" * (70 * 1024))
+        check(got == b"-ERR Protocol error: too big inline request\r\n" and closed,
+              "a 70 KiB inline request: refused and closed")
+
+        # --- stalled and greedy clients -----------------------------------------
+        stalled = socket.create_connection(("127.0.0.1", port))
+        stalled.sendall(b"*2\r\n$3\r\nGET\r\n$536870912\r\nabc")  # never finishes
+        Client(port).command("SET", "big", "x" * (1 << 20))
+        before = rss_kb(proc.pid)
+        greedy = socket.create_connection(("127.0.0.1", port))
+        greedy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        greedy.sendall(b"*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n" * 2000)  # 2 GB of replies, never read
+        time.sleep(2)
+        grown_mb = (rss_kb(proc.pid) - before) / 1024
+        check(grown_mb < 64, f"a client that never reads 2 GB of replies grows the server by {grown_mb:.1f} MB")
+        start_t = time.time()
+        check(Client(port).command("PING") == (b"+", b"PONG") and time.time() - start_t < 2,
+              "other clients are served beside the stalled and the greedy one")
+        stalled.close()
+        greedy.close()
+    finally:
+        proc.kill()
+        proc.wait()
+
+    # --- kill -9 with --sync ---------------------------------------------------
+    port = free_port()
+    directory = os.path.join(tmp, "sync")
+    proc = start(server_bin, directory, port, "--sync")
+    c = Client(port)
+    acknowledged = 0
+    for i in range(300):
+        if c.command("SET", f"durable{i}", str(i)) == (b"+", b"OK"):
+            acknowledged = i + 1
+    proc.kill()
+    proc.wait()
+    proc = start(server_bin, directory, port)
+    c = Client(port)
+    kept = sum(c.command("GET", f"durable{i}") == (b"$", str(i).encode()) for i in range(acknowledged))
+    check(acknowledged == 300 and kept == acknowledged,
+          f"--sync: {kept} of {acknowledged} acknowledged writes survive kill -9")
+    proc.kill()
+    proc.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"server_clients: {len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
