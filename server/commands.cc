@@ -21,6 +21,7 @@ const std::unordered_map<std::string, Command>& Table() {
     std::vector<Command> commands;
     AddStringCommands(&commands);
     AddKeyCommands(&commands);
+    AddHashCommands(&commands);
     AddServerCommands(&commands);
     std::unordered_map<std::string, Command> by_name;
     for (const Command& c : commands) by_name.emplace(c.name, c);

@@ -22,6 +22,7 @@ std::string Lower(const std::string& s) {
 const char* TypeName(char type) {
   switch (type) {
     case Keyspace::kString: return "string";
+    case Keyspace::kHash: return "hash";
     default: return "none";
   }
 }
@@ -39,6 +40,8 @@ void Del(Request& r) {
     const Status s = r.server.keyspace->Read(key, &v);
     if (!s.ok()) return ReplyStorageError(r, s);
     if (!v) continue;
+    const Status d = r.server.keyspace->DeleteMembers(key, &batch);
+    if (!d.ok()) return ReplyStorageError(r, d);
     batch.Delete(key);
     ++deleted;
   }
@@ -104,6 +107,8 @@ void ExpireGeneric(Request& r, int64_t unit_ms, bool absolute) {
   }
   Keyspace::Batch batch;
   if (when <= Keyspace::NowMs()) {
+    s = r.server.keyspace->DeleteMembers(key, &batch);
+    if (!s.ok()) return ReplyStorageError(r, s);
     batch.Delete(key);
   } else {
     v->expire_ms = when;

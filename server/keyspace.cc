@@ -42,8 +42,10 @@ bool Keyspace::Decode(const Slice& bytes, Value* value) {
   return true;
 }
 
-Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const {
+Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
+                         bool* expired) const {
   value->reset();
+  *expired = false;
   ROCKSDB_NAMESPACE::PinnableSlice bytes;
   Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), db_->DefaultColumnFamily(), MetaKey(key),
                       &bytes);
@@ -51,9 +53,67 @@ Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const
   if (!s.ok()) return s;
   Value v;
   if (!Decode(bytes, &v)) return Status::Corruption("meta record of '" + key + "'");
-  if (v.expire_ms != 0 && v.expire_ms <= NowMs()) return Status::OK();
+  *expired = v.expire_ms != 0 && v.expire_ms <= NowMs();
   *value = std::move(v);
   return Status::OK();
+}
+
+Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const {
+  bool expired;
+  const Status s = ReadAny(key, value, &expired);
+  if (expired) value->reset();
+  return s;
+}
+
+std::string Keyspace::MemberPrefix(const std::string& key) {
+  std::string prefix = "H";
+  const uint32_t n = static_cast<uint32_t>(key.size());
+  for (int i = 0; i < 4; ++i) prefix.push_back(static_cast<char>(n >> (24 - 8 * i)));
+  return prefix + key;
+}
+
+void Keyspace::Batch::PutMember(const std::string& key, const std::string& member,
+                                const std::string& value) {
+  batch_.Put(MemberPrefix(key) + member, value);
+}
+
+void Keyspace::Batch::DeleteMember(const std::string& key, const std::string& member) {
+  batch_.Delete(MemberPrefix(key) + member);
+}
+
+Status Keyspace::ReadMember(const std::string& key, const std::string& member,
+                            std::optional<std::string>* value) const {
+  value->reset();
+  std::string bytes;
+  const Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), MemberPrefix(key) + member, &bytes);
+  if (s.IsNotFound()) return Status::OK();
+  if (s.ok()) *value = std::move(bytes);
+  return s;
+}
+
+Status Keyspace::ForEachMember(
+    const std::string& key,
+    const std::function<bool(const std::string&, const std::string&)>& visit) const {
+  const std::string prefix = MemberPrefix(key);
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
+      db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    Slice member = it->key();
+    member.remove_prefix(prefix.size());
+    if (!visit(member.ToString(), it->value().ToString())) break;
+  }
+  return it->status();
+}
+
+Status Keyspace::DeleteMembers(const std::string& key, Batch* batch) const {
+  std::optional<Value> old;
+  bool expired;
+  Status s = ReadAny(key, &old, &expired);
+  if (!s.ok() || !old || old->type == kString) return s;
+  return ForEachMember(key, [&](const std::string& member, const std::string&) {
+    batch->DeleteMember(key, member);
+    return true;
+  });
 }
 
 void Keyspace::Batch::Put(const std::string& key, const Value& value) {

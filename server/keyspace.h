@@ -1,11 +1,17 @@
 // Keyspace: Redis keys stored in a RocksDB database, Ardb-style. Each key
 // has one meta record, "M" + key -> [type][expiry][payload]: the type byte
-// ('s' string), the expiry as milliseconds since the epoch, 8 bytes
-// big-endian (0: none), and for a string its value. Collections will add
-// one RocksDB key per member beside their meta record.
+// ('s' string, 'h' hash), the expiry as milliseconds since the epoch, 8
+// bytes big-endian (0: none), and the payload: a string's value, a
+// collection's member count (8 bytes big-endian). A collection's members
+// are records of their own under the key's member prefix, "H" + the key's
+// length (4 bytes big-endian) + key, followed by the field: so one key's
+// members are contiguous and in order, a whole hash is a seek and a short
+// scan (the paper's range_query), and updating one field is two puts.
 //
-// Expired keys read as absent (expiry is enforced on read) and are
-// overwritten or deleted by the next write.
+// Expired keys read as absent (expiry is enforced on read). A write that
+// replaces a key (SET over a hash, a new hash where an expired one was,
+// DEL) first deletes the old key's members in the same batch
+// (DeleteMembers), so none outlive their key.
 //
 // Thread safety: reads take no lock (one RocksDB read each). Every write of
 // a key runs under that key's lock (LockKeys; a stripe of 1024 mutexes, by
@@ -31,6 +37,7 @@ namespace teksdb::server {
 class Keyspace {
  public:
   static constexpr char kString = 's';
+  static constexpr char kHash = 'h';
 
   struct Value {
     char type = kString;
@@ -43,18 +50,36 @@ class Keyspace {
 
   // The key's value, unless it is absent or expired.
   ROCKSDB_NAMESPACE::Status Read(const std::string& key, std::optional<Value>* value) const;
+  // The key's value even if expired (then *expired is set).
+  ROCKSDB_NAMESPACE::Status ReadAny(const std::string& key, std::optional<Value>* value,
+                                    bool* expired) const;
 
   // A batch of writes, applied atomically by Commit.
   class Batch {
    public:
     void Put(const std::string& key, const Value& value);
     void Delete(const std::string& key);
+    void PutMember(const std::string& key, const std::string& member, const std::string& value);
+    void DeleteMember(const std::string& key, const std::string& member);
 
    private:
     friend class Keyspace;
     ROCKSDB_NAMESPACE::WriteBatch batch_;
   };
   ROCKSDB_NAMESPACE::Status Commit(Batch* batch);
+
+  // Adds to `batch` the deletion of every member of `key`, if what is stored
+  // there (live or expired) is a collection. For writes that replace the key.
+  ROCKSDB_NAMESPACE::Status DeleteMembers(const std::string& key, Batch* batch) const;
+
+  // One member's value, or nullopt.
+  ROCKSDB_NAMESPACE::Status ReadMember(const std::string& key, const std::string& member,
+                                       std::optional<std::string>* value) const;
+  // Every member of `key` in member order, passed to `visit` until it
+  // returns false.
+  ROCKSDB_NAMESPACE::Status ForEachMember(
+      const std::string& key,
+      const std::function<bool(const std::string& member, const std::string& value)>& visit) const;
 
   // Locks the stripes of `keys` (in stripe order) until the result dies.
   std::vector<std::unique_lock<std::mutex>> LockKeys(const std::vector<std::string>& keys);
@@ -70,6 +95,7 @@ class Keyspace {
 
  private:
   static std::string MetaKey(const std::string& key) { return "M" + key; }
+  static std::string MemberPrefix(const std::string& key);
   static std::string Encode(const Value& value);
   static bool Decode(const ROCKSDB_NAMESPACE::Slice& bytes, Value* value);
   // Iterates the meta records; ForEachKey's body.

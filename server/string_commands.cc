@@ -33,8 +33,14 @@ bool Commit(Request& r, Keyspace::Batch* batch) {
   return s.ok();
 }
 
+// Replaces whatever `key` held (a collection's members too) with a string.
 bool PutString(Request& r, const std::string& key, std::string value, int64_t expire_ms) {
   Keyspace::Batch batch;
+  const Status s = r.server.keyspace->DeleteMembers(key, &batch);
+  if (!s.ok()) {
+    ReplyStorageError(r, s);
+    return false;
+  }
   batch.Put(key, Keyspace::Value{Keyspace::kString, expire_ms, std::move(value)});
   return Commit(r, &batch);
 }
@@ -145,6 +151,8 @@ void MSet(Request& r) {
   auto locks = r.server.keyspace->LockKeys(keys);
   Keyspace::Batch batch;
   for (size_t i = 1; i < r.args.size(); i += 2) {
+    const Status s = r.server.keyspace->DeleteMembers(r.args[i], &batch);
+    if (!s.ok()) return ReplyStorageError(r, s);
     batch.Put(r.args[i], Keyspace::Value{Keyspace::kString, 0, r.args[i + 1]});
   }
   if (Commit(r, &batch)) reply::Ok(r.out);

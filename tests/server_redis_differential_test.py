@@ -2,7 +2,8 @@
 """teksdb-server against real Redis (Debian's redis-server): the same random
 stream of commands, over every command teksdb-server supports and their
 errors, goes to both; every reply must be byte for byte the same, except
-KEYS (compared as sets) and TTL/PTTL (within a second, since the two
+KEYS, HKEYS, HVALS and HGETALL (Redis's order is its hash table's: compared
+as sets of keys, values, pairs) and TTL/PTTL (within a second, since the two
 servers' clocks are read at slightly different moments).
 
 Usage: server_redis_differential_test.py PATH/TO/teksdb-server [SEED]
@@ -91,6 +92,7 @@ def value(rng):
 
 def random_command(rng):
     k = lambda: rng.choice(KEYS)
+    f = lambda: rng.choice(["f1", "f2", "f3", "field4"])
     long_ttl = lambda: str(rng.randint(1000, 100000))
     choices = [
         lambda: ["SET", k(), value(rng)],
@@ -129,14 +131,29 @@ def random_command(rng):
         lambda: ["SET", k()],
         lambda: ["NOSUCHCOMMAND", k()],
         lambda: ["get", k()],
+        lambda: ["HSET", k()] + [x for _ in range(rng.randint(1, 3)) for x in (f(), value(rng))],
+        lambda: ["HSET", k(), f()],
+        lambda: ["HMSET", k()] + [x for _ in range(rng.randint(1, 3)) for x in (f(), value(rng))],
+        lambda: ["HGET", k(), f()],
+        lambda: ["HMGET", k()] + [f() for _ in range(rng.randint(1, 3))],
+        lambda: ["HGETALL", k()],
+        lambda: ["HDEL", k()] + [f() for _ in range(rng.randint(1, 3))],
+        lambda: ["HLEN", k()],
+        lambda: ["HEXISTS", k(), f()],
+        lambda: ["HKEYS", k()],
+        lambda: ["HVALS", k()],
+        lambda: ["HINCRBY", k(), f(), value(rng)],
     ]
     return rng.choice(choices)()
 
 
 def same(cmd, a, b):
     name = cmd[0].upper()
-    if name == "KEYS" and a[0] == b[0] == b"*":
+    if name in ("KEYS", "HKEYS", "HVALS") and a[0] == b[0] == b"*":
         return sorted(x[1] for x in a[1]) == sorted(x[1] for x in b[1])
+    if name == "HGETALL" and a[0] == b[0] == b"*":
+        pairs = lambda r: sorted(zip([x[1] for x in r[1][::2]], [x[1] for x in r[1][1::2]]))
+        return len(a[1]) == len(b[1]) and pairs(a) == pairs(b)
     if name in ("TTL", "PTTL") and a[0] == b[0] == b":":
         x, y = int(a[1]), int(b[1])
         return x == y or (x >= 0 and y >= 0 and abs(x - y) <= (1 if name == "TTL" else 1000))
