@@ -22,6 +22,7 @@ const std::unordered_map<std::string, Command>& Table() {
     AddStringCommands(&commands);
     AddKeyCommands(&commands);
     AddHashCommands(&commands);
+    AddSetCommands(&commands);
     AddServerCommands(&commands);
     std::unordered_map<std::string, Command> by_name;
     for (const Command& c : commands) by_name.emplace(c.name, c);

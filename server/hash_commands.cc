@@ -1,11 +1,11 @@
 // Hash commands: HSET HMSET HGET HMGET HGETALL HDEL HLEN HEXISTS HKEYS HVALS
-// HINCRBY. A hash is a meta record (type 'h', its field count) and one
-// record per field under the key's member prefix (keyspace.h): HGETALL is
-// a seek and a scan, HSET of one field two puts. Writes run under the
+// HINCRBY. A hash is a Collection (collection.h) of type 'h': a meta record
+// and one record per field under the key's member prefix, so HGETALL is a
+// seek and a scan and HSET of one field two puts. Writes run under the
 // key's lock; an emptied hash is deleted, as in Redis.
-#include <algorithm>
 #include <limits>
 
+#include "collection.h"
 #include "commands.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -13,72 +13,19 @@
 namespace teksdb::server {
 namespace {
 
-using ROCKSDB_NAMESPACE::Status;
-
-int64_t CountOf(const Keyspace::Value& v) {
-  uint64_t n = 0;
-  for (size_t i = 0; i < 8 && i < v.payload.size(); ++i) {
-    n = (n << 8) | static_cast<unsigned char>(v.payload[i]);
-  }
-  return static_cast<int64_t>(n);
-}
-
-Keyspace::Value HashValue(int64_t count, int64_t expire_ms) {
-  std::string payload(8, '\0');
-  for (int i = 0; i < 8; ++i) payload[i] = static_cast<char>(static_cast<uint64_t>(count) >> (56 - 8 * i));
-  return Keyspace::Value{Keyspace::kHash, expire_ms, std::move(payload)};
-}
-
-// Reads the hash at r.args[1]: false (having replied) on a storage error or
-// another type; *hash stays empty if there is none.
-bool ReadHash(Request& r, std::optional<Keyspace::Value>* hash) {
-  const Status s = r.server.keyspace->Read(r.args[1], hash);
-  if (!s.ok()) {
-    ReplyStorageError(r, s);
-    return false;
-  }
-  if (*hash && (*hash)->type != Keyspace::kHash) {
-    reply::Error(r.out, kWrongType);
-    return false;
-  }
-  return true;
-}
-
-// Sets fields (pairs from r.args[2]); returns how many were new, or -1
-// after replying an error.
+// Sets the field/value pairs from r.args[2]; how many fields were new, or
+// -1 after replying an error.
 int64_t SetFields(Request& r) {
-  const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
-  std::optional<Keyspace::Value> hash;
-  if (!ReadHash(r, &hash)) return -1;
-  Keyspace::Batch batch;
-  // A new hash replaces an expired key of any type, members and all.
-  if (!hash) {
-    const Status s = r.server.keyspace->DeleteMembers(key, &batch);
-    if (!s.ok()) return ReplyStorageError(r, s), -1;
-  }
-  int64_t count = hash ? CountOf(*hash) : 0, added = 0;
-  std::vector<std::string> fresh;  // fields new in this command
+  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  Collection hash;
+  if (!hash.Open(r, Keyspace::kHash)) return -1;
+  int64_t added = 0;
   for (size_t i = 2; i + 1 < r.args.size(); i += 2) {
-    const std::string& field = r.args[i];
-    bool exists = std::find(fresh.begin(), fresh.end(), field) != fresh.end();
-    if (!exists && hash) {
-      std::optional<std::string> old;
-      const Status s = r.server.keyspace->ReadMember(key, field, &old);
-      if (!s.ok()) return ReplyStorageError(r, s), -1;
-      exists = old.has_value();
-    }
-    if (!exists) {
-      fresh.push_back(field);
-      ++added;
-    }
-    batch.PutMember(key, field, r.args[i + 1]);
+    bool existed;
+    if (!hash.PutMember(r, r.args[i], r.args[i + 1], &existed)) return -1;
+    added += existed ? 0 : 1;
   }
-  count += added;
-  batch.Put(key, HashValue(count, hash ? hash->expire_ms : 0));
-  const Status s = r.server.keyspace->Commit(&batch);
-  if (!s.ok()) return ReplyStorageError(r, s), -1;
-  return added;
+  return hash.Commit(r) ? added : -1;
 }
 
 void HSet(Request& r) {
@@ -97,25 +44,19 @@ void HMSet(Request& r) {
 }
 
 void HGet(Request& r) {
-  std::optional<Keyspace::Value> hash;
-  if (!ReadHash(r, &hash)) return;
-  if (!hash) return reply::Null(r.out);
+  Collection hash;
   std::optional<std::string> value;
-  const Status s = r.server.keyspace->ReadMember(r.args[1], r.args[2], &value);
-  if (!s.ok()) return ReplyStorageError(r, s);
+  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMember(r, r.args[2], &value)) return;
   value ? reply::Bulk(r.out, *value) : reply::Null(r.out);
 }
 
 void HMGet(Request& r) {
-  std::optional<Keyspace::Value> hash;
-  if (!ReadHash(r, &hash)) return;
+  Collection hash;
+  if (!hash.Open(r, Keyspace::kHash)) return;
   std::string replies;
   for (size_t i = 2; i < r.args.size(); ++i) {
     std::optional<std::string> value;
-    if (hash) {
-      const Status s = r.server.keyspace->ReadMember(r.args[1], r.args[i], &value);
-      if (!s.ok()) return ReplyStorageError(r, s);
-    }
+    if (!hash.ReadMember(r, r.args[i], &value)) return;
     value ? reply::Bulk(&replies, *value) : reply::Null(&replies);
   }
   reply::ArrayHeader(r.out, r.args.size() - 2);
@@ -123,90 +64,57 @@ void HMGet(Request& r) {
 }
 
 // HGETALL, HKEYS, HVALS: the fields in order, as pairs, keys or values.
-void Scan(Request& r, bool fields, bool values) {
-  std::optional<Keyspace::Value> hash;
-  if (!ReadHash(r, &hash)) return;
+void Fields(Request& r, bool fields, bool values) {
+  Collection hash;
+  if (!hash.Open(r, Keyspace::kHash)) return;
   std::string replies;
   size_t n = 0;
-  if (hash) {
-    const Status s = r.server.keyspace->ForEachMember(
-        r.args[1], [&](const std::string& field, const std::string& value) {
-          if (fields) reply::Bulk(&replies, field), ++n;
-          if (values) reply::Bulk(&replies, value), ++n;
-          return true;
-        });
-    if (!s.ok()) return ReplyStorageError(r, s);
+  if (!hash.ForEach(r, [&](const std::string& field, const std::string& value) {
+        if (fields) reply::Bulk(&replies, field), ++n;
+        if (values) reply::Bulk(&replies, value), ++n;
+        return true;
+      })) {
+    return;
   }
   reply::ArrayHeader(r.out, n);
   r.out->append(replies);
 }
-void HGetAll(Request& r) { Scan(r, true, true); }
-void HKeys(Request& r) { Scan(r, true, false); }
-void HVals(Request& r) { Scan(r, false, true); }
+void HGetAll(Request& r) { Fields(r, true, true); }
+void HKeys(Request& r) { Fields(r, true, false); }
+void HVals(Request& r) { Fields(r, false, true); }
 
 void HDel(Request& r) {
-  const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
-  std::optional<Keyspace::Value> hash;
-  if (!ReadHash(r, &hash)) return;
-  if (!hash) return reply::Integer(r.out, 0);
-  Keyspace::Batch batch;
-  std::vector<std::string> gone;
+  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  Collection hash;
+  if (!hash.Open(r, Keyspace::kHash)) return;
+  int64_t removed = 0;
   for (size_t i = 2; i < r.args.size(); ++i) {
-    if (std::find(gone.begin(), gone.end(), r.args[i]) != gone.end()) continue;
-    std::optional<std::string> old;
-    const Status s = r.server.keyspace->ReadMember(key, r.args[i], &old);
-    if (!s.ok()) return ReplyStorageError(r, s);
-    if (!old) continue;
-    gone.push_back(r.args[i]);
-    batch.DeleteMember(key, r.args[i]);
+    bool existed;
+    if (!hash.DeleteMember(r, r.args[i], &existed)) return;
+    removed += existed ? 1 : 0;
   }
-  const int64_t left = CountOf(*hash) - static_cast<int64_t>(gone.size());
-  if (left <= 0) {
-    batch.Delete(key);
-  } else {
-    batch.Put(key, HashValue(left, hash->expire_ms));
-  }
-  const Status s = r.server.keyspace->Commit(&batch);
-  if (!s.ok()) return ReplyStorageError(r, s);
-  reply::Integer(r.out, static_cast<int64_t>(gone.size()));
+  if (hash.Commit(r)) reply::Integer(r.out, removed);
 }
 
 void HLen(Request& r) {
-  std::optional<Keyspace::Value> hash;
-  if (!ReadHash(r, &hash)) return;
-  reply::Integer(r.out, hash ? CountOf(*hash) : 0);
+  Collection hash;
+  if (hash.Open(r, Keyspace::kHash)) reply::Integer(r.out, hash.count());
 }
 
 void HExists(Request& r) {
-  std::optional<Keyspace::Value> hash;
-  if (!ReadHash(r, &hash)) return;
+  Collection hash;
   std::optional<std::string> value;
-  if (hash) {
-    const Status s = r.server.keyspace->ReadMember(r.args[1], r.args[2], &value);
-    if (!s.ok()) return ReplyStorageError(r, s);
-  }
+  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMember(r, r.args[2], &value)) return;
   reply::Integer(r.out, value ? 1 : 0);
 }
 
 void HIncrBy(Request& r) {
   int64_t delta;
   if (!ParseStrictInt64(r.args[3], &delta)) return reply::Error(r.out, kNotInteger);
-  const std::string& key = r.args[1];
-  const std::string& field = r.args[2];
-  auto locks = r.server.keyspace->LockKeys({key});
-  std::optional<Keyspace::Value> hash;
-  if (!ReadHash(r, &hash)) return;
-  Keyspace::Batch batch;
-  if (!hash) {
-    const Status s = r.server.keyspace->DeleteMembers(key, &batch);
-    if (!s.ok()) return ReplyStorageError(r, s);
-  }
+  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  Collection hash;
   std::optional<std::string> old;
-  if (hash) {
-    const Status s = r.server.keyspace->ReadMember(key, field, &old);
-    if (!s.ok()) return ReplyStorageError(r, s);
-  }
+  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMember(r, r.args[2], &old)) return;
   int64_t current = 0;
   if (old && !ParseStrictInt64(*old, &current)) {
     return reply::Error(r.out, "ERR hash value is not an integer");
@@ -215,12 +123,9 @@ void HIncrBy(Request& r) {
       (delta < 0 && current < std::numeric_limits<int64_t>::min() - delta)) {
     return reply::Error(r.out, "ERR increment or decrement would overflow");
   }
-  const int64_t result = current + delta;
-  batch.PutMember(key, field, std::to_string(result));
-  batch.Put(key, HashValue((hash ? CountOf(*hash) : 0) + (old ? 0 : 1), hash ? hash->expire_ms : 0));
-  const Status s = r.server.keyspace->Commit(&batch);
-  if (!s.ok()) return ReplyStorageError(r, s);
-  reply::Integer(r.out, result);
+  bool existed;
+  if (!hash.PutMember(r, r.args[2], std::to_string(current + delta), &existed)) return;
+  if (hash.Commit(r)) reply::Integer(r.out, current + delta);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ const char* TypeName(char type) {
   switch (type) {
     case Keyspace::kString: return "string";
     case Keyspace::kHash: return "hash";
+    case Keyspace::kSet: return "set";
     default: return "none";
   }
 }

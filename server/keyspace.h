@@ -1,6 +1,6 @@
 // Keyspace: Redis keys stored in a RocksDB database, Ardb-style. Each key
 // has one meta record, "M" + key -> [type][expiry][payload]: the type byte
-// ('s' string, 'h' hash), the expiry as milliseconds since the epoch, 8
+// ('s' string, 'h' hash, 'S' set), the expiry as milliseconds since the epoch, 8
 // bytes big-endian (0: none), and the payload: a string's value, a
 // collection's member count (8 bytes big-endian). A collection's members
 // are records of their own under the key's member prefix, "H" + the key's
@@ -38,6 +38,7 @@ class Keyspace {
  public:
   static constexpr char kString = 's';
   static constexpr char kHash = 'h';
+  static constexpr char kSet = 'S';
 
   struct Value {
     char type = kString;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """teksdb-server with real clients and bad ones:
   - redis-cli and redis-benchmark (Debian's redis-tools) work against it;
+  - SPOP's random draw returns distinct members and removes them;
   - 8 clients incrementing one counter never lose an increment;
   - 10,000 pipelined commands get 10,000 replies, in order;
   - malformed requests (bad lengths, absurd bulk sizes) get Redis's error
@@ -98,6 +99,14 @@ def main():
             t.join()
         check(Client(port).command("GET", "counter") == (b"$", b"12000"),
               "8 clients x 500 x (INCR + INCRBY 2): counter is 12000")
+
+        # --- SPOP draws at random: check what it returns and leaves --------------
+        c = Client(port)
+        c.command("SADD", "letters", "a", "b", "c", "d", "e")
+        popped = [x[1] for x in c.command("SPOP", "letters", "3")[1]]
+        left = sorted(x[1] for x in c.command("SMEMBERS", "letters")[1])
+        check(len(set(popped)) == 3 and sorted(popped + left) == [b"a", b"b", b"c", b"d", b"e"],
+              f"SPOP 3 of 5 returns 3 distinct members and removes them ({popped}, left {left})")
 
         # --- pipelining -------------------------------------------------------
         c = Client(port)

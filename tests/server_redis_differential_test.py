@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """teksdb-server against real Redis (Debian's redis-server): the same random
 stream of commands, over every command teksdb-server supports and their
-errors, goes to both; every reply must be byte for byte the same, except
-KEYS, HKEYS, HVALS and HGETALL (Redis's order is its hash table's: compared
-as sets of keys, values, pairs) and TTL/PTTL (within a second, since the two
+errors (SPOP only where no member is drawn at random), goes to both; every reply must be byte for byte the same, except
+KEYS, HKEYS, HVALS, SMEMBERS and HGETALL (Redis's order is its hash
+table's: compared as sets of keys, values, pairs) and TTL/PTTL (within a second, since the two
 servers' clocks are read at slightly different moments).
 
 Usage: server_redis_differential_test.py PATH/TO/teksdb-server [SEED]
@@ -93,6 +93,7 @@ def value(rng):
 def random_command(rng):
     k = lambda: rng.choice(KEYS)
     f = lambda: rng.choice(["f1", "f2", "f3", "field4"])
+    m = lambda: rng.choice(["a", "b", "c", "d", "e"])
     long_ttl = lambda: str(rng.randint(1000, 100000))
     choices = [
         lambda: ["SET", k(), value(rng)],
@@ -143,13 +144,19 @@ def random_command(rng):
         lambda: ["HKEYS", k()],
         lambda: ["HVALS", k()],
         lambda: ["HINCRBY", k(), f(), value(rng)],
+        lambda: ["SADD", k()] + [m() for _ in range(rng.randint(1, 3))],
+        lambda: ["SREM", k()] + [m() for _ in range(rng.randint(1, 3))],
+        lambda: ["SMEMBERS", k()],
+        lambda: ["SISMEMBER", k(), m()],
+        lambda: ["SCARD", k()],
+        lambda: ["SPOP", k(), rng.choice(["-1", "x", "0"])],
     ]
     return rng.choice(choices)()
 
 
 def same(cmd, a, b):
     name = cmd[0].upper()
-    if name in ("KEYS", "HKEYS", "HVALS") and a[0] == b[0] == b"*":
+    if name in ("KEYS", "HKEYS", "HVALS", "SMEMBERS") and a[0] == b[0] == b"*":
         return sorted(x[1] for x in a[1]) == sorted(x[1] for x in b[1])
     if name == "HGETALL" and a[0] == b[0] == b"*":
         pairs = lambda r: sorted(zip([x[1] for x in r[1][::2]], [x[1] for x in r[1][1::2]]))

@@ -1,0 +1,113 @@
+// Collection implementation: the member count in the meta record's
+// payload (8 bytes big-endian) and the staged batch.
+#include "collection.h"
+
+#include "resp_reply.h"
+
+namespace teksdb::server {
+
+using ROCKSDB_NAMESPACE::Status;
+
+namespace {
+int64_t DecodeCount(const std::string& payload) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < 8 && i < payload.size(); ++i) {
+    n = (n << 8) | static_cast<unsigned char>(payload[i]);
+  }
+  return static_cast<int64_t>(n);
+}
+std::string EncodeCount(int64_t count) {
+  std::string payload(8, '\0');
+  for (int i = 0; i < 8; ++i) {
+    payload[i] = static_cast<char>(static_cast<uint64_t>(count) >> (56 - 8 * i));
+  }
+  return payload;
+}
+}  // namespace
+
+bool Collection::Open(Request& r, char type) {
+  key_ = r.args[1];
+  type_ = type;
+  const Status s = r.server.keyspace->Read(key_, &meta_);
+  if (!s.ok()) {
+    ReplyStorageError(r, s);
+    return false;
+  }
+  if (meta_ && meta_->type != type) {
+    reply::Error(r.out, kWrongType);
+    return false;
+  }
+  count_ = meta_ ? DecodeCount(meta_->payload) : 0;
+  return true;
+}
+
+bool Collection::ReadMember(Request& r, const std::string& member,
+                            std::optional<std::string>* value) {
+  value->reset();
+  if (!meta_) return true;
+  const Status s = r.server.keyspace->ReadMember(key_, member, value);
+  if (!s.ok()) ReplyStorageError(r, s);
+  return s.ok();
+}
+
+bool Collection::Present(Request& r, const std::string& member, bool* present) {
+  const auto it = staged_.find(member);
+  if (it != staged_.end()) {
+    *present = it->second;
+    return true;
+  }
+  std::optional<std::string> value;
+  if (!ReadMember(r, member, &value)) return false;
+  *present = value.has_value();
+  return true;
+}
+
+bool Collection::PutMember(Request& r, const std::string& member, const std::string& value,
+                           bool* existed) {
+  if (!meta_ && !cleared_old_) {
+    const Status s = r.server.keyspace->DeleteMembers(key_, &batch_);
+    if (!s.ok()) {
+      ReplyStorageError(r, s);
+      return false;
+    }
+    cleared_old_ = true;
+  }
+  if (!Present(r, member, existed)) return false;
+  if (!*existed) ++count_;
+  staged_[member] = true;
+  batch_.PutMember(key_, member, value);
+  dirty_ = true;
+  return true;
+}
+
+bool Collection::DeleteMember(Request& r, const std::string& member, bool* existed) {
+  if (!Present(r, member, existed)) return false;
+  if (!*existed) return true;
+  --count_;
+  staged_[member] = false;
+  batch_.DeleteMember(key_, member);
+  dirty_ = true;
+  return true;
+}
+
+bool Collection::ForEach(Request& r,
+                         const std::function<bool(const std::string&, const std::string&)>& visit) {
+  if (!meta_) return true;
+  const Status s = r.server.keyspace->ForEachMember(key_, visit);
+  if (!s.ok()) ReplyStorageError(r, s);
+  return s.ok();
+}
+
+bool Collection::Commit(Request& r) {
+  if (!dirty_) return true;
+  if (count_ <= 0) {
+    batch_.Delete(key_);
+  } else {
+    batch_.Put(key_, Keyspace::Value{type_, meta_ ? meta_->expire_ms : 0, EncodeCount(count_)});
+  }
+  const Status s = r.server.keyspace->Commit(&batch_);
+  if (!s.ok()) ReplyStorageError(r, s);
+  return s.ok();
+}
+
+}  // namespace teksdb::server

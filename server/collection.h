@@ -1,0 +1,54 @@
+// Collection: one command's view of a collection key (a hash or a set): its
+// meta record (type, expiry, member count) and its members (keyspace.h),
+// with the command's changes staged in one batch. Open reads the meta
+// record; PutMember and DeleteMember stage changes and keep the count, as
+// the command sees it; Commit writes them and the meta record in one
+// WriteBatch, deleting the key when no member is left, as Redis does.
+// A collection created where an expired key of any type still lies first
+// deletes that key's members, so none come back.
+//
+// Thread safety: one command's, on one thread. Commands that write hold
+// the key's lock (Keyspace::LockKeys) from before Open to after Commit.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "commands.h"
+
+namespace teksdb::server {
+
+class Collection {
+ public:
+  // Reads the key r.args[1]. False, having replied, on a storage error or
+  // when the key holds another type (WRONGTYPE).
+  bool Open(Request& r, char type);
+  bool exists() const { return meta_.has_value(); }
+  int64_t count() const { return count_; }
+
+  // False, having replied, on a storage error.
+  bool ReadMember(Request& r, const std::string& member, std::optional<std::string>* value);
+  bool PutMember(Request& r, const std::string& member, const std::string& value, bool* existed);
+  bool DeleteMember(Request& r, const std::string& member, bool* existed);
+  // Members in order, as stored (before this command's staged changes).
+  bool ForEach(Request& r, const std::function<bool(const std::string&, const std::string&)>& visit);
+  bool Commit(Request& r);
+
+ private:
+  // Whether `member` is there now, staged changes included.
+  bool Present(Request& r, const std::string& member, bool* present);
+
+  std::string key_;
+  char type_ = 0;
+  std::optional<Keyspace::Value> meta_;
+  int64_t count_ = 0;
+  Keyspace::Batch batch_;
+  std::map<std::string, bool> staged_;  // member -> present after this command
+  bool dirty_ = false;
+  bool cleared_old_ = false;
+};
+
+}  // namespace teksdb::server

@@ -1,0 +1,115 @@
+// Set commands: SADD SREM SMEMBERS SISMEMBER SCARD SPOP. A set is a meta
+// record (type 'S', its member count) and one empty record per member
+// under the key's member prefix (keyspace.h). Writes run under the key's
+// lock; an emptied set is deleted, as in Redis.
+#include <algorithm>
+#include <random>
+
+#include "collection.h"
+#include "commands.h"
+#include "resp_reply.h"
+#include "strict_integer.h"
+
+namespace teksdb::server {
+namespace {
+
+using ROCKSDB_NAMESPACE::Status;
+
+void SAdd(Request& r) {
+  const std::string& key = r.args[1];
+  auto locks = r.server.keyspace->LockKeys({key});
+  Collection set;
+  if (!set.Open(r, Keyspace::kSet)) return;
+  int64_t added = 0;
+  for (size_t i = 2; i < r.args.size(); ++i) {
+    bool existed;
+    if (!set.PutMember(r, r.args[i], "", &existed)) return;
+    added += existed ? 0 : 1;
+  }
+  if (set.Commit(r)) reply::Integer(r.out, added);
+}
+
+void SRem(Request& r) {
+  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  Collection set;
+  if (!set.Open(r, Keyspace::kSet)) return;
+  int64_t removed = 0;
+  for (size_t i = 2; i < r.args.size(); ++i) {
+    bool existed;
+    if (!set.DeleteMember(r, r.args[i], &existed)) return;
+    removed += existed ? 1 : 0;
+  }
+  if (set.Commit(r)) reply::Integer(r.out, removed);
+}
+
+void SMembers(Request& r) {
+  Collection set;
+  if (!set.Open(r, Keyspace::kSet)) return;
+  std::vector<std::string> members;
+  if (!set.ForEach(r, [&](const std::string& m, const std::string&) {
+        members.push_back(m);
+        return true;
+      })) {
+    return;
+  }
+  reply::ArrayHeader(r.out, members.size());
+  for (const std::string& m : members) reply::Bulk(r.out, m);
+}
+
+void SIsMember(Request& r) {
+  Collection set;
+  if (!set.Open(r, Keyspace::kSet)) return;
+  std::optional<std::string> value;
+  if (!set.ReadMember(r, r.args[2], &value)) return;
+  reply::Integer(r.out, value ? 1 : 0);
+}
+
+void SCard(Request& r) {
+  Collection set;
+  if (!set.Open(r, Keyspace::kSet)) return;
+  reply::Integer(r.out, set.count());
+}
+
+// SPOP key [count]: random members, removed.
+void SPop(Request& r) {
+  if (r.args.size() > 3) return reply::Error(r.out, kSyntaxError);
+  int64_t want = 1;
+  if (r.args.size() == 3) {
+    if (!ParseStrictInt64(r.args[2], &want) || want < 0) {
+      return reply::Error(r.out, "ERR value is out of range, must be positive");
+    }
+  }
+  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  Collection set;
+  if (!set.Open(r, Keyspace::kSet)) return;
+  if (!set.exists()) return r.args.size() == 3 ? reply::ArrayHeader(r.out, 0) : reply::Null(r.out);
+  std::vector<std::string> members;
+  if (!set.ForEach(r, [&](const std::string& m, const std::string&) {
+        members.push_back(m);
+        return true;
+      })) {
+    return;
+  }
+  thread_local std::mt19937_64 random(std::random_device{}());
+  std::shuffle(members.begin(), members.end(), random);
+  members.resize(std::min<size_t>(members.size(), static_cast<size_t>(want)));
+  for (const std::string& m : members) {
+    bool existed;
+    if (!set.DeleteMember(r, m, &existed)) return;
+  }
+  if (!set.Commit(r)) return;
+  if (r.args.size() == 2) return reply::Bulk(r.out, members.front());
+  reply::ArrayHeader(r.out, members.size());
+  for (const std::string& m : members) reply::Bulk(r.out, m);
+}
+
+}  // namespace
+
+void AddSetCommands(std::vector<Command>* table) {
+  table->insert(table->end(), {
+      {"sadd", -3, SAdd},        {"srem", -3, SRem},   {"smembers", 2, SMembers},
+      {"sismember", 3, SIsMember}, {"scard", 2, SCard}, {"spop", -2, SPop},
+  });
+}
+
+}  // namespace teksdb::server
