@@ -90,6 +90,16 @@ bool Collection::DeleteMember(Request& r, const std::string& member, bool* exist
   return true;
 }
 
+bool Collection::DeleteListed(Request& r, int64_t* removed) {
+  *removed = 0;
+  for (size_t i = 2; i < r.args.size(); ++i) {
+    bool existed;
+    if (!DeleteMember(r, r.args[i], &existed)) return false;
+    *removed += existed ? 1 : 0;
+  }
+  return true;
+}
+
 bool Collection::ForEach(Request& r,
                          const std::function<bool(const std::string&, const std::string&)>& visit) {
   if (!meta_) return true;

@@ -33,6 +33,9 @@ class Collection {
   bool ReadMember(Request& r, const std::string& member, std::optional<std::string>* value);
   bool PutMember(Request& r, const std::string& member, const std::string& value, bool* existed);
   bool DeleteMember(Request& r, const std::string& member, bool* existed);
+  // HDEL and SREM: deletes the members r.args[2...]; *removed says how many
+  // were there.
+  bool DeleteListed(Request& r, int64_t* removed);
   // Members in order, as stored (before this command's staged changes).
   bool ForEach(Request& r, const std::function<bool(const std::string&, const std::string&)>& visit);
   bool Commit(Request& r);

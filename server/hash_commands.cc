@@ -86,14 +86,10 @@ void HVals(Request& r) { Fields(r, false, true); }
 void HDel(Request& r) {
   auto locks = r.server.keyspace->LockKeys({r.args[1]});
   Collection hash;
-  if (!hash.Open(r, Keyspace::kHash)) return;
-  int64_t removed = 0;
-  for (size_t i = 2; i < r.args.size(); ++i) {
-    bool existed;
-    if (!hash.DeleteMember(r, r.args[i], &existed)) return;
-    removed += existed ? 1 : 0;
+  int64_t removed;
+  if (hash.Open(r, Keyspace::kHash) && hash.DeleteListed(r, &removed) && hash.Commit(r)) {
+    reply::Integer(r.out, removed);
   }
-  if (hash.Commit(r)) reply::Integer(r.out, removed);
 }
 
 void HLen(Request& r) {

@@ -32,14 +32,10 @@ void SAdd(Request& r) {
 void SRem(Request& r) {
   auto locks = r.server.keyspace->LockKeys({r.args[1]});
   Collection set;
-  if (!set.Open(r, Keyspace::kSet)) return;
-  int64_t removed = 0;
-  for (size_t i = 2; i < r.args.size(); ++i) {
-    bool existed;
-    if (!set.DeleteMember(r, r.args[i], &existed)) return;
-    removed += existed ? 1 : 0;
+  int64_t removed;
+  if (set.Open(r, Keyspace::kSet) && set.DeleteListed(r, &removed) && set.Commit(r)) {
+    reply::Integer(r.out, removed);
   }
-  if (set.Commit(r)) reply::Integer(r.out, removed);
 }
 
 void SMembers(Request& r) {
