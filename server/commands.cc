@@ -23,6 +23,7 @@ const std::unordered_map<std::string, Command>& Table() {
     AddKeyCommands(&commands);
     AddHashCommands(&commands);
     AddSetCommands(&commands);
+    AddListCommands(&commands);
     AddServerCommands(&commands);
     std::unordered_map<std::string, Command> by_name;
     for (const Command& c : commands) by_name.emplace(c.name, c);

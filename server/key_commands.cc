@@ -24,6 +24,7 @@ const char* TypeName(char type) {
     case Keyspace::kString: return "string";
     case Keyspace::kHash: return "hash";
     case Keyspace::kSet: return "set";
+    case Keyspace::kList: return "list";
     default: return "none";
   }
 }

@@ -93,11 +93,12 @@ Status Keyspace::ReadMember(const std::string& key, const std::string& member,
 
 Status Keyspace::ForEachMember(
     const std::string& key,
-    const std::function<bool(const std::string&, const std::string&)>& visit) const {
+    const std::function<bool(const std::string&, const std::string&)>& visit,
+    const std::string& from) const {
   const std::string prefix = MemberPrefix(key);
   std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
       db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+  for (it->Seek(prefix + from); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     Slice member = it->key();
     member.remove_prefix(prefix.size());
     if (!visit(member.ToString(), it->value().ToString())) break;

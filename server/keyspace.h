@@ -1,6 +1,6 @@
 // Keyspace: Redis keys stored in a RocksDB database, Ardb-style. Each key
 // has one meta record, "M" + key -> [type][expiry][payload]: the type byte
-// ('s' string, 'h' hash, 'S' set), the expiry as milliseconds since the epoch, 8
+// ('s' string, 'h' hash, 'S' set, 'l' list), the expiry as milliseconds since the epoch, 8
 // bytes big-endian (0: none), and the payload: a string's value, a
 // collection's member count (8 bytes big-endian). A collection's members
 // are records of their own under the key's member prefix, "H" + the key's
@@ -39,6 +39,7 @@ class Keyspace {
   static constexpr char kString = 's';
   static constexpr char kHash = 'h';
   static constexpr char kSet = 'S';
+  static constexpr char kList = 'l';
 
   struct Value {
     char type = kString;
@@ -76,11 +77,12 @@ class Keyspace {
   // One member's value, or nullopt.
   ROCKSDB_NAMESPACE::Status ReadMember(const std::string& key, const std::string& member,
                                        std::optional<std::string>* value) const;
-  // Every member of `key` in member order, passed to `visit` until it
-  // returns false.
+  // Every member of `key` from `from` on, in member order, passed to
+  // `visit` until it returns false.
   ROCKSDB_NAMESPACE::Status ForEachMember(
       const std::string& key,
-      const std::function<bool(const std::string& member, const std::string& value)>& visit) const;
+      const std::function<bool(const std::string& member, const std::string& value)>& visit,
+      const std::string& from = std::string()) const;
 
   // Locks the stripes of `keys` (in stripe order) until the result dies.
   std::vector<std::unique_lock<std::mutex>> LockKeys(const std::vector<std::string>& keys);

@@ -94,6 +94,7 @@ def random_command(rng):
     k = lambda: rng.choice(KEYS)
     f = lambda: rng.choice(["f1", "f2", "f3", "field4"])
     m = lambda: rng.choice(["a", "b", "c", "d", "e"])
+    idx = lambda: rng.choice([str(rng.randint(-6, 6)), "100", "-100", "x"])
     long_ttl = lambda: str(rng.randint(1000, 100000))
     choices = [
         lambda: ["SET", k(), value(rng)],
@@ -150,6 +151,13 @@ def random_command(rng):
         lambda: ["SISMEMBER", k(), m()],
         lambda: ["SCARD", k()],
         lambda: ["SPOP", k(), rng.choice(["-1", "x", "0"])],
+        lambda: ["LPUSH", k()] + [value(rng) for _ in range(rng.randint(1, 3))],
+        lambda: ["RPUSH", k()] + [value(rng) for _ in range(rng.randint(1, 3))],
+        lambda: [rng.choice(["LPOP", "RPOP"]), k()] + rng.choice([[], ["2"], ["0"], ["-1"], ["x"], ["1", "2"]]),
+        lambda: ["LRANGE", k(), idx(), idx()],
+        lambda: ["LRANGE", k(), "0", "-1"],
+        lambda: ["LLEN", k()],
+        lambda: ["LINDEX", k(), idx()],
     ]
     return rng.choice(choices)()
 
