@@ -42,9 +42,16 @@ def rss_kb(pid):
     return 0
 
 
+server_logs = []
+
+
 def start(server_bin, directory, port, *flags):
+    """Starts the server; its stderr (a sanitizer's report too) goes to a
+    log printed if any check fails."""
+    log = open(directory + ".log", "w")
+    server_logs.append(log.name)
     proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port), "--threads", "2",
-                             *flags], stderr=subprocess.PIPE, text=True)
+                             *flags], stderr=log)
     Client(port).command("PING")
     return proc
 
@@ -168,6 +175,10 @@ def main():
           f"--sync: {kept} of {acknowledged} acknowledged writes survive kill -9")
     proc.kill()
     proc.wait()
+    if failures:
+        for name in server_logs:
+            with open(name) as f:
+                print(f"--- {name}:\n" + f.read()[-4000:])
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"server_clients: {len(failures)} failure(s)")
     return 1 if failures else 0
