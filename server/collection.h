@@ -1,4 +1,5 @@
-// Collection: one command's view of a collection key (a hash or a set): its
+// Collection: one command's view of a collection key (a hash, a set, a
+// sorted set's members): its
 // meta record (type, expiry, member count) and its members (keyspace.h),
 // with the command's changes staged in one batch. Open reads the meta
 // record; PutMember and DeleteMember stage changes and keep the count, as
@@ -39,6 +40,9 @@ class Collection {
   // Members in order, as stored (before this command's staged changes).
   bool ForEach(Request& r, const std::function<bool(const std::string&, const std::string&)>& visit);
   bool Commit(Request& r);
+  // The batch Commit writes, for records beside the members (a sorted set's
+  // score index).
+  Keyspace::Batch& batch() { return batch_; }
 
  private:
   // Whether `member` is there now, staged changes included.

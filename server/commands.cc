@@ -24,6 +24,7 @@ const std::unordered_map<std::string, Command>& Table() {
     AddHashCommands(&commands);
     AddSetCommands(&commands);
     AddListCommands(&commands);
+    AddZSetCommands(&commands);
     AddServerCommands(&commands);
     std::unordered_map<std::string, Command> by_name;
     for (const Command& c : commands) by_name.emplace(c.name, c);

@@ -5,8 +5,8 @@
 // arity, NOAUTH, WRONGTYPE, ...).
 //
 // Handlers live with their data type (string_commands.cc,
-// hash_commands.cc, set_commands.cc, list_commands.cc, key_commands.cc,
-// server_commands.cc)
+// hash_commands.cc, set_commands.cc, list_commands.cc, zset_commands.cc,
+// key_commands.cc, server_commands.cc)
 // and register through the Add*Commands functions.
 //
 // Thread safety: Execute may run on any number of I/O threads at once, one
@@ -69,6 +69,7 @@ void AddKeyCommands(std::vector<Command>* table);
 void AddHashCommands(std::vector<Command>* table);
 void AddSetCommands(std::vector<Command>* table);
 void AddListCommands(std::vector<Command>* table);
+void AddZSetCommands(std::vector<Command>* table);
 void AddServerCommands(std::vector<Command>* table);
 
 // Replies shared by handlers.

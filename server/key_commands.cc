@@ -25,6 +25,7 @@ const char* TypeName(char type) {
     case Keyspace::kHash: return "hash";
     case Keyspace::kSet: return "set";
     case Keyspace::kList: return "list";
+    case Keyspace::kZSet: return "zset";
     default: return "none";
   }
 }

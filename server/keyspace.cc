@@ -65,8 +65,8 @@ Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const
   return s;
 }
 
-std::string Keyspace::MemberPrefix(const std::string& key) {
-  std::string prefix = "H";
+std::string Keyspace::Prefixed(char tag, const std::string& key) {
+  std::string prefix(1, tag);
   const uint32_t n = static_cast<uint32_t>(key.size());
   for (int i = 0; i < 4; ++i) prefix.push_back(static_cast<char>(n >> (24 - 8 * i)));
   return prefix + key;
@@ -79,6 +79,35 @@ void Keyspace::Batch::PutMember(const std::string& key, const std::string& membe
 
 void Keyspace::Batch::DeleteMember(const std::string& key, const std::string& member) {
   batch_.Delete(MemberPrefix(key) + member);
+}
+
+void Keyspace::Batch::PutIndex(const std::string& key, const std::string& entry) {
+  batch_.Put(IndexPrefix(key) + entry, Slice());
+}
+
+void Keyspace::Batch::DeleteIndex(const std::string& key, const std::string& entry) {
+  batch_.Delete(IndexPrefix(key) + entry);
+}
+
+Status Keyspace::ForEachIndexEntry(const std::string& key,
+                                   const std::function<bool(const std::string&)>& visit,
+                                   const std::string& from) const {
+  return ScanPrefix(IndexPrefix(key), from, [&](const std::string& entry, const Slice&) {
+    return visit(entry);
+  });
+}
+
+Status Keyspace::ScanPrefix(
+    const std::string& prefix, const std::string& from,
+    const std::function<bool(const std::string&, const Slice&)>& visit) const {
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
+      db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
+  for (it->Seek(prefix + from); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    Slice rest = it->key();
+    rest.remove_prefix(prefix.size());
+    if (!visit(rest.ToString(), it->value())) break;
+  }
+  return it->status();
 }
 
 Status Keyspace::ReadMember(const std::string& key, const std::string& member,
@@ -95,15 +124,9 @@ Status Keyspace::ForEachMember(
     const std::string& key,
     const std::function<bool(const std::string&, const std::string&)>& visit,
     const std::string& from) const {
-  const std::string prefix = MemberPrefix(key);
-  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
-      db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
-  for (it->Seek(prefix + from); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    Slice member = it->key();
-    member.remove_prefix(prefix.size());
-    if (!visit(member.ToString(), it->value().ToString())) break;
-  }
-  return it->status();
+  return ScanPrefix(MemberPrefix(key), from, [&](const std::string& member, const Slice& value) {
+    return visit(member, value.ToString());
+  });
 }
 
 Status Keyspace::DeleteMembers(const std::string& key, Batch* batch) const {
@@ -111,6 +134,13 @@ Status Keyspace::DeleteMembers(const std::string& key, Batch* batch) const {
   bool expired;
   Status s = ReadAny(key, &old, &expired);
   if (!s.ok() || !old || old->type == kString) return s;
+  if (old->type == kZSet) {
+    s = ForEachIndexEntry(key, [&](const std::string& entry) {
+      batch->DeleteIndex(key, entry);
+      return true;
+    });
+    if (!s.ok()) return s;
+  }
   return ForEachMember(key, [&](const std::string& member, const std::string&) {
     batch->DeleteMember(key, member);
     return true;

@@ -1,12 +1,15 @@
 // Keyspace: Redis keys stored in a RocksDB database, Ardb-style. Each key
 // has one meta record, "M" + key -> [type][expiry][payload]: the type byte
-// ('s' string, 'h' hash, 'S' set, 'l' list), the expiry as milliseconds since the epoch, 8
+// ('s' string, 'h' hash, 'S' set, 'l' list, 'z' sorted set), the expiry as milliseconds since the epoch, 8
 // bytes big-endian (0: none), and the payload: a string's value, a
 // collection's member count (8 bytes big-endian). A collection's members
 // are records of their own under the key's member prefix, "H" + the key's
 // length (4 bytes big-endian) + key, followed by the field: so one key's
 // members are contiguous and in order, a whole hash is a seek and a short
-// scan (the paper's range_query), and updating one field is two puts.
+// scan (the paper's range_query), and updating one field is two puts. A
+// sorted set also keeps a score index: "Z" + the key's length + key +
+// score (8 bytes that sort as the doubles do) + member, so ranges by score
+// and by rank are seeks and scans.
 //
 // Expired keys read as absent (expiry is enforced on read). A write that
 // replaces a key (SET over a hash, a new hash where an expired one was,
@@ -40,6 +43,7 @@ class Keyspace {
   static constexpr char kHash = 'h';
   static constexpr char kSet = 'S';
   static constexpr char kList = 'l';
+  static constexpr char kZSet = 'z';
 
   struct Value {
     char type = kString;
@@ -63,6 +67,9 @@ class Keyspace {
     void Delete(const std::string& key);
     void PutMember(const std::string& key, const std::string& member, const std::string& value);
     void DeleteMember(const std::string& key, const std::string& member);
+    // Score index entries of a sorted set (`entry`: encoded score + member).
+    void PutIndex(const std::string& key, const std::string& entry);
+    void DeleteIndex(const std::string& key, const std::string& entry);
 
    private:
     friend class Keyspace;
@@ -83,6 +90,11 @@ class Keyspace {
       const std::string& key,
       const std::function<bool(const std::string& member, const std::string& value)>& visit,
       const std::string& from = std::string()) const;
+  // The same over a sorted set's score index (entries: score + member).
+  ROCKSDB_NAMESPACE::Status ForEachIndexEntry(
+      const std::string& key,
+      const std::function<bool(const std::string& entry)>& visit,
+      const std::string& from = std::string()) const;
 
   // Locks the stripes of `keys` (in stripe order) until the result dies.
   std::vector<std::unique_lock<std::mutex>> LockKeys(const std::vector<std::string>& keys);
@@ -98,9 +110,16 @@ class Keyspace {
 
  private:
   static std::string MetaKey(const std::string& key) { return "M" + key; }
-  static std::string MemberPrefix(const std::string& key);
+  static std::string MemberPrefix(const std::string& key) { return Prefixed('H', key); }
+  static std::string IndexPrefix(const std::string& key) { return Prefixed('Z', key); }
+  static std::string Prefixed(char tag, const std::string& key);
   static std::string Encode(const Value& value);
   static bool Decode(const ROCKSDB_NAMESPACE::Slice& bytes, Value* value);
+  // Every record under `prefix`, from prefix + `from` on: the rest of its
+  // key and its value, until `visit` returns false.
+  ROCKSDB_NAMESPACE::Status ScanPrefix(
+      const std::string& prefix, const std::string& from,
+      const std::function<bool(const std::string&, const ROCKSDB_NAMESPACE::Slice&)>& visit) const;
   // Iterates the meta records; ForEachKey's body.
   ROCKSDB_NAMESPACE::Status Scan(const std::function<bool(const std::string&, const Value&)>& visit) const;
 

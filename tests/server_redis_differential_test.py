@@ -95,6 +95,9 @@ def random_command(rng):
     f = lambda: rng.choice(["f1", "f2", "f3", "field4"])
     m = lambda: rng.choice(["a", "b", "c", "d", "e"])
     idx = lambda: rng.choice([str(rng.randint(-6, 6)), "100", "-100", "x"])
+    score = lambda: rng.choice([str(rng.randint(-5, 5)), "1.5", "0.1", "-0", "inf", "-inf", "+inf",
+                                "1e3", "nan", "x", " 1", str(rng.random())])
+    bound = lambda: rng.choice(["-inf", "+inf", "0", "(0", "1.5", "(1.5", "-2", "x", "(x"])
     long_ttl = lambda: str(rng.randint(1000, 100000))
     choices = [
         lambda: ["SET", k(), value(rng)],
@@ -158,6 +161,19 @@ def random_command(rng):
         lambda: ["LRANGE", k(), "0", "-1"],
         lambda: ["LLEN", k()],
         lambda: ["LINDEX", k(), idx()],
+        lambda: ["ZADD", k()] + rng.choice([[], ["NX"], ["XX"], ["CH"], ["GT"], ["LT", "CH"],
+                                            ["INCR"], ["NX", "XX"], ["GT", "LT"]])
+                + [x for _ in range(rng.randint(1, 3)) for x in (score(), m())],
+        lambda: ["ZADD", k(), score()],
+        lambda: ["ZINCRBY", k(), score(), m()],
+        lambda: ["ZREM", k()] + [m() for _ in range(rng.randint(1, 3))],
+        lambda: ["ZSCORE", k(), m()],
+        lambda: ["ZCARD", k()],
+        lambda: [rng.choice(["ZRANGE", "ZREVRANGE"]), k(), idx(), idx()] + rng.choice([[], ["WITHSCORES"]]),
+        lambda: ["ZRANGEBYSCORE", k(), bound(), bound()] + rng.choice(
+            [[], ["WITHSCORES"], ["LIMIT", "0", "2"], ["WITHSCORES", "LIMIT", "1", "-1"], ["LIMIT", "x", "1"]]),
+        lambda: ["ZRANK", k(), m()],
+        lambda: ["ZPOPMIN", k()] + rng.choice([[], ["2"], ["-1"], ["0"]]),
     ]
     return rng.choice(choices)()
 
