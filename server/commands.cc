@@ -4,33 +4,23 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <unordered_map>
 
+#include "ascii_case.h"
 #include "resp_reply.h"
 
 namespace teksdb::server {
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-const std::unordered_map<std::string, Command>& Table() {
-  static const std::unordered_map<std::string, Command> table = [] {
-    std::vector<Command> commands;
-    AddStringCommands(&commands);
-    AddKeyCommands(&commands);
-    AddHashCommands(&commands);
-    AddSetCommands(&commands);
-    AddListCommands(&commands);
-    AddZSetCommands(&commands);
-    AddServerCommands(&commands);
-    std::unordered_map<std::string, Command> by_name;
-    for (const Command& c : commands) by_name.emplace(c.name, c);
+// Command names to their place in CommandTable().
+const std::unordered_map<std::string, size_t>& IndexByName() {
+  static const std::unordered_map<std::string, size_t> index = [] {
+    std::unordered_map<std::string, size_t> by_name;
+    for (size_t i = 0; i < CommandTable().size(); ++i) by_name.emplace(CommandTable()[i].name, i);
     return by_name;
   }();
-  return table;
+  return index;
 }
 
 // Redis's reply to an unknown command: the name and the arguments'
@@ -45,16 +35,34 @@ std::string UnknownCommand(const std::vector<std::string>& args) {
 
 }  // namespace
 
+const std::vector<Command>& CommandTable() {
+  static const std::vector<Command> table = [] {
+    std::vector<Command> commands;
+    AddStringCommands(&commands);
+    AddKeyCommands(&commands);
+    AddHashCommands(&commands);
+    AddSetCommands(&commands);
+    AddListCommands(&commands);
+    AddZSetCommands(&commands);
+    AddScanCommands(&commands);
+    AddServerCommands(&commands);
+    return commands;
+  }();
+  return table;
+}
+
+size_t CommandCount() { return CommandTable().size(); }
+
 void Execute(ServerState& server, ClientState& client, const std::vector<std::string>& args,
              std::string* out) {
   server.commands.fetch_add(1, std::memory_order_relaxed);
-  const std::string name = Lower(args[0]);
-  const auto it = Table().find(name);
-  if (it == Table().end()) {
+  const std::string name = AsciiLower(args[0]);
+  const auto it = IndexByName().find(name);
+  if (it == IndexByName().end()) {
     reply::Error(out, UnknownCommand(args));
     return;
   }
-  const Command& command = it->second;
+  const Command& command = CommandTable()[it->second];
   const int argc = static_cast<int>(args.size());
   if ((command.arity > 0 && argc != command.arity) || argc < -command.arity) {
     reply::Error(out, "ERR wrong number of arguments for '" + name + "' command");
@@ -66,7 +74,11 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
     return;
   }
   Request request{server, client, args, out};
+  const auto started = std::chrono::steady_clock::now();
   command.handler(request);
+  const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - started);
+  server.stats.command(it->second).Record(static_cast<uint64_t>(usec.count()));
 }
 
 void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s) {

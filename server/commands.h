@@ -21,8 +21,15 @@
 #include <vector>
 
 #include "keyspace.h"
+#include "scan_cursors.h"
+#include "server_stats.h"
 
 namespace teksdb::server {
+
+class ExpirySweeper;
+
+// How many commands the table has (ServerStats keeps one entry each).
+size_t CommandCount();
 
 // What the whole server shares.
 struct ServerState {
@@ -34,6 +41,9 @@ struct ServerState {
   std::atomic<uint64_t> commands{0};
   std::atomic<uint64_t> connections{0};
   std::atomic<int64_t> connected{0};
+  ServerStats stats{CommandCount()};
+  ScanCursors cursors;                      // SCAN, HSCAN
+  const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
   std::function<void()> shutdown;  // SHUTDOWN: stops the server
 };
 
@@ -59,7 +69,11 @@ struct Command {
   Handler handler;
 };
 
-// Runs one request, appending its reply to `out`.
+// The table, in the order ServerStats numbers its commands.
+const std::vector<Command>& CommandTable();
+
+// Runs one request, appending its reply to `out`, and records its time in
+// server.stats.
 void Execute(ServerState& server, ClientState& client, const std::vector<std::string>& args,
              std::string* out);
 
@@ -70,6 +84,7 @@ void AddHashCommands(std::vector<Command>* table);
 void AddSetCommands(std::vector<Command>* table);
 void AddListCommands(std::vector<Command>* table);
 void AddZSetCommands(std::vector<Command>* table);
+void AddScanCommands(std::vector<Command>* table);
 void AddServerCommands(std::vector<Command>* table);
 
 // Replies shared by handlers.

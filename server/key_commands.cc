@@ -3,6 +3,7 @@
 // the keys' locks (keyspace.h).
 #include <limits>
 
+#include "ascii_case.h"
 #include "commands.h"
 #include "glob_match.h"
 #include "resp_reply.h"
@@ -12,23 +13,6 @@ namespace teksdb::server {
 namespace {
 
 using ROCKSDB_NAMESPACE::Status;
-
-std::string Lower(const std::string& s) {
-  std::string l = s;
-  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return l;
-}
-
-const char* TypeName(char type) {
-  switch (type) {
-    case Keyspace::kString: return "string";
-    case Keyspace::kHash: return "hash";
-    case Keyspace::kSet: return "set";
-    case Keyspace::kList: return "list";
-    case Keyspace::kZSet: return "zset";
-    default: return "none";
-  }
-}
 
 void Del(Request& r) {
   const std::vector<std::string> keys(r.args.begin() + 1, r.args.end());
@@ -68,7 +52,7 @@ void Type(Request& r) {
   std::optional<Keyspace::Value> v;
   const Status s = r.server.keyspace->Read(r.args[1], &v);
   if (!s.ok()) return ReplyStorageError(r, s);
-  reply::Simple(r.out, v ? TypeName(v->type) : "none");
+  reply::Simple(r.out, v ? Keyspace::TypeName(v->type) : "none");
 }
 
 // EXPIRE key n [NX|XX|GT|LT], in `unit_ms`, relative or absolute. A time
@@ -76,7 +60,7 @@ void Type(Request& r) {
 void ExpireGeneric(Request& r, int64_t unit_ms, bool absolute) {
   bool nx = false, xx = false, gt = false, lt = false;
   for (size_t i = 3; i < r.args.size(); ++i) {
-    const std::string opt = Lower(r.args[i]);
+    const std::string opt = AsciiLower(r.args[i]);
     if (opt == "nx") nx = true;
     else if (opt == "xx") xx = true;
     else if (opt == "gt") gt = true;
@@ -93,7 +77,7 @@ void ExpireGeneric(Request& r, int64_t unit_ms, bool absolute) {
   const int64_t base = absolute ? 0 : Keyspace::NowMs();
   if (n > (std::numeric_limits<int64_t>::max() - base) / unit_ms ||
       n < (std::numeric_limits<int64_t>::min() + base) / unit_ms) {
-    return reply::Error(r.out, "ERR invalid expire time in '" + Lower(r.args[0]) + "' command");
+    return reply::Error(r.out, "ERR invalid expire time in '" + AsciiLower(r.args[0]) + "' command");
   }
   const int64_t when = base + n * unit_ms;
   const std::string& key = r.args[1];
@@ -177,8 +161,8 @@ void DbSize(Request& r) {
 }
 
 void Flush(Request& r) {
-  if (r.args.size() > 2 || (r.args.size() == 2 && Lower(r.args[1]) != "sync" &&
-                            Lower(r.args[1]) != "async")) {
+  if (r.args.size() > 2 || (r.args.size() == 2 && AsciiLower(r.args[1]) != "sync" &&
+                            AsciiLower(r.args[1]) != "async")) {
     return reply::Error(r.out, kSyntaxError);
   }
   const Status s = r.server.keyspace->Clear();

@@ -23,6 +23,17 @@ int64_t Keyspace::NowMs() {
       .count();
 }
 
+const char* Keyspace::TypeName(char type) {
+  switch (type) {
+    case kString: return "string";
+    case kHash: return "hash";
+    case kSet: return "set";
+    case kList: return "list";
+    case kZSet: return "zset";
+    default: return "none";
+  }
+}
+
 std::string Keyspace::Encode(const Value& value) {
   std::string bytes(9, '\0');
   bytes[0] = value.type;
@@ -149,11 +160,16 @@ Status Keyspace::DeleteMembers(const std::string& key, Batch* batch) const {
 
 void Keyspace::Batch::Put(const std::string& key, const Value& value) {
   batch_.Put(MetaKey(key), Encode(value));
+  sets_expiry_ |= value.expire_ms != 0;
 }
 
 void Keyspace::Batch::Delete(const std::string& key) { batch_.Delete(MetaKey(key)); }
 
-Status Keyspace::Commit(Batch* batch) { return db_->Write(write_options_, &batch->batch_); }
+Status Keyspace::Commit(Batch* batch) {
+  const Status s = db_->Write(write_options_, &batch->batch_);
+  if (s.ok() && batch->sets_expiry_) expiry_writes_.fetch_add(1, std::memory_order_relaxed);
+  return s;
+}
 
 std::vector<std::unique_lock<std::mutex>> Keyspace::LockKeys(const std::vector<std::string>& keys) {
   std::set<size_t> stripes;
@@ -164,19 +180,36 @@ std::vector<std::unique_lock<std::mutex>> Keyspace::LockKeys(const std::vector<s
   return locks;
 }
 
-Status Keyspace::Scan(const std::function<bool(const std::string&, const Value&)>& visit) const {
+Status Keyspace::ForEachKey(const std::function<bool(const std::string&, const Value&)>& visit,
+                            const std::string& start, bool include_expired) const {
   std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
       db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
   const int64_t now = NowMs();
   Value value;
-  for (it->Seek("M"); it->Valid() && it->key().starts_with("M"); it->Next()) {
+  for (it->Seek(MetaKey(start)); it->Valid() && it->key().starts_with("M"); it->Next()) {
     if (!Decode(it->value(), &value)) return Status::Corruption("meta record");
-    if (value.expire_ms != 0 && value.expire_ms <= now) continue;
+    if (!include_expired && value.expire_ms != 0 && value.expire_ms <= now) continue;
     Slice key = it->key();
     key.remove_prefix(1);
     if (!visit(key.ToString(), value)) break;
   }
   return it->status();
+}
+
+Status Keyspace::ReclaimIfExpired(const std::string& key, bool* reclaimed) {
+  *reclaimed = false;
+  auto locks = LockKeys({key});
+  std::optional<Value> value;
+  bool expired;
+  Status s = ReadAny(key, &value, &expired);
+  if (!s.ok() || !expired) return s;
+  Batch batch;
+  s = DeleteMembers(key, &batch);
+  if (!s.ok()) return s;
+  batch.Delete(key);
+  s = Commit(&batch);
+  *reclaimed = s.ok();
+  return s;
 }
 
 Status Keyspace::Clear() {

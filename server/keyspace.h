@@ -11,7 +11,8 @@
 // score (8 bytes that sort as the doubles do) + member, so ranges by score
 // and by rank are seeks and scans.
 //
-// Expired keys read as absent (expiry is enforced on read). A write that
+// Expired keys read as absent (expiry is enforced on read), and the
+// background sweep (expiry_sweeper.h) deletes them with their members. A write that
 // replaces a key (SET over a hash, a new hash where an expired one was,
 // DEL) first deletes the old key's members in the same batch
 // (DeleteMembers), so none outlive their key.
@@ -25,6 +26,7 @@
 // WriteBatch, so they are atomic too.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,6 +46,9 @@ class Keyspace {
   static constexpr char kSet = 'S';
   static constexpr char kList = 'l';
   static constexpr char kZSet = 'z';
+
+  // What TYPE replies for a type byte.
+  static const char* TypeName(char type);
 
   struct Value {
     char type = kString;
@@ -74,6 +79,7 @@ class Keyspace {
    private:
     friend class Keyspace;
     ROCKSDB_NAMESPACE::WriteBatch batch_;
+    bool sets_expiry_ = false;
   };
   ROCKSDB_NAMESPACE::Status Commit(Batch* batch);
 
@@ -99,9 +105,19 @@ class Keyspace {
   // Locks the stripes of `keys` (in stripe order) until the result dies.
   std::vector<std::unique_lock<std::mutex>> LockKeys(const std::vector<std::string>& keys);
 
-  // Every live key, in key order, passed to `visit` until it returns false.
-  template <typename Visit>
-  ROCKSDB_NAMESPACE::Status ForEachKey(Visit visit) const;
+  // Every live key from `start` on (inclusive), in key order, passed to
+  // `visit` until it returns false; expired keys too if `include_expired`.
+  ROCKSDB_NAMESPACE::Status ForEachKey(
+      const std::function<bool(const std::string& key, const Value& value)>& visit,
+      const std::string& start = std::string(), bool include_expired = false) const;
+
+  // Deletes `key` and its members if it is expired (under its lock); sets
+  // *reclaimed when it did. For the background expiry sweep.
+  ROCKSDB_NAMESPACE::Status ReclaimIfExpired(const std::string& key, bool* reclaimed);
+
+  // How many committed batches have set an expiry so far: the sweep idles
+  // while this stands still and no key it saw had an expiry.
+  uint64_t expiry_writes() const { return expiry_writes_.load(std::memory_order_relaxed); }
 
   // Removes every key.
   ROCKSDB_NAMESPACE::Status Clear();
@@ -120,18 +136,12 @@ class Keyspace {
   ROCKSDB_NAMESPACE::Status ScanPrefix(
       const std::string& prefix, const std::string& from,
       const std::function<bool(const std::string&, const ROCKSDB_NAMESPACE::Slice&)>& visit) const;
-  // Iterates the meta records; ForEachKey's body.
-  ROCKSDB_NAMESPACE::Status Scan(const std::function<bool(const std::string&, const Value&)>& visit) const;
 
   ROCKSDB_NAMESPACE::DB* const db_;
   ROCKSDB_NAMESPACE::WriteOptions write_options_;
   static constexpr size_t kStripes = 1024;
   std::unique_ptr<std::mutex[]> stripes_;
+  std::atomic<uint64_t> expiry_writes_{0};
 };
-
-template <typename Visit>
-ROCKSDB_NAMESPACE::Status Keyspace::ForEachKey(Visit visit) const {
-  return Scan([&](const std::string& key, const Value& value) { return visit(key, value); });
-}
 
 }  // namespace teksdb::server

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "expiry_sweeper.h"
 #include "keyspace.h"
 #include "rocksdb/db.h"
 #include "rocksdb/utilities/options_util.h"
@@ -138,8 +139,10 @@ int main(int argc, char** argv) {
   if (memtable != wanted) Fail("asked for " + wanted + " but the DB runs " + memtable);
 
   teksdb::server::Keyspace keyspace(db.get(), flags.sync);
+  auto sweeper = std::make_unique<teksdb::server::ExpirySweeper>(&keyspace);
   teksdb::server::ServerState state;
   state.keyspace = &keyspace;
+  state.sweeper = sweeper.get();
   state.db = db.get();
   state.requirepass = flags.requirepass;
   state.memtable = memtable;
@@ -154,6 +157,8 @@ int main(int argc, char** argv) {
                  flags.dir.c_str(), flags.sync ? ", sync writes" : "");
     server.Run(flags.threads);
   }
+  state.sweeper = nullptr;
+  sweeper.reset();  // joins the sweep before the database closes
   s = db->Close();
   std::fprintf(stderr, "teksdb-server: stopped after %llu commands%s\n",
                static_cast<unsigned long long>(state.commands.load()),

@@ -10,7 +10,7 @@
 namespace teksdb::server {
 
 Server::Server(ServerState* state, const std::string& bind, uint16_t port, std::string* error)
-    : state_(state), acceptor_(io_), signals_(io_, SIGINT, SIGTERM) {
+    : state_(state), acceptor_(io_), signals_(io_, SIGINT, SIGTERM), sample_timer_(io_) {
   asio::error_code ec;
   const asio::ip::address address = asio::ip::make_address(bind, ec);
   if (ec) {
@@ -37,11 +37,20 @@ void Server::Accept() {
   });
 }
 
+void Server::SampleOps() {
+  state_->stats.SampleOps(Keyspace::NowMs(), state_->commands.load(std::memory_order_relaxed));
+  sample_timer_.expires_after(std::chrono::milliseconds(kSampleMs));
+  sample_timer_.async_wait([this](const asio::error_code& error) {
+    if (!error) SampleOps();
+  });
+}
+
 void Server::Run(int threads) {
   signals_.async_wait([this](const asio::error_code& error, int) {
     if (!error) Stop();
   });
   Accept();
+  SampleOps();
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i) pool.emplace_back([this] { io_.run(); });
   io_.run();

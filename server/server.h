@@ -1,5 +1,6 @@
 // Server: teksdb-server's listening socket and I/O threads (Asio). Accepts
-// connections and hands each to a Connection; Stop (from SHUTDOWN or a
+// connections and hands each to a Connection; samples the ops/s for INFO
+// every kSampleMs (a timer on the same threads); Stop (from SHUTDOWN or a
 // signal) stops accepting and ends Run once the threads return.
 //
 // Thread safety: Run blocks the calling thread and `threads - 1` more, all
@@ -22,12 +23,15 @@ class Server {
   uint16_t port() const { return acceptor_.local_endpoint().port(); }
 
  private:
+  static constexpr int kSampleMs = 100;
   void Accept();
+  void SampleOps();
 
   ServerState* const state_;
   asio::io_context io_;
   asio::ip::tcp::acceptor acceptor_;
   asio::signal_set signals_;
+  asio::steady_timer sample_timer_;
 };
 
 }  // namespace teksdb::server

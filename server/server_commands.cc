@@ -1,22 +1,24 @@
 // Connection and server commands: PING ECHO SELECT QUIT AUTH COMMAND CLIENT
-// CONFIG INFO SHUTDOWN. One database (SELECT 0 only); CONFIG GET answers the
+// CONFIG INFO SHUTDOWN. INFO's sections follow Redis's names and fields
+// where they exist (Server, Clients, Memory with memtable_bytes, Stats with
+// instantaneous_ops_per_sec and expired_keys, Commandstats, Latencystats,
+// Keyspace). One database (SELECT 0 only); CONFIG GET answers the
 // few parameters clients ask about (redis-benchmark asks "save" and
 // "appendonly").
+#include <algorithm>
 #include <cstdio>
+#include <iomanip>
+#include <sstream>
 
+#include "ascii_case.h"
 #include "commands.h"
+#include "expiry_sweeper.h"
 #include "glob_match.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
 
 namespace teksdb::server {
 namespace {
-
-std::string Lower(const std::string& s) {
-  std::string l = s;
-  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return l;
-}
 
 void Ping(Request& r) {
   if (r.args.size() > 2) return reply::Error(r.out, "ERR wrong number of arguments for 'ping' command");
@@ -56,12 +58,12 @@ void Auth(Request& r) {
 // Clients call COMMAND (and COMMAND DOCS) to learn the command set; an
 // empty answer tells them to assume nothing.
 void CommandInfo(Request& r) {
-  if (r.args.size() >= 2 && Lower(r.args[1]) == "count") return reply::Integer(r.out, 0);
+  if (r.args.size() >= 2 && AsciiLower(r.args[1]) == "count") return reply::Integer(r.out, 0);
   reply::ArrayHeader(r.out, 0);
 }
 
 void Client(Request& r) {
-  const std::string sub = Lower(r.args[1]);
+  const std::string sub = AsciiLower(r.args[1]);
   if (sub == "setname" && r.args.size() == 3) {
     if (r.args[2].find_first_of(" \n") != std::string::npos) {
       return reply::Error(r.out, "ERR Client names cannot contain spaces, newlines or special characters.");
@@ -76,7 +78,7 @@ void Client(Request& r) {
 }
 
 void Config(Request& r) {
-  if (Lower(r.args[1]) != "get" || r.args.size() < 3) {
+  if (AsciiLower(r.args[1]) != "get" || r.args.size() < 3) {
     return reply::Error(r.out, "ERR unknown subcommand or wrong number of arguments for '" +
                                    r.args[1] + "'. Try CONFIG HELP.");
   }
@@ -85,7 +87,7 @@ void Config(Request& r) {
   std::vector<std::pair<std::string, std::string>> found;
   for (const auto& [name, value] : kParameters) {
     for (size_t i = 2; i < r.args.size(); ++i) {
-      if (GlobMatch(Lower(r.args[i]), name)) {
+      if (GlobMatch(AsciiLower(r.args[i]), name)) {
         found.emplace_back(name, value);
         break;
       }
@@ -98,8 +100,13 @@ void Config(Request& r) {
   }
 }
 
-void Info(Request& r) {
-  ServerState& s = r.server;
+// INFO's sections, each a name and its "field:value\r\n" lines.
+std::vector<std::pair<std::string, std::string>> InfoSections(ServerState& s) {
+  auto field = [](const std::string& name, const auto& value) {
+    std::ostringstream line;
+    line << name << ':' << value << "\r\n";
+    return line.str();
+  };
   std::string memtable_bytes = "0";
   s.db->GetProperty("rocksdb.cur-size-all-mem-tables", &memtable_bytes);
   int64_t keys = 0, expires = 0;
@@ -108,18 +115,55 @@ void Info(Request& r) {
     expires += v.expire_ms != 0 ? 1 : 0;
     return true;
   });
-  const int64_t uptime_s = (Keyspace::NowMs() - s.started_ms) / 1000;
-  std::string text = "# Server\r\nredis_version:7.0.15\r\nteksdb_version:0.1.0\r\n";
-  text += "uptime_in_seconds:" + std::to_string(uptime_s) + "\r\n";
-  text += "memtable:" + s.memtable + "\r\n";
-  text += "\r\n# Clients\r\nconnected_clients:" + std::to_string(s.connected.load()) + "\r\n";
-  text += "\r\n# Memory\r\nmemtable_bytes:" + memtable_bytes + "\r\n";
-  text += "\r\n# Stats\r\ntotal_connections_received:" + std::to_string(s.connections.load()) +
-          "\r\ntotal_commands_processed:" + std::to_string(s.commands.load()) + "\r\n";
-  text += "\r\n# Keyspace\r\n";
-  if (keys > 0) {
-    text += "db0:keys=" + std::to_string(keys) + ",expires=" + std::to_string(expires) +
-            ",avg_ttl=0\r\n";
+  std::string commandstats, latencystats;
+  for (size_t i = 0; i < CommandTable().size(); ++i) {
+    const CommandStats& c = s.stats.command(i);
+    const uint64_t calls = c.calls.load(std::memory_order_relaxed);
+    if (calls == 0) continue;
+    const uint64_t usec = c.usec.load(std::memory_order_relaxed);
+    const std::string name = CommandTable()[i].name;
+    std::ostringstream stats, latency;
+    stats << "calls=" << calls << ",usec=" << usec << ",usec_per_call=" << std::fixed
+          << std::setprecision(2) << static_cast<double>(usec) / static_cast<double>(calls);
+    commandstats += field("cmdstat_" + name, stats.str());
+    latency << std::fixed << std::setprecision(3) << "p50=" << c.latency.Percentile(0.5)
+            << ",p99=" << c.latency.Percentile(0.99) << ",p99.9=" << c.latency.Percentile(0.999);
+    latencystats += field("latency_percentiles_usec_" + name, latency.str());
+  }
+  const uint64_t expired = s.sweeper ? s.sweeper->reclaimed() : 0;
+  return {
+      {"server", field("redis_version", "7.0.15") + field("teksdb_version", "0.1.0") +
+                     field("uptime_in_seconds", (Keyspace::NowMs() - s.started_ms) / 1000) +
+                     field("memtable", s.memtable)},
+      {"clients", field("connected_clients", s.connected.load())},
+      {"memory", field("memtable_bytes", memtable_bytes)},
+      {"stats", field("total_connections_received", s.connections.load()) +
+                    field("total_commands_processed", s.commands.load()) +
+                    field("instantaneous_ops_per_sec", s.stats.OpsPerSecond()) +
+                    field("expired_keys", expired)},
+      {"commandstats", commandstats},
+      {"latencystats", latencystats},
+      {"keyspace", keys > 0 ? field("db0", "keys=" + std::to_string(keys) + ",expires=" +
+                                               std::to_string(expires) + ",avg_ttl=0")
+                            : std::string()},
+  };
+}
+
+// INFO [section ...]: no argument, "default", "all" or "everything" give
+// every section; otherwise those named (case-insensitive).
+void Info(Request& r) {
+  std::vector<std::string> wanted;
+  for (size_t i = 1; i < r.args.size(); ++i) wanted.push_back(AsciiLower(r.args[i]));
+  const bool every = wanted.empty() || std::any_of(wanted.begin(), wanted.end(), [](auto& w) {
+    return w == "default" || w == "all" || w == "everything";
+  });
+  std::string text;
+  for (const auto& [name, lines] : InfoSections(r.server)) {
+    if (!every && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
+    if (!text.empty()) text += "\r\n";
+    std::string title = name;
+    title[0] = static_cast<char>(title[0] - 'a' + 'A');
+    text += "# " + title + "\r\n" + lines;
   }
   reply::Bulk(r.out, text);
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ascii_case.h"
 #include "commands.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -13,12 +14,6 @@ namespace teksdb::server {
 namespace {
 
 using ROCKSDB_NAMESPACE::Status;
-
-std::string Lower(const std::string& s) {
-  std::string l = s;
-  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return l;
-}
 
 // Reads `key`; on a storage error replies it and returns false.
 bool ReadKey(Request& r, const std::string& key, std::optional<Keyspace::Value>* value) {
@@ -78,7 +73,7 @@ void Set(Request& r) {
   int64_t expire_ms = 0;
   bool has_expiry = false;
   for (size_t i = 3; i < r.args.size(); ++i) {
-    const std::string opt = Lower(r.args[i]);
+    const std::string opt = AsciiLower(r.args[i]);
     const bool has_next = i + 1 < r.args.size();
     if (opt == "nx" && !xx) {
       nx = true;

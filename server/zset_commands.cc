@@ -12,6 +12,7 @@
 #include <map>
 
 #include "collection.h"
+#include "ascii_case.h"
 #include "commands.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -22,12 +23,6 @@ namespace {
 using ROCKSDB_NAMESPACE::Status;
 
 constexpr const char* kNotFloat = "ERR value is not a valid float";
-
-std::string Lower(const std::string& s) {
-  std::string l = s;
-  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return l;
-}
 
 // Redis's getDoubleFromObject: all of the string, no leading space, no NaN.
 bool ParseScore(const std::string& s, double* out) {
@@ -164,7 +159,7 @@ void ZAdd(Request& r) {
   bool nx = false, xx = false, gt = false, lt = false, ch = false, incr = false;
   size_t i = 2;
   for (; i < r.args.size(); ++i) {
-    const std::string opt = Lower(r.args[i]);
+    const std::string opt = AsciiLower(r.args[i]);
     if (opt == "nx") nx = true;
     else if (opt == "xx") xx = true;
     else if (opt == "gt") gt = true;
@@ -241,7 +236,7 @@ void RangeByRank(Request& r, bool reverse) {
     return reply::Error(r.out, kNotInteger);
   }
   bool with_scores = false;
-  if (r.args.size() == 5 && Lower(r.args[4]) == "withscores") {
+  if (r.args.size() == 5 && AsciiLower(r.args[4]) == "withscores") {
     with_scores = true;
   } else if (r.args.size() != 4) {
     return reply::Error(r.out, kSyntaxError);
@@ -274,7 +269,7 @@ void ZRangeByScore(Request& r) {
   bool with_scores = false;
   int64_t offset = 0, limit = -1;
   for (size_t i = 4; i < r.args.size(); ++i) {
-    const std::string opt = Lower(r.args[i]);
+    const std::string opt = AsciiLower(r.args[i]);
     if (opt == "withscores") {
       with_scores = true;
     } else if (opt == "limit" && i + 2 < r.args.size()) {

@@ -1,0 +1,16 @@
+// Lower-casing of command names and options, byte by byte and ASCII only,
+// as Redis compares them (strcasecmp): bytes outside A-Z stay as they are.
+#pragma once
+
+#include <string>
+
+namespace teksdb::server {
+
+inline std::string AsciiLower(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return s;
+}
+
+}  // namespace teksdb::server

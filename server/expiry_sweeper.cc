@@ -1,0 +1,72 @@
+// ExpirySweeper implementation: the tick loop and one tick's walk.
+#include "expiry_sweeper.h"
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+namespace teksdb::server {
+
+ExpirySweeper::ExpirySweeper(Keyspace* keyspace)
+    : keyspace_(keyspace), pass_expiry_writes_(keyspace->expiry_writes()),
+      thread_([this] { Run(); }) {}
+
+ExpirySweeper::~ExpirySweeper() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void ExpirySweeper::Run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!wake_.wait_for(lock, std::chrono::milliseconds(kTickMs), [this] { return stop_; })) {
+    lock.unlock();
+    if (!idle_ || keyspace_->expiry_writes() != pass_expiry_writes_) {
+      idle_ = false;
+      Tick();
+    }
+    lock.lock();
+  }
+}
+
+void ExpirySweeper::Tick() {
+  const int64_t now = Keyspace::NowMs();
+  std::vector<std::string> expired;
+  std::string last;
+  int seen = 0;
+  ROCKSDB_NAMESPACE::Status s = keyspace_->ForEachKey(
+      [&](const std::string& key, const Keyspace::Value& value) {
+        last = key;
+        pass_saw_expiry_ |= value.expire_ms != 0;
+        if (value.expire_ms != 0 && value.expire_ms <= now) expired.push_back(key);
+        return ++seen < kBatchKeys;
+      },
+      position_, /*include_expired=*/true);
+  for (const std::string& key : expired) {
+    bool reclaimed = false;
+    if (s.ok()) s = keyspace_->ReclaimIfExpired(key, &reclaimed);
+    if (reclaimed) reclaimed_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (!s.ok()) {
+    // Try again next tick from the same place (a full disk, a closing DB).
+    std::fprintf(stderr, "teksdb-server: expiry sweep: %s\n", s.ToString().c_str());
+    return;
+  }
+  if (seen == kBatchKeys) {
+    position_ = last + '\0';  // the smallest key after `last`
+    return;
+  }
+  // The pass is over: start again from the first key, or sleep until an
+  // expiry is written if this pass met none.
+  // (One read of the counter: a write after it wakes the sweep.)
+  const uint64_t writes = keyspace_->expiry_writes();
+  idle_ = !pass_saw_expiry_ && writes == pass_expiry_writes_;
+  position_.clear();
+  pass_saw_expiry_ = false;
+  pass_expiry_writes_ = writes;
+}
+
+}  // namespace teksdb::server

@@ -1,0 +1,70 @@
+// ExpirySweeper: reclaims expired keys in the background, so a key with a
+// TTL that nobody reads again does not keep its meta record and members on
+// disk forever (reads already treat it as absent: keyspace.h).
+//
+// A thread walks the meta records in key order, kBatchKeys per tick (one
+// tick every kTickMs), from where the last tick stopped, wrapping around at
+// the end; each expired key it meets is deleted with its members by
+// Keyspace::ReclaimIfExpired, under the key's lock, after checking again
+// that it is still expired. So every expired key is reclaimed within one
+// pass over the keyspace (keys / kBatchKeys ticks). A pass that met no key
+// with an expiry, with no expiry written since it began, puts the sweep to
+// sleep until the next expiry is written: a keyspace without TTLs costs
+// nothing.
+//
+// Why not a compaction filter: a filter that drops an expired meta record
+// cannot drop its members in the same step, and a new collection created
+// under the same name would then inherit them. Ardb and Kvrocks avoid that
+// with a version per key; this encoding has none (keyspace.h).
+//
+// Thread safety: the sweep runs on its own thread; it touches keys only
+// through Keyspace, whose key locks order it against commands.
+// The destructor stops and joins it.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "keyspace.h"
+
+namespace teksdb::server {
+
+class ExpirySweeper {
+ public:
+  static constexpr int kTickMs = 100;
+  static constexpr int kBatchKeys = 1000;
+
+  explicit ExpirySweeper(Keyspace* keyspace);
+  ~ExpirySweeper();
+  ExpirySweeper(const ExpirySweeper&) = delete;
+  ExpirySweeper& operator=(const ExpirySweeper&) = delete;
+
+  // Keys reclaimed so far (INFO's expired_keys).
+  uint64_t reclaimed() const { return reclaimed_.load(std::memory_order_relaxed); }
+
+ private:
+  void Run();
+  // One tick: up to kBatchKeys meta records from position_ on.
+  void Tick();
+
+  Keyspace* const keyspace_;
+  std::atomic<uint64_t> reclaimed_{0};
+  // Where the next tick starts (inclusive); empty: the first key.
+  std::string position_;
+  // This pass: whether it met a key with an expiry, and the keyspace's
+  // expiry_writes() when it began.
+  bool pass_saw_expiry_ = false;
+  uint64_t pass_expiry_writes_ = 0;
+  bool idle_ = false;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace teksdb::server

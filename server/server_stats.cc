@@ -1,0 +1,66 @@
+// ServerStats implementation: bucket arithmetic and the ops/s samples.
+#include "server_stats.h"
+
+#include <cmath>
+
+namespace teksdb::server {
+
+int LatencyHistogram::BucketOf(uint64_t usec) {
+  if (usec < kSubBuckets) return static_cast<int>(usec);
+  const int power = 63 - __builtin_clzll(usec);  // >= 3
+  const int sub = static_cast<int>(usec >> (power - 3)) & (kSubBuckets - 1);
+  const int bucket = (power - 2) * kSubBuckets + sub;
+  return bucket < kBuckets ? bucket : kBuckets - 1;
+}
+
+double LatencyHistogram::UpperEdge(int bucket) {
+  if (bucket < kSubBuckets) return bucket + 1;
+  const int power = bucket / kSubBuckets + 2;
+  const int sub = bucket % kSubBuckets;
+  return std::ldexp(kSubBuckets + sub + 1, power - 3);
+}
+
+void LatencyHistogram::Record(uint64_t usec) {
+  counts_[BucketOf(usec)].fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t LatencyHistogram::count() const {
+  uint64_t n = 0;
+  for (const auto& c : counts_) n += c.load(std::memory_order_relaxed);
+  return n;
+}
+
+double LatencyHistogram::Percentile(double q) const {
+  std::array<uint64_t, kBuckets> counts;
+  uint64_t total = 0;
+  for (int i = 0; i < kBuckets; ++i) total += counts[i] = counts_[i].load(std::memory_order_relaxed);
+  if (total == 0) return 0;
+  const double rank = std::ceil(q * static_cast<double>(total));
+  uint64_t below = 0;
+  for (int i = 0; i < kBuckets; ++i) {
+    below += counts[i];
+    if (static_cast<double>(below) >= rank && counts[i] > 0) return UpperEdge(i);
+  }
+  return UpperEdge(kBuckets - 1);
+}
+
+ServerStats::ServerStats(size_t commands) : commands_(new CommandStats[commands]) {}
+
+void ServerStats::SampleOps(int64_t now_ms, uint64_t total_commands) {
+  std::lock_guard<std::mutex> lock(ops_mutex_);
+  if (last_ms_ != 0 && now_ms > last_ms_) {
+    ops_samples_[next_sample_] = (total_commands - last_total_) * 1000 / (now_ms - last_ms_);
+    next_sample_ = (next_sample_ + 1) % kOpsSamples;
+  }
+  last_ms_ = now_ms;
+  last_total_ = total_commands;
+}
+
+uint64_t ServerStats::OpsPerSecond() const {
+  std::lock_guard<std::mutex> lock(ops_mutex_);
+  uint64_t sum = 0;
+  for (uint64_t s : ops_samples_) sum += s;
+  return sum / kOpsSamples;
+}
+
+}  // namespace teksdb::server
