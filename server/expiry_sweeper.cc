@@ -24,8 +24,8 @@ void ExpirySweeper::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, std::chrono::milliseconds(kTickMs), [this] { return stop_; })) {
     lock.unlock();
-    if (!idle_ || keyspace_->expiry_writes() != pass_expiry_writes_) {
-      idle_ = false;
+    if (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_) {
+      idle_.store(false, std::memory_order_relaxed);
       Tick();
     }
     lock.lock();
@@ -63,7 +63,7 @@ void ExpirySweeper::Tick() {
   // expiry is written if this pass met none.
   // (One read of the counter: a write after it wakes the sweep.)
   const uint64_t writes = keyspace_->expiry_writes();
-  idle_ = !pass_saw_expiry_ && writes == pass_expiry_writes_;
+  idle_.store(!pass_saw_expiry_ && writes == pass_expiry_writes_, std::memory_order_relaxed);
   position_.clear();
   pass_saw_expiry_ = false;
   pass_expiry_writes_ = writes;

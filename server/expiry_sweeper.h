@@ -45,6 +45,8 @@ class ExpirySweeper {
 
   // Keys reclaimed so far (INFO's expired_keys).
   uint64_t reclaimed() const { return reclaimed_.load(std::memory_order_relaxed); }
+  // Whether the sweep sleeps until the next expiry is written.
+  bool idle() const { return idle_.load(std::memory_order_relaxed); }
 
  private:
   void Run();
@@ -59,7 +61,7 @@ class ExpirySweeper {
   // expiry_writes() when it began.
   bool pass_saw_expiry_ = false;
   uint64_t pass_expiry_writes_ = 0;
-  bool idle_ = false;
+  std::atomic<bool> idle_{false};
 
   std::mutex mutex_;
   std::condition_variable wake_;

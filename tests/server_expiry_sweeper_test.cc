@@ -1,0 +1,116 @@
+// Tests of teksdb-server's ExpirySweeper: expired keys of every type are
+// deleted with all their records (meta, members, score index), keys
+// without an expiry or not yet expired are left alone, a keyspace larger
+// than one tick is swept whole, and a sweep that found nothing to do
+// wakes again when an expiry is written.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "expiry_sweeper.h"
+#include "keyspace.h"
+#include "rocksdb/db.h"
+#include "test_support.h"
+
+namespace teksdb::server {
+namespace {
+
+class ExpirySweeperTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ROCKSDB_NAMESPACE::Options options;
+    options.create_if_missing = true;
+    ROCKSDB_NAMESPACE::DB* db = nullptr;
+    ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir_.path(), &db).ok());
+    db_.reset(db);
+    keyspace_ = std::make_unique<Keyspace>(db_.get(), false);
+  }
+
+  // Writes `key` as a collection of `type` with `members` members (and
+  // score index entries for a sorted set), expiring at `expire_ms`.
+  void PutCollection(const std::string& key, char type, int members, int64_t expire_ms) {
+    Keyspace::Batch batch;
+    for (int i = 0; i < members; ++i) {
+      batch.PutMember(key, "m" + std::to_string(i), "v");
+      if (type == Keyspace::kZSet) batch.PutIndex(key, "score" + std::to_string(i));
+    }
+    batch.Put(key, Keyspace::Value{type, expire_ms, std::string(8, '\0')});
+    ASSERT_TRUE(keyspace_->Commit(&batch).ok());
+  }
+
+  void PutString(const std::string& key, int64_t expire_ms) {
+    Keyspace::Batch batch;
+    batch.Put(key, Keyspace::Value{Keyspace::kString, expire_ms, "value"});
+    ASSERT_TRUE(keyspace_->Commit(&batch).ok());
+  }
+
+  // Every record in the database, of any kind.
+  int CountRecords() {
+    std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->NewIterator({}));
+    int n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+    return n;
+  }
+
+  // Waits up to 10 s for `done`.
+  template <typename Done>
+  bool Eventually(Done done) {
+    for (int i = 0; i < 1000 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return done();
+  }
+
+  test::TempDir dir_{"teksdb-sweeper"};
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db_;
+  std::unique_ptr<Keyspace> keyspace_;
+};
+
+TEST_F(ExpirySweeperTest, DeletesExpiredKeysWithEveryRecordAndLeavesTheRest) {
+  const int64_t past = Keyspace::NowMs() - 1;
+  const int64_t future = Keyspace::NowMs() + 3600 * 1000;
+  PutString("gone-string", past);
+  PutCollection("gone-hash", Keyspace::kHash, 5, past);
+  PutCollection("gone-zset", Keyspace::kZSet, 5, past);
+  PutString("kept-forever", 0);
+  PutCollection("kept-later", Keyspace::kSet, 3, future);
+  ASSERT_EQ(CountRecords(), 1 + 6 + 11 + 1 + 4);
+
+  ExpirySweeper sweeper(keyspace_.get());
+  ASSERT_TRUE(Eventually([&] { return sweeper.reclaimed() == 3; }));
+  EXPECT_EQ(CountRecords(), 1 + 4);
+  std::optional<Keyspace::Value> value;
+  ASSERT_TRUE(keyspace_->Read("kept-later", &value).ok());
+  EXPECT_TRUE(value.has_value());
+}
+
+TEST_F(ExpirySweeperTest, SweepsAKeyspaceLargerThanOneTick) {
+  const int keys = ExpirySweeper::kBatchKeys * 3 + 17;
+  const int64_t past = Keyspace::NowMs() - 1;
+  for (int i = 0; i < keys; ++i) PutString("key" + std::to_string(i), i % 2 == 0 ? past : 0);
+  ExpirySweeper sweeper(keyspace_.get());
+  ASSERT_TRUE(Eventually([&] { return sweeper.reclaimed() == static_cast<uint64_t>((keys + 1) / 2); }));
+  EXPECT_EQ(CountRecords(), keys / 2);
+}
+
+TEST_F(ExpirySweeperTest, WakesWhenAnExpiryIsWrittenAfterAnIdlePass) {
+  PutString("plain", 0);
+  ExpirySweeper sweeper(keyspace_.get());
+  ASSERT_TRUE(Eventually([&] { return sweeper.idle(); }));
+  PutString("soon", Keyspace::NowMs() + 50);
+  ASSERT_TRUE(Eventually([&] { return sweeper.reclaimed() == 1; }));
+  EXPECT_EQ(CountRecords(), 1);
+}
+
+TEST_F(ExpirySweeperTest, ReclaimIfExpiredLeavesALiveKey) {
+  PutCollection("live", Keyspace::kHash, 2, Keyspace::NowMs() + 3600 * 1000);
+  bool reclaimed = true;
+  ASSERT_TRUE(keyspace_->ReclaimIfExpired("live", &reclaimed).ok());
+  EXPECT_FALSE(reclaimed);
+  ASSERT_TRUE(keyspace_->ReclaimIfExpired("absent", &reclaimed).ok());
+  EXPECT_FALSE(reclaimed);
+  EXPECT_EQ(CountRecords(), 3);
+}
+
+}  // namespace
+}  // namespace teksdb::server
