@@ -69,7 +69,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
     return;
   }
   if (!server.requirepass.empty() && !client.authenticated && name != "auth" &&
-      name != "quit") {
+      name != "hello" && name != "quit") {
     reply::Error(out, "NOAUTH Authentication required.");
     return;
   }

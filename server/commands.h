@@ -49,6 +49,7 @@ struct ServerState {
 
 // One connection's state.
 struct ClientState {
+  uint64_t id = 0;  // HELLO's "id": the connection's number since start
   bool authenticated = false;
   std::string name;
   bool close_after_reply = false;  // QUIT, SHUTDOWN, protocol errors

@@ -8,7 +8,7 @@ namespace teksdb::server {
 Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
     : socket_(std::move(socket)), server_(server) {
   client_.authenticated = server_->requirepass.empty();
-  server_->connections.fetch_add(1, std::memory_order_relaxed);
+  client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
   server_->connected.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -1,4 +1,4 @@
-// Connection and server commands: PING ECHO SELECT QUIT AUTH COMMAND CLIENT
+// Connection and server commands: PING ECHO SELECT QUIT AUTH HELLO COMMAND CLIENT
 // CONFIG INFO SHUTDOWN. INFO's sections follow Redis's names and fields
 // where they exist (Server, Clients, Memory with memtable_bytes, Stats with
 // instantaneous_ops_per_sec and expired_keys, Commandstats, Latencystats,
@@ -39,20 +39,70 @@ void Quit(Request& r) {
   reply::Ok(r.out);
 }
 
-void Auth(Request& r) {
-  if (r.args.size() > 3) return reply::Error(r.out, kSyntaxError);
+// AUTH's check, shared with HELLO's AUTH option: true if (`user`,
+// `password`) open the server; otherwise replies Redis's error.
+bool CheckPassword(Request& r, const std::string* user, const std::string& password) {
   if (r.server.requirepass.empty()) {
-    return reply::Error(r.out,
-                        "ERR AUTH <password> called without any password configured for the "
-                        "default user. Are you sure your configuration is correct?");
+    reply::Error(r.out,
+                 "ERR AUTH <password> called without any password configured for the "
+                 "default user. Are you sure your configuration is correct?");
+    return false;
   }
-  const std::string& password = r.args.back();
-  const bool user_ok = r.args.size() == 2 || r.args[1] == "default";
-  if (!user_ok || password != r.server.requirepass) {
-    return reply::Error(r.out, "WRONGPASS invalid username-password pair or user is disabled.");
+  if ((user && *user != "default") || password != r.server.requirepass) {
+    reply::Error(r.out, "WRONGPASS invalid username-password pair or user is disabled.");
+    return false;
   }
   r.client.authenticated = true;
-  reply::Ok(r.out);
+  return true;
+}
+
+void Auth(Request& r) {
+  if (r.args.size() > 3) return reply::Error(r.out, kSyntaxError);
+  const std::string* user = r.args.size() == 3 ? &r.args[1] : nullptr;
+  if (CheckPassword(r, user, r.args.back())) reply::Ok(r.out);
+}
+
+// HELLO [protover [AUTH user password] [SETNAME name]], as Redis 7.0's,
+// but only RESP2 is spoken: HELLO 3 is refused with NOPROTO, as a server
+// without RESP3 does, and the client stays on RESP2.
+void Hello(Request& r) {
+  int64_t version = 2;
+  if (r.args.size() >= 2 && !ParseStrictInt64(r.args[1], &version)) {
+    return reply::Error(r.out, "ERR Protocol version is not an integer or out of range");
+  }
+  const std::string* user = nullptr;
+  const std::string* password = nullptr;
+  const std::string* name = nullptr;
+  for (size_t i = 2; i < r.args.size(); ++i) {
+    const std::string option = AsciiLower(r.args[i]);
+    if (option == "auth" && i + 2 < r.args.size()) {
+      user = &r.args[i + 1];
+      password = &r.args[i + 2];
+      i += 2;
+    } else if (option == "setname" && i + 1 < r.args.size()) {
+      name = &r.args[++i];
+    } else {
+      return reply::Error(r.out, "ERR Syntax error in HELLO option '" + r.args[i] + "'");
+    }
+  }
+  if (version < 2 || version > 3) return reply::Error(r.out, "NOPROTO unsupported protocol version");
+  if (password && !CheckPassword(r, user, *password)) return;
+  if (!r.client.authenticated) {
+    return reply::Error(r.out,
+                        "NOAUTH HELLO must be called with the client already authenticated, "
+                        "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+                        "authenticate the client and select the RESP protocol version at the same "
+                        "time");
+  }
+  if (version == 3) return reply::Error(r.out, "NOPROTO this server speaks RESP2 only: use protocol 2");
+  if (name) r.client.name = *name;
+  reply::ArrayHeader(r.out, 14);
+  for (const char* field : {"server", "redis", "version", "7.0.15", "proto"}) reply::Bulk(r.out, field);
+  reply::Integer(r.out, 2);
+  reply::Bulk(r.out, "id");
+  reply::Integer(r.out, static_cast<int64_t>(r.client.id));
+  for (const char* field : {"mode", "standalone", "role", "master", "modules"}) reply::Bulk(r.out, field);
+  reply::ArrayHeader(r.out, 0);
 }
 
 // Clients call COMMAND (and COMMAND DOCS) to learn the command set; an
@@ -178,7 +228,7 @@ void Shutdown(Request& r) {
 void AddServerCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"ping", -1, Ping},       {"echo", 2, Echo},       {"select", 2, Select},
-      {"quit", -1, Quit},       {"auth", -2, Auth},      {"command", -1, CommandInfo},
+      {"quit", -1, Quit},       {"auth", -2, Auth},      {"hello", -1, Hello},      {"command", -1, CommandInfo},
       {"client", -2, Client},   {"config", -2, Config},  {"info", -1, Info},
       {"shutdown", -1, Shutdown},
   });

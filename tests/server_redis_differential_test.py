@@ -4,7 +4,8 @@ stream of commands, over every command teksdb-server supports and their
 errors (SPOP only where no member is drawn at random), goes to both; every reply must be byte for byte the same, except
 KEYS, HKEYS, HVALS, SMEMBERS and HGETALL (Redis's order is its hash
 table's: compared as sets of keys, values, pairs), TTL/PTTL (within a second, since the two
-servers' clocks are read at slightly different moments), and SCAN and
+servers' clocks are read at slightly different moments), HELLO (all but the
+connection's id; HELLO 3 is left out: this server speaks RESP2 only), and SCAN and
 HSCAN from cursor 0, whose cursors and pages differ by design: each is
 followed to its end on both servers and the sets of what they returned
 compared (errors byte for byte). (A cursor other than 0 that this server
@@ -209,6 +210,8 @@ def random_command(rng):
         lambda: ["SCAN", rng.choice(["0", "0", "0", "x", " 0", "01x"])] + scan_options(rng, True),
         lambda: ["HSCAN", k(), rng.choice(["0", "0", "0", "x"])] + scan_options(rng, False),
         lambda: ["SCAN", "0", "COUNT", rng.choice(["1", "2"])],
+        lambda: ["HELLO"] + rng.choice([[], ["2"], ["x"], ["1"], ["4"], ["2", "SETNAME", "me"],
+                                        ["2", "BOGUS"], ["2", "SETNAME"], ["2", "AUTH", "default"]]),
         lambda: ["HSCAN", k(), "0", "COUNT", rng.choice(["1", "2"])],
     ]
     return rng.choice(choices)()
@@ -221,6 +224,8 @@ def same(cmd, a, b):
     if name == "HGETALL" and a[0] == b[0] == b"*":
         pairs = lambda r: sorted(zip([x[1] for x in r[1][::2]], [x[1] for x in r[1][1::2]]))
         return len(a[1]) == len(b[1]) and pairs(a) == pairs(b)
+    if name == "HELLO" and a[0] == b[0] == b"*" and len(a[1]) == len(b[1]) == 14:
+        return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
     if name in ("TTL", "PTTL") and a[0] == b[0] == b":":
         x, y = int(a[1]), int(b[1])
         return x == y or (x >= 0 and y >= 0 and abs(x - y) <= (1 if name == "TTL" else 1000))

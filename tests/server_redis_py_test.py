@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""teksdb-server through redis-py (PyPI's `redis`, the client most Python
+applications use): strings, hashes, sorted sets, pipelines, SCAN and HSCAN
+iterations that return every key exactly as stored, INFO parsed by the
+client (ops/s, memtable bytes, latency percentiles), expired keys reclaimed
+in the background (INFO's expired_keys, DBSIZE), Redis's errors raised as
+the client's exceptions, a RESP3 client (redis-py 8's default) told
+NOPROTO (this server speaks RESP2: clients pass protocol=2), concurrent HINCRBY from a connection pool that
+loses no increment, and AUTH with --requirepass.
+
+Usage: server_redis_py_test.py PATH/TO/teksdb-server
+(run through tests/with_redis_py.sh, which provides redis-py in a venv)
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import redis
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_redis_differential_test import free_port  # noqa: E402
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def start(server_bin, directory, *flags):
+    port = free_port()
+    log = open(directory + ".log", "w")
+    proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port), "--threads", "2",
+                             *flags], stdout=log, stderr=log)
+    deadline = time.time() + 20
+    while True:
+        try:
+            redis.Redis(port=port, protocol=2, socket_timeout=5).ping()
+            break
+        except redis.AuthenticationError:
+            break
+        except redis.ConnectionError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+    return proc, port, log.name
+
+
+def data_types(r):
+    check(r.set("greeting", "hello") and r.get("greeting") == b"hello", "SET and GET")
+    r.hset("user:1", mapping={"name": "ada", "born": "1815"})
+    check(r.hgetall("user:1") == {b"name": b"ada", b"born": b"1815"}, "HSET mapping, HGETALL as a dict")
+    r.zadd("scores", {"a": 1.5, "b": -2, "c": 10})
+    check(r.zrangebyscore("scores", "-inf", "+inf", withscores=True) == [(b"b", -2.0), (b"a", 1.5), (b"c", 10.0)],
+          "ZADD, ZRANGEBYSCORE WITHSCORES")
+    check(r.zrangebyscore("scores", 0, 100, start=1, num=1) == [b"c"], "ZRANGEBYSCORE with LIMIT")
+    r.rpush("list", "x", "y", "z")
+    check(r.lrange("list", 0, -1) == [b"x", b"y", b"z"], "RPUSH, LRANGE")
+    r.sadd("set", "p", "q")
+    check(r.smembers("set") == {b"p", b"q"}, "SADD, SMEMBERS")
+    check(r.expire("greeting", 100) and 99 <= r.ttl("greeting") <= 100, "EXPIRE, TTL")
+
+
+def pipelines_and_scans(r):
+    pipe = r.pipeline(transaction=False)
+    for i in range(2500):
+        pipe.set(f"scan:{i}", i)
+    check(all(pipe.execute()), "a pipeline of 2500 SETs")
+    keys = set(r.scan_iter(match="scan:*", count=100))
+    check(keys == {f"scan:{i}".encode() for i in range(2500)}, f"scan_iter finds all 2500 keys ({len(keys)})")
+    check(set(r.scan_iter(_type="hash")) == {b"user:1"}, "scan_iter by TYPE")
+    r.hset("wide", mapping={f"f{i}": str(i) for i in range(300)})
+    fields = dict(r.hscan_iter("wide", count=7))
+    check(fields == {f"f{i}".encode(): str(i).encode() for i in range(300)}, "hscan_iter finds all 300 fields")
+    try:
+        r.scan(cursor=12345)
+        check(False, "an unknown SCAN cursor is refused")
+    except redis.ResponseError as e:
+        check("invalid cursor" in str(e), f"an unknown SCAN cursor is refused ({e})")
+
+
+def info(r):
+    stats = r.info("stats")
+    check(stats["total_commands_processed"] > 2500 and "instantaneous_ops_per_sec" in stats,
+          "INFO stats: commands processed, ops/s")
+    check(r.info("memory")["memtable_bytes"] > 0, "INFO memory: memtable bytes")
+    latency = r.info("latencystats")
+    check("p99" in latency.get("latency_percentiles_usec_set", {}), "INFO latencystats: SET's p99")
+    check(r.info("keyspace")["db0"]["keys"] == r.dbsize(), "INFO keyspace agrees with DBSIZE")
+
+
+def errors(r, port):
+    try:
+        redis.Redis(port=port, protocol=3, socket_timeout=5).ping()
+        check(False, "a RESP3 client is refused")
+    except (redis.ResponseError, redis.ConnectionError) as e:
+        check("NOPROTO" in str(e), f"a RESP3 client (HELLO 3) is told NOPROTO ({e})")
+    try:
+        r.execute_command("NOSUCHCOMMAND", "x")
+        check(False, "an unknown command raises")
+    except redis.ResponseError as e:
+        check("unknown command" in str(e), "an unknown command raises ResponseError")
+    try:
+        r.hget("greeting", "f")
+        check(False, "WRONGTYPE raises")
+    except redis.ResponseError as e:
+        check(str(e).startswith("WRONGTYPE"), "HGET on a string raises WRONGTYPE")
+
+
+def concurrency(r):
+    def work():
+        for _ in range(300):
+            r.hincrby("counters", "hits", 1)
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(r.hget("counters", "hits") == b"1800", "6 threads x 300 HINCRBY from one pool: 1800")
+
+
+def expiry(r):
+    before = r.info("stats")["expired_keys"]
+    pipe = r.pipeline(transaction=False)
+    for i in range(200):
+        pipe.set(f"short:{i}", "v", px=100)
+        pipe.hset(f"shorthash:{i}", mapping={"a": 1, "b": 2})
+        pipe.pexpire(f"shorthash:{i}", 100)
+    pipe.execute()
+    deadline = time.time() + 10
+    while time.time() < deadline and r.info("stats")["expired_keys"] - before < 400:
+        time.sleep(0.1)
+    reclaimed = r.info("stats")["expired_keys"] - before
+    check(reclaimed == 400, f"400 expired keys reclaimed in the background ({reclaimed})")
+    check(not any(r.scan_iter(match="short*")), "no expired key is listed")
+
+
+def main():
+    server_bin = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="teksdb-redis-py-")
+    logs = []
+    proc, port, log = start(server_bin, os.path.join(tmp, "db"))
+    logs.append(log)
+    try:
+        r = redis.Redis(port=port, protocol=2, socket_timeout=30)
+        for part in (data_types, pipelines_and_scans, info, concurrency, expiry):
+            part(r)
+        errors(r, port)
+    finally:
+        proc.kill()
+        proc.wait()
+
+    proc, port, log = start(server_bin, os.path.join(tmp, "auth"), "--requirepass", "s3cret")
+    logs.append(log)
+    try:
+        check(redis.Redis(port=port, protocol=2, password="s3cret").ping(), "AUTH with the right password")
+        try:
+            redis.Redis(port=port, protocol=2, password="wrong").ping()
+            check(False, "a wrong password is refused")
+        except redis.AuthenticationError:
+            check(True, "a wrong password raises AuthenticationError")
+        try:
+            redis.Redis(port=port, protocol=2).get("x")
+            check(False, "no password is refused")
+        except redis.AuthenticationError:
+            check(True, "no password raises AuthenticationError (NOAUTH)")
+    finally:
+        proc.kill()
+        proc.wait()
+    if failures:
+        for name in logs:
+            with open(name) as f:
+                print(f"--- {name}:\n" + f.read()[-4000:])
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"server_redis_py: {len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
