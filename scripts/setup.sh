@@ -15,6 +15,7 @@ packages=(
   libbenchmark-dev libabsl-dev        # tools/memtable_bench (Google Benchmark, absl::flat_hash_map)
   libasio-dev                         # teksdb-server's I/O (header only)
   redis-server redis-tools            # tests: real Redis to compare with, redis-cli, redis-benchmark
+  nutcracker                          # scripts/cluster.sh: twemproxy in front of several servers
   time                                # GNU /usr/bin/time, peak RSS in bench.sh
   python3 python3-venv                # bench.sh report; plots (matplotlib from PyPI, in a venv)
 )
