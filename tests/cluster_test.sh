@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 TEKSDB_BUILD_DIR=$build bash "$src/scripts/cluster.sh" --servers 3 --port "$port" --dir "$tmp/data" \
   >"$tmp/cluster.log" 2>&1 &
 cluster=$!
-trap 'kill $cluster 2>/dev/null; wait $cluster 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $cluster 2>/dev/null || true; wait $cluster 2>/dev/null || true; rm -rf "$tmp"' EXIT
 for _ in $(seq 600); do
   grep -q "twemproxy on $port" "$tmp/cluster.log" && break
   kill -0 $cluster 2>/dev/null || { cat "$tmp/cluster.log"; exit 1; }
