@@ -1,5 +1,6 @@
-// Tests of teksdb-server's ExpirySweeper: expired keys of every type are
-// deleted with all their records (meta, members, score index), keys
+// Tests of teksdb-server's ExpirySweeper, whose thread runs beside the
+// test's own writes (so also under ThreadSanitizer): expired keys of every
+// type are deleted with all their records (meta, members, score index), keys
 // without an expiry or not yet expired are left alone, a keyspace larger
 // than one tick is swept whole, and a sweep that found nothing to do
 // wakes again when an expiry is written.
