@@ -17,6 +17,7 @@ packages=(
   redis-server redis-tools            # tests: real Redis to compare with, redis-cli, redis-benchmark
   time                                # GNU /usr/bin/time, peak RSS in bench.sh
   python3 python3-venv                # bench.sh report; plots (matplotlib from PyPI, in a venv)
+  maven openjdk-17-jdk-headless       # ycsb/: the YCSB client (its jars from Maven Central)
 )
 
 missing=()

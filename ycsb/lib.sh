@@ -2,8 +2,9 @@
 # it defines functions and variables, runs nothing):
 #   ycsb_build              builds the YCSB client (ycsb/pom.xml) with Maven, offline
 #                           once the first build has cached its dependencies
-#   ycsb_server_binary      finds teksdb-server ($TEKSDB_BUILD_DIR, default build/),
-#                           building it (release) if it is missing
+#   ycsb_server_binary      finds teksdb-server: $TEKSDB_SERVER, else in
+#                           $TEKSDB_BUILD_DIR (default build/), building it (release)
+#                           there if it is missing
 #   server_start KIND DIR [OPTIONS_FILE [PASSWORD]]
 #                           starts teksdb-server (KIND teks or skip_list, its DB under
 #                           DIR) or redis-server (KIND redis, no persistence) on a free
@@ -51,6 +52,10 @@ ycsb_build() {
 
 ycsb_server_binary() {
   local build=${TEKSDB_BUILD_DIR:-$ycsb_root/build}
+  if [[ -n ${TEKSDB_SERVER:-} ]]; then
+    echo "$TEKSDB_SERVER"
+    return
+  fi
   if [[ ! -x $build/server/teksdb-server ]]; then
     echo "ycsb: building teksdb-server in $build" >&2
     { [[ -f $build/build.ninja || -f $build/Makefile ]] ||
