@@ -97,6 +97,7 @@ server_start() {
   server_password=${4:-}
   mkdir -p "$dir"
   server_log=$dir/server.log
+  : >"$server_log"
   server_port=
   case $kind in
     teks|skip_list)
