@@ -6,12 +6,14 @@
 #     Return=OK;
 #   - the records are what the binding promises: hashes of 11 fields of 100
 #     bytes under 16-byte keys, each key in the _indices sorted set;
-#   - ycsb/run.sh prints YCSB's summary;
+#   - ycsb/run.sh prints YCSB's summary, and scripts/bench_ycsb.sh runs the
+#     study (tiny, one thread, teks and skip_list) and writes its table;
 #   - bad configuration gives a clear message, within seconds, never a hang: no
 #     server at the port, a wrong password, no password, a server that accepts
 #     connections but never answers.
 # The first run builds ycsb/ with Maven, which fetches YCSB's dependencies
-# from Maven Central once (~35 MB into ~/.m2); later runs build offline.
+# from Maven Central once (32 MB into ~/.m2, 11 s here); later runs build
+# offline. About 30 s in all on a 2-core machine once Maven has its cache.
 #
 # Usage: tests/ycsb_test.sh PATH/TO/teksdb-server
 set -euo pipefail
@@ -106,6 +108,17 @@ if out=$("$root/ycsb/run.sh" --workload c --records 100 --operations 100 --keep 
   pass "ycsb/run.sh prints YCSB's summary"
 else
   fail "ycsb/run.sh: $out"
+fi
+
+if "$root/scripts/bench_ycsb.sh" --servers teks,skip_list --threads 1 --records 100 --operations 100 \
+     --scans 20 --no-plots --out "$tmp/study" >"$tmp/study.log" 2>&1; then
+  pass "scripts/bench_ycsb.sh runs the study"
+  expect_eq "its table has a line per phase" \
+    "$(grep -cE '^(load a|a|b|c|d|f|load e|e) +1 +[0-9,]+ +[0-9,]+ +[0-9.]+x$' "$tmp/study/table.txt")" 8
+  expect_eq "runs.tsv has every run" \
+    "$(awk -F'\t' 'NR > 1 { print $3 "/" $4 }' "$tmp/study/runs.tsv" | sort -u | wc -l)" 16
+else
+  fail "scripts/bench_ycsb.sh: $(tail -n 20 "$tmp/study.log")"
 fi
 
 echo "ycsb: $((SECONDS - start)) s"
