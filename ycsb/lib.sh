@@ -9,7 +9,8 @@
 #                           starts teksdb-server (KIND teks or skip_list, its DB under
 #                           DIR) or redis-server (KIND redis, no persistence) on a free
 #                           port; sets server_pid and server_port; OPTIONS_FILE is a
-#                           RocksDB OPTIONS file (teksdb-server only)
+#                           RocksDB OPTIONS file (teksdb-server only); with PASSWORD
+#                           the server requires it, and ycsb_client sends it
 #   server_stop             stops it (SIGTERM) and waits for it
 #   ycsb_client OUT -load|-t WORKLOAD_FILE [-p name=value]...
 #                           runs YCSB's own client (site.ycsb.Client) with our binding
