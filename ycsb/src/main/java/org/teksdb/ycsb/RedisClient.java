@@ -82,12 +82,8 @@ public final class RedisClient extends DB {
       jedis.ping();
     } catch (JedisException e) {
       cleanup();
-      final String hint = e instanceof JedisConnectionException
-          ? "is the server running and answering there? (" + HOST_PROPERTY + ", " + PORT_PROPERTY
-            + ", " + TIMEOUT_PROPERTY + ")"
-          : "check " + PASSWORD_PROPERTY;
       throw new DBException("redis binding: cannot use the server at " + address + ": "
-          + rootMessage(e) + "; " + hint);
+          + rootMessage(e) + hintFor(e));
     }
   }
 
@@ -180,6 +176,17 @@ public final class RedisClient extends DB {
           + " failed: " + rootMessage(e) + " (later failures are only counted, as Return=ERROR)");
     }
     return Status.ERROR;
+  }
+
+  /** Which properties to check when init() fails with e. */
+  private static String hintFor(JedisException e) {
+    if (e instanceof JedisConnectionException) {
+      return "; is the server running and answering there? (" + HOST_PROPERTY + ", "
+          + PORT_PROPERTY + ", " + TIMEOUT_PROPERTY + ")";
+    }
+    final String message = String.valueOf(e.getMessage());
+    return message.startsWith("NOAUTH") || message.startsWith("WRONGPASS") || message.contains("AUTH")
+        ? "; check " + PASSWORD_PROPERTY : "";
   }
 
   /** Where a key sits in _indices: any spread-out function of the key does. */
