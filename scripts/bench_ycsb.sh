@@ -153,4 +153,12 @@ title="YCSB through teksdb-server: $records records, $operations operations (E: 
 title+=", $([[ -n $large ]] && echo '32 MiB write buffer' || echo 'in memory'), repeat $repeat"
 report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out "$out/runs.tsv")
 [[ -n $no_plots ]] || report+=(--plots "$out")
-"${report[@]}" | tee "$out/table.txt"
+{
+  "${report[@]}"
+  echo
+  echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null ||
+    echo unknown), $(nproc) CPUs, $(uname -sr); $(java -version 2>&1 | head -n1);" \
+    "$(redis-server --version | cut -d' ' -f1-3)"
+  echo "Command: scripts/bench_ycsb.sh --servers $servers --threads $threads --records $records" \
+    "--operations $operations --scans $scans --repeat $repeat${large:+ --large}"
+} | tee "$out/table.txt"
