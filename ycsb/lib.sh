@@ -16,7 +16,8 @@
 #                           runs YCSB's own client (site.ycsb.Client) with our binding
 #                           against server_port; YCSB's stdout (the summary) goes to
 #                           OUT, its stderr to OUT.err
-#   ycsb_check OUT EXPECTED checks what YCSB wrote to OUT: no DB that failed to start,
+#   ycsb_check OUT EXPECTED checks what YCSB wrote to OUT: no DB or workload that
+#                           failed to start,
 #                           EXPECTED operations, every one Return=OK; else says why on
 #                           stderr and returns 1. YCSB's own exit status is 0 even when
 #                           no thread could connect, so every caller checks with this.
@@ -142,9 +143,9 @@ ycsb_client() {
 
 ycsb_check() {
   local out=$1 expected=$2 failure
-  failure=$(grep -h -m1 -o 'DBException: .*' "$out" "$out.err" | head -n1)
+  failure=$(grep -h -m1 -oE '(DB|Workload)Exception: .*' "$out" "$out.err" | head -n1)
   if [[ -n $failure ]]; then
-    echo "ycsb: ${failure#DBException: }" >&2
+    echo "ycsb: ${failure#*Exception: }" >&2
     return 1
   fi
   failure=$(awk -F', ' -v expected="$expected" '
