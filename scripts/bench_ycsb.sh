@@ -118,14 +118,14 @@ phase() {
   shift 7
   file=$out/raw/$s-t$t-r$r-${name// /-}.txt
   ycsb_client "$file" "$mode" "$root/ycsb/workloads/workload$workload" -threads "$t" \
-    -p recordcount="$records" "$@" || die "$s, $t threads: $name: YCSB did not finish"
-  ycsb_check "$file" "$expected" || die "$s, $t threads: $name failed (above; $file)"
+    -p recordcount="$records" "$@" || die "$s, threads $t: $name: YCSB did not finish"
+  ycsb_check "$file" "$expected" || die "$s, threads $t: $name failed (above; $file)"
   printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$s" "$name" "${file##*/}" >>"$index"
   done_phases=$((done_phases + 1))
   elapsed=$((SECONDS - began))
   left=$((elapsed * (total - done_phases) / done_phases))
   log "$done_phases/$total ($((elapsed / 60))m$((elapsed % 60))s, ~$((left / 60))m$((left % 60))s left)" \
-      "$s, $t threads: $name: $(awk -F', ' '$1 == "[OVERALL]" && $2 == "Throughput(ops/sec)" {
+      "$s, threads $t: $name: $(awk -F', ' '$1 == "[OVERALL]" && $2 == "Throughput(ops/sec)" {
         printf "%.0f ops/s", $3 }' "$file")"
 }
 

@@ -13,7 +13,7 @@
 #     connections but never answers.
 # The first run builds ycsb/ with Maven, which fetches YCSB's dependencies
 # from Maven Central once (32 MB into ~/.m2, 11 s here); later runs build
-# offline. About 30 s in all on a 2-core machine once Maven has its cache.
+# offline. 30-50 s in all on a shared 2-core machine once Maven has its cache.
 #
 # Usage: tests/ycsb_test.sh PATH/TO/teksdb-server
 set -euo pipefail
