@@ -18,6 +18,7 @@ packages=(
   nutcracker                          # scripts/cluster.sh: twemproxy in front of several servers
   time                                # GNU /usr/bin/time, peak RSS in bench.sh
   python3 python3-venv                # bench.sh report; plots (matplotlib from PyPI, in a venv)
+  maven openjdk-17-jdk-headless       # ycsb/: the YCSB client (its jars from Maven Central)
 )
 
 missing=()
