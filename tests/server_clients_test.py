@@ -14,7 +14,6 @@ Usage: server_clients_test.py PATH/TO/teksdb-server
 """
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -23,15 +22,11 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_checks import Checks  # noqa: E402
 from server_redis_differential_test import Client, free_port  # noqa: E402
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        failures.append(what)
+checks = Checks("server_clients")
+check = checks.check
 
 
 def rss_kb(pid):
@@ -42,14 +37,11 @@ def rss_kb(pid):
     return 0
 
 
-server_logs = []
-
-
 def start(server_bin, directory, port, *flags):
     """Starts the server; its stderr (a sanitizer's report too) goes to a
     log printed if any check fails."""
     log = open(directory + ".log", "w")
-    server_logs.append(log.name)
+    checks.logs.append(log.name)
     proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port), "--threads", "2",
                              *flags], stderr=log)
     Client(port).command("PING")
@@ -175,13 +167,7 @@ def main():
           f"--sync: {kept} of {acknowledged} acknowledged writes survive kill -9")
     proc.kill()
     proc.wait()
-    if failures:
-        for name in server_logs:
-            with open(name) as f:
-                print(f"--- {name}:\n" + f.read()[-4000:])
-    shutil.rmtree(tmp, ignore_errors=True)
-    print(f"server_clients: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return checks.finish(tmp)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ Usage: server_redis_py_test.py PATH/TO/teksdb-server
 """
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,15 +22,11 @@ import time
 import redis
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_checks import Checks  # noqa: E402
 from server_redis_differential_test import free_port  # noqa: E402
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        failures.append(what)
+checks = Checks("server_redis_py")
+check = checks.check
 
 
 def start(server_bin, directory, *flags):
@@ -145,9 +140,8 @@ def expiry(r):
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-redis-py-")
-    logs = []
     proc, port, log = start(server_bin, os.path.join(tmp, "db"))
-    logs.append(log)
+    checks.logs.append(log)
     try:
         r = redis.Redis(port=port, protocol=2, socket_timeout=30)
         for part in (data_types, pipelines_and_scans, info, concurrency, expiry):
@@ -158,7 +152,7 @@ def main():
         proc.wait()
 
     proc, port, log = start(server_bin, os.path.join(tmp, "auth"), "--requirepass", "s3cret")
-    logs.append(log)
+    checks.logs.append(log)
     try:
         check(redis.Redis(port=port, protocol=2, password="s3cret").ping(), "AUTH with the right password")
         try:
@@ -174,13 +168,7 @@ def main():
     finally:
         proc.kill()
         proc.wait()
-    if failures:
-        for name in logs:
-            with open(name) as f:
-                print(f"--- {name}:\n" + f.read()[-4000:])
-    shutil.rmtree(tmp, ignore_errors=True)
-    print(f"server_redis_py: {len(failures)} failure(s)")
-    return 1 if failures else 0
+    return checks.finish(tmp)
 
 
 if __name__ == "__main__":
