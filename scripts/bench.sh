@@ -624,7 +624,7 @@ run_once() {
   set -e
   if ((rc != 0)); then
     tail -n 20 "$dir/stdout" >&2
-    tr '\r' '\n' <"$dir/stderr" | grep -v -e '^\.\.\. finished' -e '^ *$' | tail -n 20 >&2
+    { tr '\r' '\n' <"$dir/stderr" | grep -v -e '^\.\.\. finished' -e '^ *$' || true; } | tail -n 20 >&2
     die "$runner failed (exit $rc) for --memtablerep='$rep'"
   fi
   check_memtablerep "$dir/stdout" "$label"
