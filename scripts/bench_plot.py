@@ -178,7 +178,7 @@ def plot_headline(head, title, path):
                 if (m, t, name) in head["bounded"]:
                     n, seconds = head["bounded"][(m, t, name)]
                     above = max([1.0] + [drawn.get((mm, t, name), 0) for mm in memtables])
-                    ax.annotate(f"{m} {name}:\n1/{1 / v:,.0f} of skip_list's\n({seconds:.2g} s each,"
+                    ax.annotate(f"{m} {name}:\n1/{1 / v:,.0f} of skip_list's ops/s\n({seconds:.2g} s each,"
                                 f"\nbounded to {n}/thread)", xy=(x, 0), xytext=(j, above + 0.1 * top),
                                 ha="center", va="bottom", fontsize=8, annotation_clip=False,
                                 bbox=dict(boxstyle="round", facecolor=colors[i % len(colors)],
