@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: TeksTable against RocksDB's stock memtables, side by side.
 #
-# With no flags (--scenario quick; about 3 minutes on 2 cores, build
+# With no flags (--scenario quick; about 2 minutes on 2 cores, build
 # included): TeksTable against the skip list (RocksDB's default) and
 # hash_linkedlist (the stock hash memtable with the fastest gets), for fill,
 # get, scan and seek at 1 and 2 threads. It ends with lines a person can quote,
@@ -19,8 +19,8 @@
 # scenario adds variants, below). Prints a table (medians over repeats) of
 # us/op, ops/s and the ratio to skip_list from the same runs, memtable bytes
 # after the fill (rocksdb.cur-size-all-mem-tables) and peak RSS; writes PNG
-# plots. Long runs log each process as "run 3/12 (teks, 2 threads) -- 1m40s
-# elapsed, ~2m10s left".
+# plots. Each process is logged as it starts, with how far along the job is:
+# "run 3/12 (teks, 2 threads) — 1m40s elapsed, ~2m10s left".
 #
 # Output: build/bench/<scenario>/ (--out DIR: DIR/<scenario>/), never a
 # tracked file unless --out names one (--scenario all --out docs/bench
@@ -35,9 +35,10 @@
 #   quick     the default: --num 500000, 16-byte keys, 256-byte values,
 #             threads 1 and 2, the whole data set in the memtable; teks,
 #             skip_list and hash_linkedlist
-#   memtable  the full study, the paper's §6.1 set-up: --num 1000000, 16-byte keys, 256-byte
-#             values, threads 1 and 2, the whole data set in the memtable
-#             (checked: a flush is reported), every memtable
+#   memtable  the full study, the paper's §6.1 set-up: --num 1000000,
+#             16-byte keys, 256-byte values, threads 1 and 2, the whole data
+#             set in the memtable (checked: a flush is reported), every
+#             memtable
 #   versions  several versions per key (--num 200000 --versions 5): skip_list
 #             and TeksTable under db_bench, and TeksTable through
 #             tools/teks_db_bench without (plaindb:) and with (teksdb:) the
@@ -118,7 +119,7 @@
 # and seek, and the hash memtables copy themselves into a skip list for every
 # total-order iterator (each seek). At 1M keys that is about a second per
 # operation, so those benchmarks run fewer operations (--reads: vector 10,
-# hash 5, hash in quick 3), in a process of their own after the same fill;
+# hash 5, hash in quick 2), in a process of their own after the same fill;
 # the table labels such rows.
 set -euo pipefail
 
@@ -208,7 +209,7 @@ compression=none
 value_size=256
 hash_seeks=5
 case $scenario in
-  quick) num=500000 versions=1 threads=1,2 memtables=teks,skip_list,hash_linkedlist hash_seeks=3 ;;
+  quick) num=500000 versions=1 threads=1,2 memtables=teks,skip_list,hash_linkedlist hash_seeks=2 ;;
   memtable) num=1000000 versions=1 threads=1,2 memtables=$all_memtables ;;
   versions) num=200000 versions=5 threads=1,2 memtables=skip_list,teks,plaindb:teks,teksdb:teks ;;
   large) num=1000000 versions=1 threads=1 memtables=teks,skip_list in_memory=0
