@@ -632,7 +632,7 @@ run_once() {
   flushes=$(grep -o '"flush_reason": "[^"]*"' "$dir/db/LOG" | grep -vc '"Shut down"' || true)
   if [[ $scenario == writes ]]; then
     # Entries per flush of a full write buffer: how much one buffer holds.
-    grep -o '"event": "flush_started".*"flush_reason": "Write Buffer Full"' "$dir/db/LOG" |
+    { grep -o '"event": "flush_started".*"flush_reason": "Write Buffer Full"' "$dir/db/LOG" || true; } |
       sed -n 's/.*"num_entries": \([0-9]*\).*/\1/p' |
       awk -v s="$spec" -v t="$t" -v g="$group" \
         '{ n++; sum += $1 } END { if (n) printf "%s\t%s\t%s\t%d\t%d\n", s, t, g, n, sum / n }' \
