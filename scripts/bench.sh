@@ -185,7 +185,10 @@ done
 # Paths given relative to where bench.sh was started; everything else is
 # relative to the repository root.
 [[ -n "$out" ]] && out=$(realpath -m "$out")
-[[ -n "$prebuilt" ]] && { prebuilt=$(realpath -m "$prebuilt"); [[ -d "$prebuilt" ]] || die "--prebuilt $prebuilt: no such directory"; }
+if [[ -n "$prebuilt" ]]; then
+  prebuilt=$(realpath -m "$prebuilt")
+  [[ -d "$prebuilt" ]] || die "--prebuilt $prebuilt: no such directory"
+fi
 cd "$root"
 out=${out:-$root/build/bench}
 
@@ -360,7 +363,7 @@ else
   log "built in $((SECONDS - started)) s"
 fi
 lib=$(realpath "$build/libteksdb.so")
-teks_db_bench=$build/tools/teks_db_bench
+teks_db_bench=$(realpath -m "$build/tools/teks_db_bench")
 
 python=python3
 if [[ -z "$no_plots" ]]; then
