@@ -5,7 +5,7 @@
 # included): TeksTable against the skip list (RocksDB's default) and
 # hash_linkedlist (the stock hash memtable with the fastest gets), for fill,
 # get, scan and seek at 1 and 2 threads. It ends with lines a person can quote,
-#   TeksTable vs skip_list, 1 thread: get 3.55x, seek 1.30x, scan 1.15x, fill 1.57x, memory 1.21x
+#   TeksTable vs skip_list, 1 thread: get 4.55x, seek 1.59x, scan 1.00x, fill 1.87x, memory 1.14x
 # (also in summary.txt) and a headline chart, headline.png: the speedup over
 # the skip list per benchmark on a linear axis, the slow bounded rows (see
 # below) as notes instead of bars.
