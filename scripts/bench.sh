@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: TeksTable against RocksDB's stock memtables, side by side.
 #
-# With no flags (--scenario quick; about 2 minutes on 2 cores, build
+# With no flags (--scenario quick; about 3 minutes on 2 cores, build
 # included): TeksTable against the skip list (RocksDB's default) and
 # hash_linkedlist (the stock hash memtable with the fastest gets), for fill,
 # get, scan and seek at 1 and 2 threads. It ends with lines a person can quote,
