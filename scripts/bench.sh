@@ -713,6 +713,8 @@ if [[ $scenario == versions ]]; then
   for n in 10000 100000 1000000; do
     teks=() skip=()
     for ((r = 1; r <= repeat; r++)); do
+      log "hot key: $n updates under a held snapshot, repeat $r/$repeat" \
+        "— $(duration $((SECONDS - started))) elapsed"
       teks+=("$(hot_key_row teksdb:teks "$n")")
       skip+=("$(hot_key_row plaindb:skip_list "$n")")
     done
