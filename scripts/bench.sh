@@ -1,20 +1,44 @@
 #!/usr/bin/env bash
 # The main job: TeksTable against RocksDB's stock memtables, side by side.
 #
-# Installs what is missing (scripts/setup.sh), builds libteksdb.so and the
-# tools (release), then runs Debian's stock /usr/bin/db_bench once per
-# memtable, thread count and repeat, with LD_PRELOAD=libteksdb.so (the run
-# fails unless db_bench reports the memtable asked for), in a fresh DB.
-# One process runs fillrandom, memstats and then the reads, so the reads see
-# what the fill built (the large scenario adds variants, below). Prints a
-# table (medians over repeats) of us/op, ops/s and the ratio to skip_list
-# from the same runs, memtable bytes after the fill
-# (rocksdb.cur-size-all-mem-tables) and peak RSS; writes PNG plots.
+# With no flags (--scenario quick; about 3 minutes on 2 cores, build
+# included): TeksTable against the skip list (RocksDB's default) and
+# hash_linkedlist (the stock hash memtable with the fastest gets), for fill,
+# get, scan and seek at 1 and 2 threads. It ends with lines a person can quote,
+#   TeksTable vs skip_list, 1 thread: get 4.55x, seek 1.59x, scan 1.00x, fill 1.87x, memory 1.14x
+# (also in summary.txt) and a headline chart, headline.png: the speedup over
+# the skip list per benchmark on a linear axis, the slow bounded rows (see
+# below) as notes instead of bars.
+#
+# Installs what is missing (scripts/setup.sh), builds libteksdb.so (and the
+# tools a scenario needs; release), then runs Debian's stock
+# /usr/bin/db_bench once per memtable, thread count and repeat, with
+# LD_PRELOAD=libteksdb.so (the run fails unless db_bench reports the
+# memtable asked for), in a fresh DB. One process runs fillrandom, memstats
+# and then the reads, so the reads see what the fill built (the large
+# scenario adds variants, below). Prints a table (medians over repeats) of
+# us/op, ops/s and the ratio to skip_list from the same runs, memtable bytes
+# after the fill (rocksdb.cur-size-all-mem-tables) and peak RSS; writes PNG
+# plots. Each process is logged as it starts, with how far along the job is:
+# "run 3/12 (teks, 2 threads) — 1m40s elapsed, ~2m10s left".
+#
+# Output: build/bench/<scenario>/ (--out DIR: DIR/<scenario>/), never a
+# tracked file unless --out names one (--scenario all --out docs/bench
+# regenerates the docs' tables and plots):
+#   table.txt             what the scenario printed
+#   runs.tsv              the raw per-run results (micro: runs.json)
+#   <scenario>.png        its plot (large and mixed also <scenario>-variants.png:
+#                         the variants' sections, the rate-limited runs)
+#   summary.txt, headline.png   quick and memtable: the quotable lines and chart
 #
 # Scenarios (each sets defaults the flags below override):
-#   memtable  the paper's §6.1 set-up: --num 1000000, 16-byte keys, 256-byte
-#             values, threads 1 and 2, the whole data set in the memtable
-#             (checked: a flush is reported), every memtable
+#   quick     the default: --num 500000, 16-byte keys, 256-byte values,
+#             threads 1 and 2, the whole data set in the memtable; teks,
+#             skip_list and hash_linkedlist
+#   memtable  the full study, the paper's §6.1 set-up: --num 1000000,
+#             16-byte keys, 256-byte values, threads 1 and 2, the whole data
+#             set in the memtable (checked: a flush is reported), every
+#             memtable
 #   versions  several versions per key (--num 200000 --versions 5): skip_list
 #             and TeksTable under db_bench, and TeksTable through
 #             tools/teks_db_bench without (plaindb:) and with (teksdb:) the
@@ -62,12 +86,14 @@
 #             snapshot taken after the first round (readatsnapshot), through
 #             tools/teks_db_bench without the layer; a table and a plot of
 #             micros/op against versions per key
-#   all       each of the above in turn; table.txt, runs.tsv and the plot
-#             of each go under docs/bench/<scenario>/
+#   all       each of the above in turn, each into its own directory
+#             (--scenario all --repeat 3 --out docs/bench: the docs' results)
+#   server, ycsb   run scripts/bench_server.sh / scripts/bench_ycsb.sh with
+#             every other argument (see their --help); not part of all
 #
 # Usage: scripts/bench.sh [options] [-- extra flags for every db_bench run]
-#   --scenario NAME   memtable (default), versions, large, writes, mixed,
-#                     micro, hotkeys, all
+#   --scenario NAME   quick (default), memtable, versions, large, writes,
+#                     mixed, micro, hotkeys, all; server, ycsb
 #   --num N           distinct keys; reads per thread per read benchmark
 #                     (hotkeys: writes per run)
 #   --value-size N    value bytes (256); keys are 16 bytes
@@ -81,44 +107,70 @@
 #                     it so that nothing is flushed)
 #   --write-rate N    mixed only: bytes/s of the rate-limited writer (2000000)
 #   --repeat N        runs of everything, interleaved; tables show medians (1)
-#   --plots DIR       PNG plots go here (docs/bench/<scenario>; large also
-#                     writes large-variants.png, its variants' sections, and
-#                     mixed writes mixed-variants.png, the rate-limited runs)
+#   --out DIR         results go under DIR/<scenario>/ (build/bench)
 #   --no-plots        no plots (no matplotlib venv)
-#   --out FILE        also write the raw per-run results (TSV; micro: JSON)
+#   --prebuilt DIR    use the libteksdb.so and tools already built in DIR (a
+#                     release build): no setup, configure or build (tests)
 # Environment: TEKSDB_BUILD_DIR (build), DB_BENCH (/usr/bin/db_bench),
-#   TMPDIR, JOBS (build parallelism, nproc).
+#   TEKSDB_PLOT_VENV (the matplotlib venv, <build dir>/plot-venv), TMPDIR,
+#   JOBS (build parallelism, nproc).
 #
 # Bounded rows: vector memtables sort a copy of themselves for every get
 # and seek, and the hash memtables copy themselves into a skip list for every
 # total-order iterator (each seek). At 1M keys that is about a second per
-# operation, so those benchmarks run fewer operations (--reads), in a
-# process of their own after the same fill; the table labels such rows.
+# operation, so those benchmarks run fewer operations (--reads: vector 10,
+# hash 5, hash in quick 2), in a process of their own after the same fill;
+# the table labels such rows.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 die() { echo "bench.sh: $*" >&2; exit 1; }
 log() { echo "[bench] $*" >&2; }
+# duration SECONDS: "45s", "2m05s".
+duration() { (($1 < 60)) && echo "$1s" || printf '%dm%02ds\n' $(($1 / 60)) $(($1 % 60)); }
+# progress WORK_DONE WORK_TOTAL: "1m40s elapsed, ~2m10s left", the time left
+# estimated from the pace of the runs so far (since runs_started).
+progress() {
+  local note
+  note="$(duration $((SECONDS - started))) elapsed"
+  (($1 == 0)) || note+=", ~$(duration $(((SECONDS - runs_started) * ($2 - $1) / $1))) left"
+  echo "$note"
+}
+
+# --scenario server / ycsb: another script's job, given every other argument.
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case ${args[i]} in
+    --) break ;;
+    --scenario=server|--scenario=ycsb) other=${args[i]#--scenario=} rest=("${args[@]:0:i}" "${args[@]:i+1}") ;;
+    --scenario) [[ ${args[i + 1]:-} == server || ${args[i + 1]:-} == ycsb ]] || continue
+                other=${args[i + 1]} rest=("${args[@]:0:i}" "${args[@]:i+2}") ;;
+    *) continue ;;
+  esac
+  [[ -f "$root/scripts/bench_$other.sh" ]] || die "--scenario $other runs scripts/bench_$other.sh," \
+    "which this checkout does not have"
+  exec bash "$root/scripts/bench_$other.sh" "${rest[@]}"
+done
 
 all_memtables=teks,teks-s,teks-a,teks-ac,teks-acsp,teks-acsp-in,skip_list,vector,prefix_hash,hash_linkedlist
-scenario=memtable
+scenario=quick
 declare -A flag=()
 repeat=1
-plots=
-no_plots=
 out=
+no_plots=
+prebuilt=
 extra=()
 opts=("$@")  # the arguments before "--", for --scenario all
 while (($#)); do
   case $1 in
-    --scenario|--num|--value-size|--versions|--threads|--memtables|--write-buffer-size|--write-rate|--repeat|--plots|--out)
+    --scenario|--num|--value-size|--versions|--threads|--memtables|--write-buffer-size|--write-rate|--repeat|--out|--prebuilt)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       case $1 in
         --scenario) scenario=$2 ;;
         --repeat) repeat=$2 ;;
-        --plots) plots=$2 ;;
         --out) out=$2 ;;
+        --prebuilt) prebuilt=$2 ;;
         *) flag[${1#--}]=$2 ;;
       esac
       shift 2 ;;
@@ -133,22 +185,22 @@ done
 # Paths given relative to where bench.sh was started; everything else is
 # relative to the repository root.
 [[ -n "$out" ]] && out=$(realpath -m "$out")
-[[ -n "$plots" ]] && plots=$(realpath -m "$plots")
+if [[ -n "$prebuilt" ]]; then
+  prebuilt=$(realpath -m "$prebuilt")
+  [[ -d "$prebuilt" ]] || die "--prebuilt $prebuilt: no such directory"
+fi
 cd "$root"
+out=${out:-$root/build/bench}
 
 if [[ $scenario == all ]]; then
-  [[ -z "$out" && -z "$plots" ]] || die "--scenario all writes docs/bench/<scenario>/; drop --out/--plots"
   [[ -z "${flag[write-buffer-size]:-}" ]] || die "--write-buffer-size applies to --scenario large, writes and mixed only"
   ((${#extra[@]} == 0)) || die "--scenario all takes no extra db_bench flags (they would not reach" \
     "tools/teks_db_bench in the versions scenario); run the scenarios one by one"
-  for s in memtable versions large writes mixed micro hotkeys; do
+  for s in quick memtable versions large writes mixed micro hotkeys; do
     # Later flags win, so the scenario given here overrides the 'all'.
-    raw=runs.tsv
-    [[ $s == micro ]] && raw=runs.json
-    passed=("${opts[@]}" --scenario "$s" --out "docs/bench/$s/$raw")
-    [[ $s == micro || $s == hotkeys ]] || passed+=(-- "${extra[@]}")
-    mkdir -p "docs/bench/$s"
-    bash "$0" "${passed[@]}" | tee "docs/bench/$s/table.txt"
+    passed=("${opts[@]}" --scenario "$s" --out "$out")
+    [[ -z "$prebuilt" ]] || passed+=(--prebuilt "$prebuilt")
+    bash "$root/scripts/bench.sh" "${passed[@]}"
   done
   exit 0
 fi
@@ -158,7 +210,9 @@ in_memory=1
 write_buffer_size=
 compression=none
 value_size=256
+hash_seeks=5
 case $scenario in
+  quick) num=500000 versions=1 threads=1,2 memtables=teks,skip_list,hash_linkedlist hash_seeks=2 ;;
   memtable) num=1000000 versions=1 threads=1,2 memtables=$all_memtables ;;
   versions) num=200000 versions=5 threads=1,2 memtables=skip_list,teks,plaindb:teks,teksdb:teks ;;
   large) num=1000000 versions=1 threads=1 memtables=teks,skip_list in_memory=0
@@ -169,7 +223,8 @@ case $scenario in
          write_buffer_size=$((1 << 30)) value_size=100 ;;
   micro) num=1000000 versions=1 threads=1 memtables=skip_list,teks-s,teks ;;
   hotkeys) num=300000 versions=1 threads=1 memtables=plaindb:skip_list,plaindb:teks value_size=32 ;;
-  *) die "unknown --scenario '$scenario' (known: memtable, versions, large, writes, mixed, micro, hotkeys, all)" ;;
+  *) die "unknown --scenario '$scenario' (known: quick, memtable, versions, large, writes, mixed," \
+       "micro, hotkeys, all; server, ycsb)" ;;
 esac
 num=${flag[num]:-$num}
 value_size=${flag[value-size]:-$value_size}
@@ -218,7 +273,7 @@ if [[ $scenario == writes ]]; then
 fi
 [[ -z $(tr , '\n' <<<"$threads" | sort | uniq -d) ]] || die "--threads '$threads' lists a count twice"
 [[ -z $(tr , '\n' <<<"$memtables" | sort | uniq -d) ]] || die "--memtables '$memtables' lists a memtable twice"
-plots=${plots:-docs/bench/$scenario}
+out=$out/$scenario
 
 # --- Per-memtable settings --------------------------------------------------------
 # memtable_settings SPEC: sets `runner` (db_bench or teks_db_bench), `rep`
@@ -243,7 +298,7 @@ memtable_settings() {
     prefix_hash|hash_linkedlist)
       [[ $rep == prefix_hash ]] && expect=HashSkipListRepFactory || expect=HashLinkListRepFactory
       rep_flags+=(--prefix_size=8 --allow_concurrent_memtable_write=false --total_order_seek=true)
-      bounded=(seekrandom:5) ;;
+      bounded=("seekrandom:$hash_seeks") ;;
     vector)
       expect=VectorRepFactory
       rep_flags+=(--allow_concurrent_memtable_write=false)
@@ -266,25 +321,53 @@ if [[ $scenario != micro ]]; then
   done
 fi
 
-build=${TEKSDB_BUILD_DIR:-build}
-db_bench=${DB_BENCH:-/usr/bin/db_bench}
-bash scripts/setup.sh >&2
+# What the scenario runs besides libteksdb.so under db_bench.
+targets=(teksdb)
+case $scenario in
+  micro) targets+=(memtable_bench) ;;
+  versions|large|hotkeys) targets+=(teks_db_bench) ;;
+  *) [[ ,$memtables, != *,plaindb:* && ,$memtables, != *,teksdb:* ]] || targets+=(teks_db_bench) ;;
+esac
+
+# Everything the scenario prints also goes into table.txt.
+mkdir -p "$out"
+exec > >(tee "$out/table.txt")
+tee_pid=$!
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench.XXXXXX")
+# On exit: the scratch directory goes, and table.txt is complete.
+trap 'rm -rf "$tmp"; exec >&-; wait "$tee_pid"' EXIT
 
 # --- Build (release) and the plotting venv -----------------------------------------
 started=$SECONDS
-generator=()
-[[ -f "$build/CMakeCache.txt" ]] || generator=(-G Ninja)
-log "building libteksdb.so and tools/ in $build (RelWithDebInfo)"
-cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= \
-  -DTEKSDB_BUILD_TOOLS=ON >/dev/null
-cmake --build "$build" --target teksdb teks_db_bench memtable_bench -j "${JOBS:-$(nproc)}" >&2
+db_bench=${DB_BENCH:-/usr/bin/db_bench}
+if [[ -n "$prebuilt" ]]; then
+  build=$prebuilt
+  [[ -f "$build/CMakeCache.txt" ]] || die "--prebuilt $build is not a CMake build directory"
+  grep -q '^TEKSDB_SANITIZE:STRING=$' "$build/CMakeCache.txt" ||
+    die "--prebuilt $build is a sanitizer build; benchmarks need a release build"
+  for t in "${targets[@]}"; do
+    f=tools/$t
+    [[ $t == teksdb ]] && f=libteksdb.so
+    [[ -e "$build/$f" ]] || die "--prebuilt $build has no $f (cmake --build $build --target ${targets[*]})"
+  done
+  log "using the build in $build as it is (--prebuilt)"
+else
+  build=${TEKSDB_BUILD_DIR:-build}
+  bash scripts/setup.sh >&2
+  generator=()
+  [[ -f "$build/CMakeCache.txt" ]] || generator=(-G Ninja)
+  log "building ${targets[*]} in $build (RelWithDebInfo)"
+  cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= \
+    -DTEKSDB_BUILD_TOOLS=ON >/dev/null
+  cmake --build "$build" --target "${targets[@]}" -j "${JOBS:-$(nproc)}" >&2
+  log "built in $((SECONDS - started)) s"
+fi
 lib=$(realpath "$build/libteksdb.so")
-teks_db_bench=$(realpath "$build/tools/teks_db_bench")
-log "built in $((SECONDS - started)) s"
+teks_db_bench=$(realpath -m "$build/tools/teks_db_bench")
 
 python=python3
 if [[ -z "$no_plots" ]]; then
-  venv=$build/plot-venv
+  venv=${TEKSDB_PLOT_VENV:-$build/plot-venv}
   if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
     log "installing matplotlib (PyPI) into $venv"
     python3 -m venv "$venv" >&2
@@ -292,11 +375,7 @@ if [[ -z "$no_plots" ]]; then
       die "could not install matplotlib into $venv (no network?); rerun with --no-plots"
   fi
   python=$venv/bin/python
-  mkdir -p "$plots"
 fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 
 # --- micro: the rep alone ------------------------------------------------------------
 if [[ $scenario == micro ]]; then
@@ -305,10 +384,10 @@ if [[ $scenario == micro ]]; then
     --benchmark_repetitions="$repeat" --benchmark_min_time=1 \
     --benchmark_out="$tmp/micro.json" --benchmark_out_format=json >&2
   report=("$python" scripts/micro_report.py "$tmp/micro.json")
-  [[ -z "$no_plots" ]] && report+=(--plot "$plots/micro.png")
-  [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; cp "$tmp/micro.json" "$out"; }
+  [[ -z "$no_plots" ]] && report+=(--plot "$out/micro.png")
+  cp "$tmp/micro.json" "$out/runs.json"
   "${report[@]}"
-  log "done in $((SECONDS - started)) s"
+  log "done in $(duration $((SECONDS - started))); results in $out/"
   exit 0
 fi
 
@@ -332,13 +411,17 @@ if [[ $scenario == hotkeys ]]; then
   hot_benchmarks=seekrandom,readseq,readreverse,readatsnapshot
   runs=$tmp/hotkeys.tsv
   : >"$runs"
+  counts=()
+  for v in 10 100 1000 10000 100000; do ((v > num)) || counts+=("$v"); done
+  runs_total=$((repeat * ${#counts[@]} * ${#specs[@]})) runs_done=0 runs_started=$SECONDS
   for ((r = 1; r <= repeat; r++)); do
-    for v in 10 100 1000 10000 100000; do
-      ((v <= num)) || continue
+    for v in "${counts[@]}"; do
       for spec in "${specs[@]}"; do
         memtable_settings "$spec"
         dir=$tmp/hot-$r-$v-${spec//[^A-Za-z0-9_-]/_}
-        log "run $r/$repeat, $v versions/key x $((num / v)) keys: $spec"
+        log "run $((runs_done + 1))/$runs_total ($spec, $v versions/key x $((num / v)) keys," \
+          "repeat $r/$repeat) — $(progress "$runs_done" "$runs_total")"
+        runs_done=$((runs_done + 1))
         "$teks_db_bench" --db="$dir" --wal_dir="$dir" --memtablerep="$rep" "${rep_flags[@]}" \
           --benchmarks="fillrounds,$hot_benchmarks" --num=$((num / v)) --writes="$num" \
           --reads="$reads" --seek_nexts=1 --key_size=16 --value_size="$value_size" \
@@ -359,10 +442,10 @@ if [[ $scenario == hotkeys ]]; then
     "the TeksDB layer, teksdb: through it), $(nproc) CPUs"
   echo
   report=("$python" scripts/hotkeys_report.py "$runs" --title "scenario hotkeys")
-  [[ -z "$no_plots" ]] && report+=(--plot "$plots/hotkeys.png")
-  [[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; cp "$runs" "$out"; }
+  [[ -z "$no_plots" ]] && report+=(--plot "$out/hotkeys.png")
+  cp "$runs" "$out/runs.tsv"
   "${report[@]}"
-  log "done in $((SECONDS - started)) s"
+  log "done in $(duration $((SECONDS - started))); results in $out/"
   exit 0
 fi
 
@@ -495,10 +578,13 @@ each_run() {
 runs=$tmp/runs.tsv
 : >"$runs"
 : >"$tmp/flush_entries.tsv"
-runs_total=0
-count_run() { runs_total=$((runs_total + 1)); }
+# run_work THREADS BENCHMARKS: a process's share of the work, for the time
+# left: its thread count times the benchmarks it runs (statistics aside).
+run_work() { echo $(($1 * $(tr , '\n' <<<"$2" | grep -cv -e memstats -e levelstats))); }
+runs_total=0 work_total=0
+count_run() { runs_total=$((runs_total + 1)) work_total=$((work_total + $(run_work "$2" "$6"))); }
 each_run count_run
-runs_done=0
+runs_done=0 work_done=0
 
 log "scenario $scenario: ${common_flags[*]} ${extra[*]}"
 log "memtables: $memtables; threads: $threads; repeats: $repeat; $runs_total processes"
@@ -514,8 +600,10 @@ run_once() {
   shift 8
   memtable_settings "$spec"
   runs_done=$((runs_done + 1))
-  local label="$spec, $t thread(s), run $r/$repeat" dir cmd rc flushes
+  local label="$spec, $t thread$( ((t == 1)) || echo s)" dir cmd rc flushes
   [[ $group == full ]] || label+=", $group"
+  [[ $reads == all ]] || label+=" (bounded: $reads ops/thread)"
+  ((repeat == 1)) || label+=", repeat $r/$repeat"
   dir=$tmp/$r-$t-${spec//[^A-Za-z0-9_-]/_}-$group
   mkdir -p "$dir"
   if [[ $runner == db_bench ]]; then
@@ -527,8 +615,10 @@ run_once() {
         --benchmarks="$benchmarks" "${common_flags[@]}" "${rep_flags[@]}" "$@")
   [[ $reads == all ]] || cmd+=(--reads="$reads")
   [[ $runner == db_bench ]] && cmd+=("${extra[@]}")
-  log "[$runs_done/$runs_total, $((SECONDS - started)) s] $label: $runner --memtablerep='$rep'" \
-    "${rep_flags[*]} $* $([[ $reads == all ]] || echo "--reads=$reads (bounded)")"
+  log "run $runs_done/$runs_total ($label) — $(progress "$work_done" "$work_total")"
+  log "  $runner --memtablerep='$rep' --threads=$t --benchmarks=$benchmarks ${rep_flags[*]} $*" \
+    "$([[ $reads == all ]] || echo "--reads=$reads")"
+  work_done=$((work_done + $(run_work "$t" "$benchmarks")))
   set +e
   /usr/bin/time -f %M -o "$dir/rss" "${cmd[@]}" 2>"$dir/stderr" </dev/null |
     tee "$dir/stdout" | while IFS= read -r line; do
@@ -538,14 +628,14 @@ run_once() {
   set -e
   if ((rc != 0)); then
     tail -n 20 "$dir/stdout" >&2
-    tr '\r' '\n' <"$dir/stderr" | grep -v -e '^\.\.\. finished' -e '^ *$' | tail -n 20 >&2
+    { tr '\r' '\n' <"$dir/stderr" | grep -v -e '^\.\.\. finished' -e '^ *$' || true; } | tail -n 20 >&2
     die "$runner failed (exit $rc) for --memtablerep='$rep'"
   fi
   check_memtablerep "$dir/stdout" "$label"
   flushes=$(grep -o '"flush_reason": "[^"]*"' "$dir/db/LOG" | grep -vc '"Shut down"' || true)
   if [[ $scenario == writes ]]; then
     # Entries per flush of a full write buffer: how much one buffer holds.
-    grep -o '"event": "flush_started".*"flush_reason": "Write Buffer Full"' "$dir/db/LOG" |
+    { grep -o '"event": "flush_started".*"flush_reason": "Write Buffer Full"' "$dir/db/LOG" || true; } |
       sed -n 's/.*"num_entries": \([0-9]*\).*/\1/p' |
       awk -v s="$spec" -v t="$t" -v g="$group" \
         '{ n++; sum += $1 } END { if (n) printf "%s\t%s\t%s\t%d\t%d\n", s, t, g, n, sum / n }' \
@@ -561,6 +651,7 @@ run_once() {
   rm -rf "$dir/db"
 }
 
+runs_started=$SECONDS
 each_run run_once
 
 echo
@@ -586,16 +677,20 @@ fi
 echo "$(grep -h -m1 '^RocksDB:' "$tmp"/*/std* | head -n 1 | tr -s ' '), $(nproc) CPUs" \
   "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), LD_PRELOAD=$lib"
 echo
-report=("$python" scripts/bench_report.py "$runs" --title "scenario $scenario")
+report=("$python" scripts/bench_report.py "$runs" --title "scenario $scenario" --out "$out/runs.tsv")
 [[ $scenario == writes ]] && report+=(--flush-entries "$tmp/flush_entries.tsv")
-[[ -n "$out" ]] && { mkdir -p "$(dirname "$out")"; report+=(--out "$out"); }
+summary=
+if [[ $scenario == quick || $scenario == memtable ]]; then
+  summary=$out/summary.txt
+  report+=(--summary "$summary")
+  [[ -n "$no_plots" ]] || report+=(--headline "$out/headline.png")
+fi
 if [[ -z "$no_plots" ]]; then
-  report+=(--plot "$plots/$scenario.png")
-  [[ $scenario == large || $scenario == mixed ]] && report+=(--plot-sections "$plots/$scenario-variants.png")
+  report+=(--plot "$out/$scenario.png")
+  [[ $scenario == large || $scenario == mixed ]] && report+=(--plot-sections "$out/$scenario-variants.png")
 fi
 "${report[@]}"
 ((${#warnings[@]} == 0)) || printf '%s\n' "" "${warnings[@]}"
-[[ -n "$out" ]] && log "raw results: $out"
 
 # --- versions: the hot key under a held snapshot ------------------------------------
 # hot_key_row SPEC N: micros per update of N updates of one key.
@@ -618,6 +713,8 @@ if [[ $scenario == versions ]]; then
   for n in 10000 100000 1000000; do
     teks=() skip=()
     for ((r = 1; r <= repeat; r++)); do
+      log "hot key: $n updates under a held snapshot, repeat $r/$repeat" \
+        "— $(duration $((SECONDS - started))) elapsed"
       teks+=("$(hot_key_row teksdb:teks "$n")")
       skip+=("$(hot_key_row plaindb:skip_list "$n")")
     done
@@ -626,4 +723,6 @@ if [[ $scenario == versions ]]; then
     printf '%-10s %18s %20s %8s\n' "$n" "$t" "$k" "$(awk -v a="$t" -v b="$k" 'BEGIN { printf "%.2f", a / b }')"
   done
 fi
-log "done in $((SECONDS - started)) s (build and runs)"
+log "done in $(duration $((SECONDS - started))) (build and runs); results in $out/"
+# Last, the lines to quote.
+[[ -z "$summary" ]] || { echo; cat "$summary"; }

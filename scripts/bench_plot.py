@@ -10,6 +10,10 @@ bars per memtable, one bar per thread count.
 plot_micro: memtable_bench's operations, a group per operation, a bar per rep.
 plot_hot_keys: one panel per hot-key benchmark, cost per operation against
 versions per key (both log scales), a line per memtable.
+plot_headline: the chart a person reads at a glance, bench_summary.headline
+drawn: a panel per thread count, TeksTable's and the hash memtable's
+speedup over the skip list per operation on a linear axis with the 1.0 line,
+bounded operations as notes with an arrow instead of bars, memory below.
 """
 
 import math
@@ -19,6 +23,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 
@@ -141,3 +146,69 @@ def plot_hot_keys(medians, versions, memtables, benchmarks, title, path):
     fig.suptitle(f"{title}: median micros/op (lower is better)")
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     fig.savefig(path, dpi=110)
+
+
+# The operations in the order a reader expects them, and what each is.
+HEADLINE_OPERATIONS = [("fill", "fillrandom"), ("get", "readrandom"), ("scan", "readseq"),
+                       ("seek", "seekrandom")]
+
+
+def _memtable_label(m):
+    return "TeksTable (teks)" if m == "teks" else m
+
+
+def plot_headline(head, title, path):
+    """head: bench_summary.headline's result."""
+    memtables = ["teks"] + head["others"][1:]
+    thread_counts = head["threads"]
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, axes = plt.subplots(1, len(thread_counts), figsize=(6 * len(thread_counts), 5.4),
+                             sharey=True, squeeze=False)
+    # Bars of bounded operations are too small to see: notes instead.
+    drawn = {k: v for k, v in head["speedup"].items() if k not in head["bounded"]}
+    top = max([1.0] + list(drawn.values())) * 1.3
+    width = 0.8 / len(memtables)
+    for ax, t in zip(axes[0], thread_counts):
+        for j, (name, _) in enumerate(HEADLINE_OPERATIONS):
+            for i, m in enumerate(memtables):
+                x = j + (i - (len(memtables) - 1) / 2) * width
+                v = head["speedup"].get((m, t, name))
+                if v is None:
+                    continue
+                if (m, t, name) in head["bounded"]:
+                    n, seconds = head["bounded"][(m, t, name)]
+                    above = max([1.0] + [drawn.get((mm, t, name), 0) for mm in memtables])
+                    ax.annotate(f"{m} {name}:\n1/{1 / v:,.0f} of skip_list's ops/s\n({seconds:.2g} s each,"
+                                f"\nbounded to {n}/thread)", xy=(x, 0), xytext=(j, above + 0.1 * top),
+                                ha="center", va="bottom", fontsize=8, annotation_clip=False,
+                                bbox=dict(boxstyle="round", facecolor=colors[i % len(colors)],
+                                          alpha=0.15),
+                                arrowprops=dict(arrowstyle="->", color=colors[i % len(colors)]))
+                    continue
+                ax.bar(x, v, width, color=colors[i % len(colors)], edgecolor="black",
+                       linewidth=0.3, zorder=2)
+                ax.text(x, v, f"{v:.2f}x", ha="center", va="bottom", fontsize=9,
+                        fontweight="bold" if m == "teks" else "normal")
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=1, zorder=1)
+        ax.set_xticks(range(len(HEADLINE_OPERATIONS)))
+        ax.set_xticklabels([f"{name}\n({benchmark})" for name, benchmark in HEADLINE_OPERATIONS])
+        ax.set_xlim(-0.6, len(HEADLINE_OPERATIONS) - 0.4)
+        ax.set_ylim(0, top)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(f"{t} thread" + ("" if t == 1 else "s"))
+        memory = [f"{_memtable_label(m)} {head['memory'][(m, t)]:.2f}x" for m in memtables
+                  if (m, t) in head["memory"]]
+        if memory:
+            ax.set_xlabel("memtable bytes after the fill vs skip_list (lower is smaller):\n"
+                          + ", ".join(memory), fontsize=9)
+    axes[0][0].set_ylabel("ops/s over skip_list's (linear)")
+    handles = [Patch(color=colors[i % len(colors)], label=_memtable_label(m))
+               for i, m in enumerate(memtables)]
+    handles.append(Line2D([], [], color="black", linestyle="--",
+                          label=f"{head['others'][0]} (RocksDB's default) = 1.0"))
+    fig.legend(handles=handles, loc="upper center", ncol=len(handles), fontsize=9,
+               bbox_to_anchor=(0.5, 0.95))
+    fig.suptitle(f"{title}: speedup over the skip list, higher is better")
+    fig.tight_layout(rect=(0, 0, 1, 0.91))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

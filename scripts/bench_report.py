@@ -22,7 +22,9 @@ whether the shapes matched across memtables. With --flush-entries FILE
 full write buffer), a table of how many entries a full buffer held, medians
 over repeats, against the baseline's. With --out, the raw per-run
 results as TSV; with --plot, a PNG of the first section, and with
---plot-sections, one of the others (both need matplotlib).
+--plot-sections, one of the others (both need matplotlib). With --summary
+FILE, the first section's quotable lines (bench_summary.py) go to FILE, and
+with --headline, its headline chart to a PNG.
 """
 
 import argparse
@@ -30,6 +32,7 @@ import re
 import statistics
 import sys
 
+import bench_summary
 from text_table import fmt_x, print_table
 
 # fillrandom   :       7.910 micros/op 126391 ops/sec 0.158 seconds 20000 operations;  32.8 MB/s
@@ -316,6 +319,8 @@ def main():
     ap.add_argument("--plot", help="also draw the first section's results into this PNG")
     ap.add_argument("--plot-sections", help="and the other sections' into this PNG")
     ap.add_argument("--flush-entries", help="entries per flush, per run (TSV, see above)")
+    ap.add_argument("--summary", help="write the first section's quotable lines here")
+    ap.add_argument("--headline", help="draw the first section's headline chart into this PNG")
     args = ap.parse_args()
 
     rows, problems, sections, shapes = read_runs(args.runs)
@@ -365,6 +370,16 @@ def main():
         print(f"plot: {args.plot}", file=sys.stderr)
     if args.plot_sections:
         plot_sections(sections, summaries, args.title, args.plot_sections)
+    if args.summary or args.headline:
+        summary, _, thread_counts = summaries[sections[0]]
+        head = bench_summary.headline(summary, thread_counts, args.baseline)
+        if args.summary:
+            with open(args.summary, "w", encoding="utf-8") as f:
+                f.write("\n".join(bench_summary.lines(head)) + "\n")
+        if args.headline and head is not None:
+            from bench_plot import plot_headline
+            plot_headline(head, args.title, args.headline)
+            print(f"plot: {args.headline}", file=sys.stderr)
     return 1 if problems else 0
 
 

@@ -5,7 +5,8 @@
 # taken from the last levelstats and memstats before them, with the fill's
 # shape beside where it differs; whether shapes matched across memtables;
 # ratios of teks_db_bench rows to plaindb:skip_list; the raw TSV's section
-# column; runs files without a section column; a missing result line.
+# column; runs files without a section column; the summary line
+# (bench_summary.py) and its ratio format; a missing result line.
 #
 # Usage: tests/bench_report_test.sh SOURCE_DIR
 set -euo pipefail
@@ -67,12 +68,18 @@ fi
 # Runs files of seven columns (no section): one untitled table, as before.
 run teks fill_teks.log 65536 fillrandom,readrandom "" | cut -f 1-7 >"$tmp/old.tsv"
 run skip_list fill_skip_list.log 32768 fillrandom,readrandom "" | cut -f 1-7 >>"$tmp/old.tsv"
-if report "$tmp/old.tsv" >"$tmp/report" 2>"$tmp/err"; then
+if report "$tmp/old.tsv" --summary "$tmp/summary" >"$tmp/report" 2>"$tmp/err"; then
   expect_eq "seven columns: no section heading" "$(grep -c '^== ' "$tmp/report")" 0
   has '^1 +readrandom +skip_list +25\.000 +40,000 +1\.00x' "seven columns: rows as before"
+  # The quotable line: only what ran (get and fill), memory 2 MiB vs 4 MiB.
+  expect_eq "summary line" "$(head -n 1 "$tmp/summary")" \
+    "TeksTable vs skip_list, 1 thread: get 1.25x, fill 1.25x, memory 0.50x"
 else
   fail "bench_report.py failed on a seven-column runs file: $(cat "$tmp/err")"
 fi
+expect_eq "summary ratios: no exponents, thousands separated" \
+  "$(cd "$src/scripts" && python3 -c 'import bench_summary as b
+print(*(b.fmt_ratio(r) for r in (6.1, 0.35, 80659.4, 0.0021)))')" "6.10x 0.35x 80,659x 0.0021x"
 
 # A counted benchmark without a result line is named, and fails the report.
 run teks fill_teks.log - seekrandom "" >"$tmp/missing.tsv"

@@ -10,19 +10,22 @@
 # tools/memtable_bench through scripts/micro_report.py.
 #
 # Usage: tests/bench_script_test.sh BUILD_DIR SOURCE_DIR
-# (BUILD_DIR must be a release build: bench.sh reuses it.)
+# (BUILD_DIR must be a release build; bench.sh runs it as it is, --prebuilt,
+# and writes its results under the test's scratch directory.)
 set -euo pipefail
 
 build=$(realpath "${1:?usage: $0 BUILD_DIR SOURCE_DIR}")
 src=$(realpath "${2:?usage: $0 BUILD_DIR SOURCE_DIR}")
 source "$(dirname "$0")/script_checks.sh" bench_script
-bench() { TEKSDB_BUILD_DIR=$build bash "$src/scripts/bench.sh" "$@"; }
+bench() { bash "$src/scripts/bench.sh" --prebuilt "$build" --out "$tmp/results" "$@"; }
 
 # --- a tiny run of every kind -------------------------------------------------------
 memtables=teks,skip_list,vector,prefix_hash,teksdb:teks,plaindb:teks
-if bench --num 2000 --threads 1,2 --memtables "$memtables" --no-plots --out "$tmp/raw.tsv" \
+if bench --scenario memtable --num 2000 --threads 1,2 --memtables "$memtables" --no-plots \
   >"$tmp/table" 2>"$tmp/log"; then
   pass "bench.sh exits 0"
+  cmp -s "$tmp/table" "$tmp/results/memtable/table.txt" && pass "table.txt holds what it printed" ||
+    fail "table.txt differs from the output"
   for t in 1 2; do
     for b in fillrandom readrandom readseq seekrandom; do
       for m in ${memtables//,/ }; do
@@ -45,7 +48,7 @@ if bench --num 2000 --threads 1,2 --memtables "$memtables" --no-plots --out "$tm
   grep -qE '^1 +readrandom +teks .*bounded' "$tmp/table" && fail "teks readrandom labelled bounded" ||
     pass "teks rows are not bounded"
   grep -q 'memtablerep=.teks. ' "$tmp/log" && pass "progress names each run" || fail "no progress lines"
-  lines=$(($(wc -l <"$tmp/raw.tsv") - 1))
+  lines=$(($(wc -l <"$tmp/results/memtable/runs.tsv") - 1))
   # 2 threads x 6 memtables x 4 benchmarks, one repeat
   ((lines == 48)) && pass "raw TSV has 48 rows" || fail "raw TSV has $lines rows, not 48"
 else
@@ -107,8 +110,9 @@ if bench --scenario large --num 5000 --write-buffer-size 65536 --memtables teks,
     fail "large, same shape: shapes differ: $(section "same shape")"
   section "mixed: readrecent" | grep -qE '^1 +readrecent +plaindb:skip_list .* 1\.00x' &&
     pass "large: readrecent is compared with plaindb:skip_list" || fail "large: readrecent baseline"
-  grep -q '^\[bench\] \[10/10, [0-9]* s\] ' "$tmp/largelog" && pass "large: progress counts 10 processes" ||
-    fail "large: no progress line '[10/10, N s]'"
+  grep -qE '^\[bench\] run 10/10 \(plaindb:skip_list, 1 thread, recent\) — [0-9ms]+ elapsed, ~[0-9ms]+ left$' \
+    "$tmp/largelog" && pass "large: progress counts 10 processes and estimates the time left" ||
+    fail "large: no progress line 'run 10/10 (...) — Ns elapsed, ~Ns left'"
 else
   fail "bench.sh --scenario large failed: $(tail -n 20 "$tmp/largelog")"
 fi
@@ -163,7 +167,7 @@ fi
 refuse "--write-rate applies to --scenario mixed only" --scenario writes --write-rate 1000
 
 # --- hotkeys: versions per key -------------------------------------------------------
-if bench --scenario hotkeys --num 1000 --no-plots --out "$tmp/hot.tsv" >"$tmp/hot" 2>"$tmp/hotlog"; then
+if bench --scenario hotkeys --num 1000 --no-plots >"$tmp/hot" 2>"$tmp/hotlog"; then
   pass "bench.sh --scenario hotkeys exits 0"
   for v in 10 100 "1,000"; do
     for b in fillrounds seekrandom readseq readreverse readatsnapshot; do
@@ -173,8 +177,8 @@ if bench --scenario hotkeys --num 1000 --no-plots --out "$tmp/hot.tsv" >"$tmp/ho
     done
   done
   pass "hotkeys rows checked for 3 versions-per-key counts x 5 benchmarks x 2 memtables"
-  (($(wc -l <"$tmp/hot.tsv") == 30)) && pass "hotkeys raw TSV has 30 rows" ||
-    fail "hotkeys raw TSV has $(wc -l <"$tmp/hot.tsv") rows, not 30"
+  (($(wc -l <"$tmp/results/hotkeys/runs.tsv") == 30)) && pass "hotkeys raw TSV has 30 rows" ||
+    fail "hotkeys raw TSV has $(wc -l <"$tmp/results/hotkeys/runs.tsv") rows, not 30"
 else
   fail "bench.sh --scenario hotkeys failed: $(tail -n 20 "$tmp/hotlog")"
 fi
