@@ -22,7 +22,9 @@
 #   --servers LIST   teks,skip_list,redis (all three)
 #   --out DIR        results go to DIR/server/ (build/bench)
 #   --no-plots       no plot (no matplotlib venv)
-# Environment: TEKSDB_BUILD_DIR (build).
+# Environment: TEKSDB_BUILD_DIR (build), where teksdb-server is built
+#   (packages installed, configured and built first), unless TEKSDB_SERVER
+#   names a teksdb-server to use as it is.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,19 +60,18 @@ for s in "${server_list[@]}"; do
   [[ $s == teks || $s == skip_list || $s == redis ]] || die "unknown server '$s' (teks, skip_list, redis)"
 done
 
-bash "$root/scripts/setup.sh"
 build=${TEKSDB_BUILD_DIR:-$root/build}
-[[ -f "$build/CMakeCache.txt" ]] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
-cmake --build "$build" --target teksdb-server >&2
+server_bin=${TEKSDB_SERVER:-}
+if [[ -z $server_bin ]]; then
+  bash "$root/scripts/setup.sh"
+  [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+  cmake --build "$build" --target teksdb-server >&2
+  server_bin=$build/server/teksdb-server
+fi
 python=python3
 if [[ -n $plots ]]; then
-  venv=$build/plot-venv
-  if ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
-    log "installing matplotlib (PyPI) into $venv"
-    python3 -m venv "$venv" >&2
-    "$venv/bin/pip" install -q 'matplotlib>=3.6' >&2 || die "could not install matplotlib; rerun with --no-plots"
-  fi
-  python=$venv/bin/python
+  python=$(bash "$root/scripts/python_venv.sh" "$build/plot-venv" matplotlib 'matplotlib>=3.6') ||
+    die "no matplotlib; rerun with --no-plots"
 fi
 results=$out/server
 mkdir -p "$results"
@@ -88,7 +89,7 @@ start_server() {  # NAME
     redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" \
       >"$tmp/redis.log" 2>&1 &
   else
-    "$build/server/teksdb-server" --dir "$tmp/db-$1" --port "$port" --threads "$threads" \
+    "$server_bin" --dir "$tmp/db-$1" --port "$port" --threads "$threads" \
       --memtable "$1" 2>"$tmp/$1.log" &
   fi
   pid=$!

@@ -87,14 +87,8 @@ TEKSDB_SERVER=$(ycsb_server_binary)
 
 python=python3
 if [[ -z $no_plots ]]; then
-  venv=${TEKSDB_BUILD_DIR:-$root/build}/plot-venv
-  if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
-    log "installing matplotlib (PyPI) into $venv"
-    python3 -m venv "$venv" >&2
-    "$venv/bin/pip" install -q 'matplotlib>=3.6' >&2 ||
-      die "could not install matplotlib into $venv (no network?); rerun with --no-plots"
-  fi
-  python=$venv/bin/python
+  python=$(bash "$root/scripts/python_venv.sh" "${TEKSDB_BUILD_DIR:-$root/build}/plot-venv" matplotlib \
+    'matplotlib>=3.6') || die "no matplotlib; rerun with --no-plots"
 fi
 
 mkdir -p "$out/raw"

@@ -17,7 +17,9 @@
 #   --dir DIR         data directories go under DIR (a fresh temporary one)
 #   --requests N      --bench: requests per benchmark (200000)
 #   --tests LIST      --bench: redis-benchmark tests (set,get,hset)
-# Environment: TEKSDB_BUILD_DIR (build): where teksdb-server is built.
+# Environment: TEKSDB_BUILD_DIR (build), where teksdb-server is built
+#   (packages installed, configured and built first), unless TEKSDB_SERVER
+#   names a teksdb-server to use as it is.
 #
 # What the proxy forwards (twemproxy's Redis support, checked by
 # tests/cluster_test.sh): every command on keys — strings (GET SET SETNX
@@ -59,13 +61,14 @@ servers=${servers:-$([[ -n $bench ]] && echo 4 || echo 3)}
 [[ $port =~ ^[0-9]+$ ]] && ((port > 0 && port + servers < 65536)) || die "bad --port '$port'"
 [[ $memtable == teks || $memtable == skip_list ]] || die "--memtable must be teks or skip_list"
 
-bash "$root/scripts/setup.sh"
 build=${TEKSDB_BUILD_DIR:-$root/build}
-if [[ ! -x "$build/server/teksdb-server" ]]; then
+server_bin=${TEKSDB_SERVER:-}
+if [[ -z $server_bin ]]; then
+  bash "$root/scripts/setup.sh"
   [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
   cmake --build "$build" --target teksdb-server >&2
+  server_bin=$build/server/teksdb-server
 fi
-server_bin=$build/server/teksdb-server
 own_dir=
 if [[ -z $dir ]]; then
   dir=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-cluster.XXXXXX")

@@ -2,13 +2,13 @@
 # scripts/bench_server.sh end to end on tiny counts: every server answers
 # every test, the table has a row per test with ops/s for each server and
 # both ratios, the quotable line follows, and runs.tsv holds every run.
-# Usage: tests/bench_server_test.sh BUILD_DIR SOURCE_DIR
+# Usage: tests/bench_server_test.sh SERVER_BINARY SOURCE_DIR (it builds nothing)
 set -euo pipefail
-build=$1
+server=$1
 src=$2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-TEKSDB_BUILD_DIR=$build bash "$src/scripts/bench_server.sh" --requests 3000 --keyspace 500 --repeat 2 \
+TEKSDB_SERVER=$server bash "$src/scripts/bench_server.sh" --requests 3000 --keyspace 500 --repeat 2 \
   --no-plots --out "$out" >"$out/stdout" 2>"$out/stderr" || { cat "$out/stderr"; exit 1; }
 cat "$out/stdout"
 failures=0

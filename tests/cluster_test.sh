@@ -5,9 +5,9 @@
 # script's header says are forwarded are, and those it says are not get
 # the connection closed; the benchmark mode prints one row per server
 # count.
-# Usage: tests/cluster_test.sh BUILD_DIR SOURCE_DIR
+# Usage: tests/cluster_test.sh SERVER_BINARY SOURCE_DIR (it builds nothing)
 set -euo pipefail
-build=$1
+server=$1
 src=$2
 failures=0
 check() {  # CONDITION-RESULT DESCRIPTION
@@ -16,7 +16,7 @@ check() {  # CONDITION-RESULT DESCRIPTION
 
 port=$((20000 + RANDOM % 20000))
 tmp=$(mktemp -d)
-TEKSDB_BUILD_DIR=$build bash "$src/scripts/cluster.sh" --servers 3 --port "$port" --dir "$tmp/data" \
+TEKSDB_SERVER=$server bash "$src/scripts/cluster.sh" --servers 3 --port "$port" --dir "$tmp/data" \
   >"$tmp/cluster.log" 2>&1 &
 cluster=$!
 trap 'kill $cluster 2>/dev/null || true; wait $cluster 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -59,7 +59,7 @@ for cmd in "KEYS *" "SCAN 0" "DBSIZE" "FLUSHALL" "INFO" "CONFIG GET save" "SELEC
   check "$([[ $out == *"closed the connection"* ]]; echo $?)" "not forwarded: $cmd"
 done
 
-table=$(TEKSDB_BUILD_DIR=$build bash "$src/scripts/cluster.sh" --bench --servers 2 --requests 2000 \
+table=$(TEKSDB_SERVER=$server bash "$src/scripts/cluster.sh" --bench --servers 2 --requests 2000 \
   --port $((port + 10)) 2>"$tmp/bench.log")
 echo "$table"
 rows=$(grep -cE '^[12] +[0-9]+ +[0-9]+ +[0-9]+$' <<<"$table" || true)
