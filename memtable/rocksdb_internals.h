@@ -17,6 +17,7 @@
 // Thread safety: everything here is a pure function of immutable bytes.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -125,9 +126,11 @@ constexpr size_t kTagSize = 8;
 
 // The user key and the packed tag of an internal key (user key | tag).
 inline Slice UserKeyOf(const Slice& internal_key) {
+  assert(internal_key.size() >= kTagSize);
   return Slice(internal_key.data(), internal_key.size() - kTagSize);
 }
 inline uint64_t PackedTagOf(const Slice& internal_key) {
+  assert(internal_key.size() >= kTagSize);
   uint64_t tag;
   std::memcpy(&tag, internal_key.data() + internal_key.size() - kTagSize, kTagSize);
   return tag;  // little-endian hosts only, as RocksDB's EncodeFixed64
@@ -135,7 +138,10 @@ inline uint64_t PackedTagOf(const Slice& internal_key) {
 
 // The packed tag of (seq, type). With type 0xff (above every entry type),
 // the largest tag of `seq`: it sorts before every entry with that sequence.
-inline uint64_t PackedTag(SequenceNumber seq, uint8_t type) { return (seq << 8) | type; }
+inline uint64_t PackedTag(SequenceNumber seq, uint8_t type) {
+  assert((seq >> 56) == 0);  // RocksDB's sequences have 56 bits
+  return (seq << 8) | type;
+}
 
 // The largest packed (seq << 8 | type): sorts before every real entry of a
 // user key, so seeking to it finds the key's newest version.
@@ -167,6 +173,7 @@ struct EntryView {
       len |= (byte & 0x7f) << shift;
       if ((byte & 0x80) == 0) break;
       shift += 7;
+      assert(shift <= 28);  // a varint32 has at most 5 bytes
     }
     return EntryView{Slice(reinterpret_cast<const char*>(p), len)};
   }

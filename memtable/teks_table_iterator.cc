@@ -22,6 +22,7 @@ void TeksTableIterator::AtNewestOf(KeyRecord* record) {
 }
 
 void TeksTableIterator::Next() {
+  assert(Valid());
   version_ = version_->older();
   if (version_ != nullptr) {
     // Readers step over older versions one by one (DBIter skips up to
@@ -37,6 +38,7 @@ void TeksTableIterator::Next() {
 }
 
 void TeksTableIterator::Prev() {
+  assert(Valid());
   // Found by sequence, not by link: `version_` may have been dropped from the
   // chain since we reached it.
   Version* newer = record_->versions().NewerThan(version_, &finger_);

@@ -14,6 +14,8 @@
 // it must see keys written before the step.
 #pragma once
 
+#include <cassert>
+
 #include "key_order.h"
 #include "key_record.h"
 #include "rocksdb/memtablerep.h"
@@ -27,7 +29,11 @@ class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
   TeksTableIterator(TeksTableRep* rep, const KeyOrder& order);
 
   bool Valid() const override { return version_ != nullptr; }
-  const char* key() const override { return version_->entry(); }
+  // REQUIRES (key, Next, Prev): Valid().
+  const char* key() const override {
+    assert(Valid());
+    return version_->entry();
+  }
   void Next() override;
   void Prev() override;
   void Seek(const Slice& internal_key, const char* memtable_key) override;

@@ -96,6 +96,7 @@
 #endif
 
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -293,6 +294,8 @@ class VersionChain {
   // version: writers of one key arrive in sequence order up to the few that
   // run at once.
   bool Insert(Version* v) {
+    // A link word keeps flags in the low bits and owner bits in the top ones.
+    assert((reinterpret_cast<uintptr_t>(v) & (Version::kFlagBits | Version::kOwnerBits)) == 0);
     const SequenceNumber seq = v->sequence();
     const uintptr_t v_kept =
         v->older_.load(std::memory_order_relaxed) & Version::kKeptByLinkUpdates;

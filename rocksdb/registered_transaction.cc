@@ -5,6 +5,7 @@
 // Thread safety: as RocksDB's Transaction: one thread at a time.
 #include "registered_transaction.h"
 
+#include <cassert>
 #include <utility>
 
 namespace teksdb {
@@ -96,6 +97,7 @@ Transaction* RegisteredTransaction::TakeInner() {
 }
 
 void RegisteredTransaction::Rebind(Transaction* inner, ReaderRegistry::Registration lifetime) {
+  assert(inner_ == nullptr);  // TakeInner() came first
   inner_.reset(inner);
   lifetime_ = std::move(lifetime);
   wrappers_->Add(inner_.get(), this);
