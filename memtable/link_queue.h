@@ -107,7 +107,7 @@ class LinkQueue {
   // Moves the watermark past every contiguously linked ticket.
   void AdvanceWatermark();
 
-  OrderedIndex* const index_;
+  OrderedIndex* const ordered_index_;
   moodycamel::ConcurrentQueue<Task> queue_;
   std::atomic<uint64_t> issued_{0};
   std::atomic<uint64_t> watermark_{0};

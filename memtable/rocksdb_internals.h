@@ -136,16 +136,16 @@ inline uint64_t PackedTagOf(const Slice& internal_key) {
   return tag;  // little-endian hosts only, as RocksDB's EncodeFixed64
 }
 
-// The packed tag of (seq, type). With type 0xff (above every entry type),
-// the largest tag of `seq`: it sorts before every entry with that sequence.
+// The packed tag of (seq, type).
 inline uint64_t PackedTag(SequenceNumber seq, uint8_t type) {
   assert((seq >> 56) == 0);  // RocksDB's sequences have 56 bits
   return (seq << 8) | type;
 }
 
-// The largest packed (seq << 8 | type): sorts before every real entry of a
-// user key, so seeking to it finds the key's newest version.
-constexpr uint64_t kMaxPackedTag = ~uint64_t{0};
+// The largest packed tag of `seq` (type 0xff, above every entry type): it
+// sorts before every entry with that sequence, so the first version at or
+// below it is the newest one a reader at `seq` sees.
+inline uint64_t MaxPackedTagOf(SequenceNumber seq) { return PackedTag(seq, 0xff); }
 
 // True when a reader that finds this type stops looking at older versions of
 // the key (everything except merge operands).

@@ -52,7 +52,7 @@ void TeksTableIterator::Prev() {
 
 void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
   rep_->WaitUntilLinked();
-  KeyRecord* record = rep_->SeekRecord(internal_key);
+  KeyRecord* record = SeekRecord(internal_key);
   if (record == nullptr || !SameBytes(record->user_key(), UserKeyOf(internal_key))) {
     AtNewestOf(record);
     return;
@@ -61,6 +61,16 @@ void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_k
   finger_.Clear();
   version_ = record->FirstAtOrBelow(PackedTagOf(internal_key));
   if (version_ == nullptr) AtNewestOf(record->Next(0));
+}
+
+KeyRecord* TeksTableIterator::SeekRecord(const Slice& target_internal_key) const {
+  if (rep_->shortcut_seeks()) {
+    const CuckooIndex& hash = rep_->cuckoo_index();
+    KeyRecord* record =
+        hash.FindLive(target_internal_key, hash.Hash(UserKeyOf(target_internal_key)));
+    if (record != nullptr && record->linked()) return record;
+  }
+  return rep_->ordered_index().FindFirstAtOrAfter(target_internal_key);
 }
 
 void TeksTableIterator::SeekForPrev(const Slice& internal_key,

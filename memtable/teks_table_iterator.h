@@ -42,6 +42,11 @@ class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
   void SeekToLast() override;
 
  private:
+  // The shortcut seek (paper §4.4): the record of the target's user key if
+  // the hash has it and it is already in the skip list, else the first
+  // record with a user key >= it, found through the skip list (from the
+  // nearest anchor).
+  KeyRecord* SeekRecord(const Slice& target_internal_key) const;
   // Positions at `record`'s newest (oldest) version, or nowhere if null.
   void AtNewestOf(KeyRecord* record);
   void AtOldestOf(KeyRecord* record);

@@ -132,10 +132,6 @@ class Version {
   // leaving the link and the rest as they are.
   void StoreOwnerBits(uint16_t mask, uint16_t bits) { StoreOwnerBits(&older_, mask, bits); }
 
-  static Version* FromEntry(const char* entry) {
-    return reinterpret_cast<Version*>(const_cast<char*>(entry)) - 1;
-  }
-
   // Bytes an allocation reserves right before a version that is to get a
   // jump link.
   static constexpr size_t kJumpLinkBytes = 8;
