@@ -42,6 +42,9 @@ namespace teksdb {
 
 class TransactionWrappers;
 
+// Defined in rocksdb/teks_layer.cc.
+extern template class TeksLayer<ROCKSDB_NAMESPACE::TransactionDB>;
+
 class TeksTransactionDB : public TeksLayer<ROCKSDB_NAMESPACE::TransactionDB> {
  public:
   static ROCKSDB_NAMESPACE::Status Open(
