@@ -22,6 +22,7 @@
 #include "rocksdb/listener.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/merge_operator.h"
+#include "rocksdb/status.h"
 #include "rocksdb_internals.h"
 #include "teksdb/teks_table.h"
 
@@ -188,6 +189,13 @@ class AutomaticFlushCounter : public ROCKSDB_NAMESPACE::EventListener {
  private:
   std::atomic<uint64_t> count_{0};
 };
+
+// Asserts that a rocksdb::Status expression is OK, printing it if not.
+#define ASSERT_OK(expr)                                                         \
+  do {                                                                          \
+    const ::ROCKSDB_NAMESPACE::Status assert_ok_status = (expr);                \
+    ASSERT_TRUE(assert_ok_status.ok()) << #expr << ": " << assert_ok_status.ToString(); \
+  } while (0)
 
 // TEKSDB_TEST_SEED: a number replays a run; "random" draws a fresh seed;
 // unset, `default_seed`.
