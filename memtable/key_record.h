@@ -45,6 +45,8 @@
 //
 // Invariants: the record's own key (its first entry's user key) never
 // changes; records are never freed while the memtable lives.
+//
+// Design notes: docs/DESIGN.md §1.
 #pragma once
 
 #include <atomic>

@@ -40,6 +40,8 @@
 // Thread safety: every method may be called from any number of threads at
 // once. A writer whose ticket is a full ring ahead of the watermark helps
 // link until it is not, which bounds the backlog.
+//
+// Design notes: docs/DESIGN.md §2 and §6.
 #pragma once
 
 #include <atomic>

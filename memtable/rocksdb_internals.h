@@ -15,6 +15,8 @@
 //   varint32(value_len) | value [| protection bytes]
 //
 // Thread safety: everything here is a pure function of immutable bytes.
+//
+// Design notes: docs/DESIGN.md §7.
 #pragma once
 
 #include <cassert>

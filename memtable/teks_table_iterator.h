@@ -12,6 +12,8 @@
 // skip list complete up to every record inserted before it: a tailing
 // iterator reads at the newest sequence, so, as with the stock skip list,
 // it must see keys written before the step.
+//
+// Design notes: docs/DESIGN.md §2 and §6.
 #pragma once
 
 #include <cassert>

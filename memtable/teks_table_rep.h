@@ -27,6 +27,8 @@
 //     record inserted before it (LinkQueue::WaitUntilLinked). While ordered
 //     reads run, writers link their new keys themselves (LinkQueue::Add),
 //     so that readers do not wait for the linker.
+//
+// Design notes: docs/DESIGN.md §2.
 #pragma once
 
 #include <atomic>

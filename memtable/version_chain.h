@@ -89,6 +89,8 @@
 //     for every reader by the cutter.
 //   - At most one version reachable from the head is marked; the memo's
 //     summary covers it and every version below it.
+//
+// Design notes: docs/DESIGN.md §1, §4, §5 and §6.
 #pragma once
 
 #if !defined(__x86_64__) && !defined(__aarch64__)

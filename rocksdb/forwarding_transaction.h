@@ -10,6 +10,8 @@
 // when RocksDB adds one this class does not override.
 //
 // Thread safety: as RocksDB's Transaction: one thread at a time.
+//
+// Design notes: docs/DESIGN.md §7.
 #pragma once
 
 #include <cstdint>

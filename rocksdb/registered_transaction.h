@@ -21,6 +21,8 @@
 // owns (ForwardingTransaction, forwarding_transaction.h).
 //
 // Thread safety: as RocksDB's Transaction: one thread at a time.
+//
+// Design notes: docs/DESIGN.md §5.
 #pragma once
 
 #include <memory>

@@ -12,6 +12,8 @@
 // rocksdb/teks_layer.cc, with the helpers they use (rocksdb/teks_layer_setup.h).
 //
 // Thread safety: as RocksDB's DB: every method may be called concurrently.
+//
+// Design notes: docs/DESIGN.md §5.
 #pragma once
 
 #include <memory>

@@ -29,6 +29,8 @@
 //     transactions put uncommitted entries in the memtable before Prepare.
 //   - CreateTimestampedSnapshot and Transaction::SetCommitTimestamp return
 //     NotSupported: such snapshots live beyond any call the layer can see.
+//
+// Design notes: docs/DESIGN.md §5.
 #pragma once
 
 #include <memory>
