@@ -19,6 +19,8 @@
 //
 // Lifetime: shared_ptr-owned by the factory and by each LinkQueue, so it
 // outlives every queue registered with it; the destructor joins the thread.
+//
+// Design notes: docs/DESIGN.md §1 and §2.
 #pragma once
 
 #include <atomic>

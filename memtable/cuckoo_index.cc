@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <new>
 #include <thread>
@@ -31,6 +32,7 @@ std::atomic<uint64_t> forced_hash{0};
 
 uint16_t TagOf(uint64_t hash) { return static_cast<uint16_t>(hash >> 48); }
 uint64_t Encode(uint16_t tag, const KeyRecord* r) {
+  assert((reinterpret_cast<uintptr_t>(r) & ~kPointerMask) == 0);  // a 48-bit address
   return (uint64_t{tag} << 48) | reinterpret_cast<uintptr_t>(r);
 }
 uint16_t SlotTag(uint64_t slot) { return static_cast<uint16_t>(slot >> 48); }
@@ -270,7 +272,11 @@ void CuckooIndex::CollectAll(const Slice& internal_key, uint64_t hash,
   const Slice user_key = UserKeyOf(internal_key);
   out->count = 0;
   auto collect = [&](KeyRecord* r) {
-    if (r != exclude && out->count < kMaxMatches) out->records[out->count++] = r;
+    if (r == exclude) return false;
+    // More records of one key than kMaxMatches means more concurrent
+    // inserters of it than the settlement protocol provides for.
+    assert(out->count < kMaxMatches);
+    if (out->count < kMaxMatches) out->records[out->count++] = r;
     return false;
   };
   while (true) {

@@ -63,6 +63,8 @@
 // Invariants: a LIVE record stays findable (in the current table, or in the
 // skip list with its filter bit set) until the index is destroyed; PENDING
 // records are never displaced, only copied by a resize.
+//
+// Design notes: docs/DESIGN.md §3 and §4.
 #pragma once
 
 #if !defined(__x86_64__) && !defined(__aarch64__)

@@ -11,6 +11,8 @@
 // comparator, a user's or a test's, is called as is.
 //
 // Thread safety: immutable after construction; any thread may compare.
+//
+// Design notes: docs/DESIGN.md §6.
 #pragma once
 
 #include "rocksdb/comparator.h"

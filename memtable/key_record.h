@@ -45,9 +45,12 @@
 //
 // Invariants: the record's own key (its first entry's user key) never
 // changes; records are never freed while the memtable lives.
+//
+// Design notes: docs/DESIGN.md §1.
 #pragma once
 
 #include <atomic>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -70,6 +73,7 @@ class KeyRecord {
   // Builds a record of `height` at the start of `memory` (AllocationSize
   // bytes, pointer-aligned). Its entry bytes are to be written by the caller.
   static KeyRecord* Create(char* memory, int height) {
+    assert(height >= 1 && height <= kMaxHeight);
     auto* tower = reinterpret_cast<std::atomic<KeyRecord*>*>(memory);
     for (int i = 0; i < height - 1; ++i) new (&tower[i]) std::atomic<KeyRecord*>(nullptr);
     char* at = memory + sizeof(std::atomic<KeyRecord*>) * (height - 1);
@@ -119,6 +123,7 @@ class KeyRecord {
   // the record may still read, stays in the version's owner bits.
   // REQUIRES: this record is not, and will never be, LIVE.
   Version* UseAsUpdate() {
+    assert(state() != kLive);
     first_version_.AddJumpLink();
     return &first_version_;
   }

@@ -9,7 +9,7 @@
 namespace teksdb {
 
 LinkQueue::LinkQueue(OrderedIndex* index, std::shared_ptr<BackgroundLinker> linker)
-    : index_(index),
+    : ordered_index_(index),
       linked_ring_(new std::atomic<uint64_t>[kRingSize]),
       linker_(std::move(linker)) {
   // Start every slot at a value that is no ticket, so none reads as linked
@@ -29,7 +29,7 @@ void LinkQueue::Add(KeyRecord* record) {
     }
   }
   if (writers_link_.load(std::memory_order_relaxed)) {
-    index_->Insert(record);
+    ordered_index_->Insert(record);
   } else {
     Enqueue(record);
   }
@@ -61,7 +61,7 @@ void LinkQueue::Enqueue(KeyRecord* record) {
   if (!queue_.enqueue(Task{record, ticket})) {
     // The queue could not allocate a block: link on the write path instead,
     // so the ticket is still marked and no barrier waits for it forever.
-    index_->Insert(record);
+    ordered_index_->Insert(record);
     MarkLinked(ticket);
     return;
   }
@@ -75,7 +75,7 @@ size_t LinkQueue::LinkSome(size_t max) {
   size_t linked = 0;
   Task task;
   while (linked < max && queue_.try_dequeue(task)) {
-    index_->Insert(task.record, splice);
+    ordered_index_->Insert(task.record, splice);
     MarkLinked(task.ticket);
     ++linked;
   }

@@ -40,6 +40,8 @@
 // Thread safety: every method may be called from any number of threads at
 // once. A writer whose ticket is a full ring ahead of the watermark helps
 // link until it is not, which bounds the backlog.
+//
+// Design notes: docs/DESIGN.md §2 and §6.
 #pragma once
 
 #include <atomic>
@@ -107,7 +109,7 @@ class LinkQueue {
   // Moves the watermark past every contiguously linked ticket.
   void AdvanceWatermark();
 
-  OrderedIndex* const index_;
+  OrderedIndex* const ordered_index_;
   moodycamel::ConcurrentQueue<Task> queue_;
   std::atomic<uint64_t> issued_{0};
   std::atomic<uint64_t> watermark_{0};

@@ -2,6 +2,7 @@
 #include "ordered_index.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <random>
 
@@ -122,6 +123,10 @@ void OrderedIndex::Insert(KeyRecord* record, Splice* splice) {
     }
     if (level == 0) record->set_linked();
   }
+  // REQUIRES: the only record of its user key (its neighbours on level 0
+  // when it was linked there hold other keys).
+  assert(s.prev[0] == head_ || !SameBytes(s.prev[0]->user_key(), record->user_key()));
+  assert(s.next[0] == nullptr || !SameBytes(s.next[0]->user_key(), record->user_key()));
   // A key that comes next in order lands right after this record.
   for (int level = 0; level < height; ++level) s.prev[level] = record;
   // Linked on every level, so a candidate anchor (see anchor_directory.h).

@@ -24,6 +24,8 @@
 //
 // Invariants: nodes are never removed or freed while the index lives; a
 // node's key never changes; each level is sorted at every instant.
+//
+// Design notes: docs/DESIGN.md §1 and §6.
 #pragma once
 
 #include <atomic>

@@ -15,13 +15,15 @@
 //   varint32(value_len) | value [| protection bytes]
 //
 // Thread safety: everything here is a pure function of immutable bytes.
+//
+// Design notes: docs/DESIGN.md §7.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
-#include <typeinfo>
 
 #include "rocksdb/comparator.h"
 #include "rocksdb/memtablerep.h"
@@ -89,15 +91,10 @@ static_assert(std::string_view(TEKSDB_STRINGIFY(ROCKSDB_NAMESPACE)) == "rocksdb"
 // RocksDB's own MemTable::KeyComparator (told by its dynamic type, through
 // the RTTI librocksdb exports); nullptr for any other KeyComparator (one
 // that code outside RocksDB passed to a factory), whose order is unknown.
-inline const Comparator* UserComparatorOf(const MemTableRep::KeyComparator& cmp) {
-  if (std::strcmp(typeid(cmp).name(), kMemTableKeyComparatorTypeName) != 0) return nullptr;
-  const Comparator* user;
-  std::memcpy(&user,
-              reinterpret_cast<const char*>(&cmp) +
-                  offsetof(MemTableKeyComparatorLayout, user_comparator),
-              sizeof(user));
-  return user;
-}
+// Out of line (rocksdb_internals.cc): inlined into a caller that holds a
+// smaller KeyComparator, GCC's -Warray-bounds flags the read the type check
+// rules out.
+const Comparator* UserComparatorOf(const MemTableRep::KeyComparator& cmp);
 
 }  // namespace ROCKSDB_NAMESPACE
 
@@ -125,21 +122,26 @@ constexpr size_t kTagSize = 8;
 
 // The user key and the packed tag of an internal key (user key | tag).
 inline Slice UserKeyOf(const Slice& internal_key) {
+  assert(internal_key.size() >= kTagSize);
   return Slice(internal_key.data(), internal_key.size() - kTagSize);
 }
 inline uint64_t PackedTagOf(const Slice& internal_key) {
+  assert(internal_key.size() >= kTagSize);
   uint64_t tag;
   std::memcpy(&tag, internal_key.data() + internal_key.size() - kTagSize, kTagSize);
   return tag;  // little-endian hosts only, as RocksDB's EncodeFixed64
 }
 
-// The packed tag of (seq, type). With type 0xff (above every entry type),
-// the largest tag of `seq`: it sorts before every entry with that sequence.
-inline uint64_t PackedTag(SequenceNumber seq, uint8_t type) { return (seq << 8) | type; }
+// The packed tag of (seq, type).
+inline uint64_t PackedTag(SequenceNumber seq, uint8_t type) {
+  assert((seq >> 56) == 0);  // RocksDB's sequences have 56 bits
+  return (seq << 8) | type;
+}
 
-// The largest packed (seq << 8 | type): sorts before every real entry of a
-// user key, so seeking to it finds the key's newest version.
-constexpr uint64_t kMaxPackedTag = ~uint64_t{0};
+// The largest packed tag of `seq` (type 0xff, above every entry type): it
+// sorts before every entry with that sequence, so the first version at or
+// below it is the newest one a reader at `seq` sees.
+inline uint64_t MaxPackedTagOf(SequenceNumber seq) { return PackedTag(seq, 0xff); }
 
 // True when a reader that finds this type stops looking at older versions of
 // the key (everything except merge operands).
@@ -167,6 +169,7 @@ struct EntryView {
       len |= (byte & 0x7f) << shift;
       if ((byte & 0x80) == 0) break;
       shift += 7;
+      assert(shift <= 28);  // a varint32 has at most 5 bytes
     }
     return EntryView{Slice(reinterpret_cast<const char*>(p), len)};
   }

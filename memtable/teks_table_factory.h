@@ -6,6 +6,8 @@
 // keeps every version from NewTeksTableFactory() (teksdb/teks_table.h).
 //
 // Thread safety: as NewTeksTableFactory.
+//
+// Design notes: docs/DESIGN.md §5 and §7.
 #pragma once
 
 #include <memory>

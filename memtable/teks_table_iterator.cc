@@ -22,6 +22,7 @@ void TeksTableIterator::AtNewestOf(KeyRecord* record) {
 }
 
 void TeksTableIterator::Next() {
+  assert(Valid());
   version_ = version_->older();
   if (version_ != nullptr) {
     // Readers step over older versions one by one (DBIter skips up to
@@ -37,6 +38,7 @@ void TeksTableIterator::Next() {
 }
 
 void TeksTableIterator::Prev() {
+  assert(Valid());
   // Found by sequence, not by link: `version_` may have been dropped from the
   // chain since we reached it.
   Version* newer = record_->versions().NewerThan(version_, &finger_);
@@ -50,7 +52,7 @@ void TeksTableIterator::Prev() {
 
 void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
   rep_->WaitUntilLinked();
-  KeyRecord* record = rep_->SeekRecord(internal_key);
+  KeyRecord* record = SeekRecord(internal_key);
   if (record == nullptr || !SameBytes(record->user_key(), UserKeyOf(internal_key))) {
     AtNewestOf(record);
     return;
@@ -59,6 +61,16 @@ void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_k
   finger_.Clear();
   version_ = record->FirstAtOrBelow(PackedTagOf(internal_key));
   if (version_ == nullptr) AtNewestOf(record->Next(0));
+}
+
+KeyRecord* TeksTableIterator::SeekRecord(const Slice& target_internal_key) const {
+  if (rep_->shortcut_seeks()) {
+    const CuckooIndex& hash = rep_->cuckoo_index();
+    KeyRecord* record =
+        hash.FindLive(target_internal_key, hash.Hash(UserKeyOf(target_internal_key)));
+    if (record != nullptr && record->linked()) return record;
+  }
+  return rep_->ordered_index().FindFirstAtOrAfter(target_internal_key);
 }
 
 void TeksTableIterator::SeekForPrev(const Slice& internal_key,

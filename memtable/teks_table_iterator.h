@@ -12,7 +12,11 @@
 // skip list complete up to every record inserted before it: a tailing
 // iterator reads at the newest sequence, so, as with the stock skip list,
 // it must see keys written before the step.
+//
+// Design notes: docs/DESIGN.md §2 and §6.
 #pragma once
+
+#include <cassert>
 
 #include "key_order.h"
 #include "key_record.h"
@@ -27,7 +31,11 @@ class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
   TeksTableIterator(TeksTableRep* rep, const KeyOrder& order);
 
   bool Valid() const override { return version_ != nullptr; }
-  const char* key() const override { return version_->entry(); }
+  // REQUIRES (key, Next, Prev): Valid().
+  const char* key() const override {
+    assert(Valid());
+    return version_->entry();
+  }
   void Next() override;
   void Prev() override;
   void Seek(const Slice& internal_key, const char* memtable_key) override;
@@ -36,6 +44,11 @@ class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
   void SeekToLast() override;
 
  private:
+  // The shortcut seek (paper §4.4): the record of the target's user key if
+  // the hash has it and it is already in the skip list, else the first
+  // record with a user key >= it, found through the skip list (from the
+  // nearest anchor).
+  KeyRecord* SeekRecord(const Slice& target_internal_key) const;
   // Positions at `record`'s newest (oldest) version, or nowhere if null.
   void AtNewestOf(KeyRecord* record);
   void AtOldestOf(KeyRecord* record);

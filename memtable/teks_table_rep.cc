@@ -45,9 +45,9 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
       drop_policy_(options.inplace ? std::move(drop_policy) : nullptr),
       key_count_hint_(std::move(key_count_hint)),
       // Anchors need keys that order bytewise.
-      index_(cmp, KeyOrder(cmp).bytewise() ? allocator : nullptr),
-      hash_(initial_hash_slots, !options.concurrent_hash, &index_, allocator) {
-  if (options_.async) link_queue_.reset(new LinkQueue(&index_, std::move(linker)));
+      ordered_index_(cmp, KeyOrder(cmp).bytewise() ? allocator : nullptr),
+      cuckoo_index_(initial_hash_slots, !options.concurrent_hash, &ordered_index_, allocator) {
+  if (options_.async) link_queue_.reset(new LinkQueue(&ordered_index_, std::move(linker)));
 }
 
 TeksTableRep::~TeksTableRep() = default;
@@ -73,10 +73,10 @@ ROCKSDB_NAMESPACE::KeyHandle TeksTableRep::Allocate(const size_t len, char** buf
 bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
   auto* record = static_cast<KeyRecord*>(handle);
   const size_t len = record->TakeParkedEntryLength();
-  const uint64_t hash = hash_.Hash(record->user_key());
-  KeyRecord* owner = hash_.FindLive(record->internal_key(), hash);
+  const uint64_t hash = cuckoo_index_.Hash(record->user_key());
+  KeyRecord* owner = cuckoo_index_.FindLive(record->internal_key(), hash);
   if (owner != nullptr) return AddVersion(owner, CopyAsUpdate(record, len));
-  owner = hash_.FindOrInsert(hash, record, &MakeOrdered, this);
+  owner = cuckoo_index_.FindOrInsert(hash, record, &MakeOrdered, this);
   if (owner == record) return true;
   // Another writer of this new key won: this record was in the hash, and
   // readers may still look at it, so the entry stays in place.
@@ -106,7 +106,7 @@ void TeksTableRep::MakeOrdered(void* rep, KeyRecord* record) {
   if (self->link_queue_ != nullptr) {
     self->link_queue_->Add(record);
   } else {
-    self->index_.Insert(record);
+    self->ordered_index_.Insert(record);
   }
 }
 
@@ -125,17 +125,17 @@ void TeksTableRep::MaybeDropShadowedVersions(KeyRecord* record) {
 
 bool TeksTableRep::Contains(const char* key) const {
   const EntryView target = EntryView::Decode(key);
-  KeyRecord* record = hash_.FindLive(target.internal_key, hash_.Hash(target.user_key()));
+  KeyRecord* record = cuckoo_index_.FindLive(target.internal_key, cuckoo_index_.Hash(target.user_key()));
   if (record == nullptr) return false;
   const SequenceNumber seq = target.sequence();
-  const Version* v = record->FirstAtOrBelow(PackedTag(seq, 0xff));
+  const Version* v = record->FirstAtOrBelow(MaxPackedTagOf(seq));
   return v != nullptr && v->sequence() == seq;
 }
 
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
                        bool (*callback_func)(void* arg, const char* entry)) {
   const Slice internal_key = k.internal_key();
-  KeyRecord* record = hash_.FindLive(internal_key, hash_.Hash(UserKeyOf(internal_key)));
+  KeyRecord* record = cuckoo_index_.FindLive(internal_key, cuckoo_index_.Hash(UserKeyOf(internal_key)));
   if (record == nullptr) return;
   const uint64_t lookup_tag = PackedTagOf(internal_key);
   // Versions newer than the reader's sequence are skipped, never shown; the
@@ -147,13 +147,13 @@ void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_arg
 }
 
 size_t TeksTableRep::ApproximateMemoryUsage() {
-  return hash_.MemoryUsage() + index_.MemoryUsage() +
+  return cuckoo_index_.MemoryUsage() + ordered_index_.MemoryUsage() +
          (link_queue_ != nullptr ? link_queue_->MemoryUsage() : 0);
 }
 
 uint64_t TeksTableRep::ApproximateNumEntries(const Slice& start_ikey, const Slice& end_ikey) {
   WaitUntilLinked();
-  return index_.EstimateCountBetween(start_ikey, end_ikey);
+  return ordered_index_.EstimateCountBetween(start_ikey, end_ikey);
 }
 
 void TeksTableRep::UniqueRandomSample(const uint64_t /*num_entries*/,
@@ -167,7 +167,7 @@ void TeksTableRep::UniqueRandomSample(const uint64_t /*num_entries*/,
   // probability target / seen.
   std::vector<const char*> reservoir;
   uint64_t seen = 0;
-  for (KeyRecord* record = index_.First(); record != nullptr; record = record->Next(0)) {
+  for (KeyRecord* record = ordered_index_.First(); record != nullptr; record = record->Next(0)) {
     for (Version* v = record->versions().Newest(); v != nullptr; v = v->older()) {
       ++seen;
       if (reservoir.size() < target_sample_size) {
@@ -182,10 +182,10 @@ void TeksTableRep::UniqueRandomSample(const uint64_t /*num_entries*/,
 }
 
 void TeksTableRep::MarkReadOnly() {
-  if (key_count_hint_ != nullptr) key_count_hint_->Record(hash_.NumKeys());
+  if (key_count_hint_ != nullptr) key_count_hint_->Record(cuckoo_index_.NumKeys());
   // RocksDB tells the arena it is done allocating next (see
   // anchor_directory.h).
-  index_.StopAnchorBuilds();
+  ordered_index_.StopAnchorBuilds();
 }
 
 void TeksTableRep::WaitUntilLinked() {
@@ -194,25 +194,16 @@ void TeksTableRep::WaitUntilLinked() {
   link_queue_->WaitUntilLinked();
 }
 
-KeyRecord* TeksTableRep::SeekRecord(const Slice& target_internal_key) const {
-  const Slice user_key = UserKeyOf(target_internal_key);
-  if (options_.shortcut) {
-    KeyRecord* record = hash_.FindLive(target_internal_key, hash_.Hash(user_key));
-    if (record != nullptr && record->linked()) return record;
-  }
-  return index_.FindFirstAtOrAfter(target_internal_key);
-}
-
 ROCKSDB_NAMESPACE::MemTableRep::Iterator* TeksTableRep::GetIterator(
     ROCKSDB_NAMESPACE::Arena* arena) {
   WaitUntilLinked();
-  if (arena == nullptr) return new TeksTableIterator(this, index_.order());
+  if (arena == nullptr) return new TeksTableIterator(this, ordered_index_.order());
   // Arena derives from Allocator alone (memory/arena.h), so the pointer is
   // the Allocator's; the owner runs only the destructor, as for RocksDB's
   // own reps.
   auto* arena_allocator = reinterpret_cast<ROCKSDB_NAMESPACE::Allocator*>(arena);
   void* memory = arena_allocator->AllocateAligned(sizeof(TeksTableIterator));
-  return new (memory) TeksTableIterator(this, index_.order());
+  return new (memory) TeksTableIterator(this, ordered_index_.order());
 }
 
 }  // namespace teksdb

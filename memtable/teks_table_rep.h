@@ -27,6 +27,8 @@
 //     record inserted before it (LinkQueue::WaitUntilLinked). While ordered
 //     reads run, writers link their new keys themselves (LinkQueue::Add),
 //     so that readers do not wait for the linker.
+//
+// Design notes: docs/DESIGN.md §2.
 #pragma once
 
 #include <atomic>
@@ -117,14 +119,14 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   // and stops anchor builds (no arena allocation after this).
   void MarkReadOnly() override;
   // Slots of the hash's current table.
-  size_t HashCapacity() const { return hash_.Capacity(); }
+  size_t HashCapacity() const { return cuckoo_index_.Capacity(); }
 
-  // The shortcut seek (paper §4.4): the record of `user_key` if it is here
-  // and already in the skip list, else the first record with a user key >=
-  // `user_key` found through the skip list (from the nearest anchor).
-  KeyRecord* SeekRecord(const Slice& target_internal_key) const;
   void WaitUntilLinked();
-  const OrderedIndex& ordered_index() const { return index_; }
+  // The two indexes, for the iterator's seeks (TeksTableIterator::SeekRecord).
+  const OrderedIndex& ordered_index() const { return ordered_index_; }
+  const CuckooIndex& cuckoo_index() const { return cuckoo_index_; }
+  // Whether seeks may take the shortcut through the hash (TeksTableOptions).
+  bool shortcut_seeks() const { return options_.shortcut; }
 
  private:
   // Links `v` into `owner`'s chain; false if its sequence is already there.
@@ -146,8 +148,8 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   const std::shared_ptr<VersionDropPolicy> drop_policy_;
   const std::shared_ptr<KeyCountHint> key_count_hint_;
   // The skip list first: the hash links keys it cannot hold into it.
-  OrderedIndex index_;
-  CuckooIndex hash_;
+  OrderedIndex ordered_index_;
+  CuckooIndex cuckoo_index_;
   // Null when options_.async is false: new keys are linked on the write path.
   std::unique_ptr<LinkQueue> link_queue_;
 };

@@ -89,6 +89,8 @@
 //     for every reader by the cutter.
 //   - At most one version reachable from the head is marked; the memo's
 //     summary covers it and every version below it.
+//
+// Design notes: docs/DESIGN.md §1, §4, §5 and §6.
 #pragma once
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
@@ -96,6 +98,7 @@
 #endif
 
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -130,10 +133,6 @@ class Version {
   // Replaces the owner bits under `mask` by those of `bits` (release),
   // leaving the link and the rest as they are.
   void StoreOwnerBits(uint16_t mask, uint16_t bits) { StoreOwnerBits(&older_, mask, bits); }
-
-  static Version* FromEntry(const char* entry) {
-    return reinterpret_cast<Version*>(const_cast<char*>(entry)) - 1;
-  }
 
   // Bytes an allocation reserves right before a version that is to get a
   // jump link.
@@ -293,6 +292,8 @@ class VersionChain {
   // version: writers of one key arrive in sequence order up to the few that
   // run at once.
   bool Insert(Version* v) {
+    // A link word keeps flags in the low bits and owner bits in the top ones.
+    assert((reinterpret_cast<uintptr_t>(v) & (Version::kFlagBits | Version::kOwnerBits)) == 0);
     const SequenceNumber seq = v->sequence();
     const uintptr_t v_kept =
         v->older_.load(std::memory_order_relaxed) & Version::kKeptByLinkUpdates;

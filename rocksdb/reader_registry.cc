@@ -2,6 +2,7 @@
 #include "teksdb/reader_registry.h"
 
 #include <algorithm>
+#include <cassert>
 #include <new>
 
 namespace teksdb {
@@ -198,6 +199,7 @@ bool ReaderRegistry::PruneOverflowHolds(SequenceNumber readers, uint64_t overflo
 
 void ReaderRegistry::HoldUntilReadersReach(Registration hold, SequenceNumber seq) {
   if (!hold.active()) return;
+  assert(hold.registry_ == this);
   holds_.fetch_add(1, std::memory_order_relaxed);
   if (hold.slot_ != nullptr) {
     hold.slot_->release_at.store(seq, std::memory_order_seq_cst);

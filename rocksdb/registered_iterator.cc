@@ -3,7 +3,7 @@
 // Thread safety: as RocksDB's Iterator: one thread at a time.
 #include <memory>
 
-#include "teksdb/teks_layer.h"
+#include "teks_layer_setup.h"
 
 namespace teksdb {
 namespace {

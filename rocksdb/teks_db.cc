@@ -1,6 +1,8 @@
 // TeksDB::Open: a DB opened with the layer's options, wrapped in TeksLayer.
 #include "teksdb/teks_db.h"
 
+#include "teks_layer_setup.h"
+
 namespace teksdb {
 
 using ROCKSDB_NAMESPACE::ColumnFamilyDescriptor;

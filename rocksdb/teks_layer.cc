@@ -1,15 +1,29 @@
-// The TeksDB layer's option preparation (declared in teks_layer.h): what
-// DB::Open and column family creation get when the layer opens them.
+// The TeksDB layer: TeksLayer's methods, instantiated for its two bases
+// (StackableDB for TeksDB, TransactionDB for TeksTransactionDB), and the
+// option preparation they and the Open()s use (teks_layer_setup.h).
 #include "teksdb/teks_layer.h"
 
+#include <utility>
+
+#include "rocksdb/utilities/stackable_db.h"
+#include "rocksdb/utilities/transaction_db.h"
+#include "teks_layer_setup.h"
 #include "teks_table_factory.h"
 #include "teksdb/teks_table.h"
 
 namespace teksdb {
 
 using ROCKSDB_NAMESPACE::ColumnFamilyDescriptor;
+using ROCKSDB_NAMESPACE::ColumnFamilyHandle;
 using ROCKSDB_NAMESPACE::ColumnFamilyOptions;
 using ROCKSDB_NAMESPACE::DBOptions;
+using ROCKSDB_NAMESPACE::GetMergeOperandsOptions;
+using ROCKSDB_NAMESPACE::Iterator;
+using ROCKSDB_NAMESPACE::PinnableSlice;
+using ROCKSDB_NAMESPACE::PinnableWideColumns;
+using ROCKSDB_NAMESPACE::ReadOptions;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Snapshot;
 using ROCKSDB_NAMESPACE::Status;
 
 ColumnFamilyOptions WithTeksTable(const ColumnFamilyOptions& options,
@@ -54,5 +68,146 @@ Status PrepareTeksColumnFamily(ROCKSDB_NAMESPACE::DB* db, const ColumnFamilyOpti
   *prepared = WithTeksTable(options, registry);
   return prepared->memtable_factory->ValidateOptions(db->GetDBOptions(), *prepared);
 }
+
+template <typename Base>
+TeksLayer<Base>::TeksLayer(std::shared_ptr<ReaderRegistry> registry, ROCKSDB_NAMESPACE::DB* db)
+    : Base(db), registry_(std::move(registry)) {
+  registry_->AttachDB(db->GetRootDB());
+}
+
+template <typename Base>
+TeksLayer<Base>::~TeksLayer() {
+  registry_->AttachDB(nullptr);
+}
+
+template <typename Base>
+Status TeksLayer<Base>::CreateColumnFamily(const ColumnFamilyOptions& options,
+                                           const std::string& column_family_name,
+                                           ColumnFamilyHandle** handle) {
+  ColumnFamilyOptions prepared;
+  Status s = PrepareTeksColumnFamily(this, options, registry_, &prepared);
+  if (!s.ok()) return s;
+  return Base::CreateColumnFamily(prepared, column_family_name, handle);
+}
+
+template <typename Base>
+Status TeksLayer<Base>::CreateColumnFamilies(const ColumnFamilyOptions& options,
+                                             const std::vector<std::string>& column_family_names,
+                                             std::vector<ColumnFamilyHandle*>* handles) {
+  ColumnFamilyOptions prepared;
+  Status s = PrepareTeksColumnFamily(this, options, registry_, &prepared);
+  if (!s.ok()) return s;
+  return Base::CreateColumnFamilies(prepared, column_family_names, handles);
+}
+
+template <typename Base>
+Status TeksLayer<Base>::CreateColumnFamilies(
+    const std::vector<ColumnFamilyDescriptor>& column_families,
+    std::vector<ColumnFamilyHandle*>* handles) {
+  std::vector<ColumnFamilyDescriptor> cfs;
+  for (const ColumnFamilyDescriptor& cf : column_families) {
+    ColumnFamilyOptions prepared;
+    Status s = PrepareTeksColumnFamily(this, cf.options, registry_, &prepared);
+    if (!s.ok()) return s;
+    cfs.emplace_back(cf.name, prepared);
+  }
+  return Base::CreateColumnFamilies(cfs, handles);
+}
+
+template <typename Base>
+Status TeksLayer<Base>::Get(const ReadOptions& options, ColumnFamilyHandle* column_family,
+                            const Slice& key, PinnableSlice* value) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  return Base::Get(options, column_family, key, value);
+}
+
+template <typename Base>
+Status TeksLayer<Base>::GetEntity(const ReadOptions& options, ColumnFamilyHandle* column_family,
+                                  const Slice& key, PinnableWideColumns* columns) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  return Base::GetEntity(options, column_family, key, columns);
+}
+
+template <typename Base>
+Status TeksLayer<Base>::GetMergeOperands(const ReadOptions& options,
+                                         ColumnFamilyHandle* column_family, const Slice& key,
+                                         PinnableSlice* slice,
+                                         GetMergeOperandsOptions* get_merge_operands_options,
+                                         int* number_of_operands) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  return Base::GetMergeOperands(options, column_family, key, slice, get_merge_operands_options,
+                                number_of_operands);
+}
+
+template <typename Base>
+std::vector<Status> TeksLayer<Base>::MultiGet(
+    const ReadOptions& options, const std::vector<ColumnFamilyHandle*>& column_family,
+    const std::vector<Slice>& keys, std::vector<std::string>* values) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  return Base::MultiGet(options, column_family, keys, values);
+}
+
+template <typename Base>
+void TeksLayer<Base>::MultiGet(const ReadOptions& options, ColumnFamilyHandle* column_family,
+                               const size_t num_keys, const Slice* keys, PinnableSlice* values,
+                               Status* statuses, const bool sorted_input) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  Base::MultiGet(options, column_family, num_keys, keys, values, statuses, sorted_input);
+}
+
+template <typename Base>
+bool TeksLayer<Base>::KeyMayExist(const ReadOptions& options, ColumnFamilyHandle* column_family,
+                                  const Slice& key, std::string* value, bool* value_found) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  return Base::KeyMayExist(options, column_family, key, value, value_found);
+}
+
+template <typename Base>
+Iterator* TeksLayer<Base>::NewIterator(const ReadOptions& options,
+                                       ColumnFamilyHandle* column_family) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  return NewRegisteredIterator(Base::NewIterator(options, column_family), std::move(reader));
+}
+
+template <typename Base>
+Status TeksLayer<Base>::NewIterators(const ReadOptions& options,
+                                     const std::vector<ColumnFamilyHandle*>& column_families,
+                                     std::vector<Iterator*>* iterators) {
+  std::vector<ReaderRegistry::Registration> readers;
+  for (size_t i = 0; i < column_families.size(); ++i) {
+    readers.push_back(registry_->Register(SnapshotCap(options)));
+  }
+  Status s = Base::NewIterators(options, column_families, iterators);
+  if (!s.ok()) return s;
+  for (size_t i = 0; i < iterators->size(); ++i) {
+    (*iterators)[i] = NewRegisteredIterator((*iterators)[i], std::move(readers[i]));
+  }
+  return s;
+}
+
+template <typename Base>
+const Snapshot* TeksLayer<Base>::GetSnapshot() {
+  auto reader = registry_->Register();
+  const Snapshot* snapshot = Base::GetSnapshot();
+  if (snapshot == nullptr) return nullptr;
+  reader.RaiseFloor(snapshot->GetSequenceNumber());
+  std::lock_guard<std::mutex> lock(snapshots_mu_);
+  snapshots_.emplace(snapshot, std::move(reader));
+  return snapshot;
+}
+
+template <typename Base>
+void TeksLayer<Base>::ReleaseSnapshot(const Snapshot* snapshot) {
+  {
+    std::lock_guard<std::mutex> lock(snapshots_mu_);
+    snapshots_.erase(snapshot);
+  }
+  Base::ReleaseSnapshot(snapshot);
+}
+
+// The two layers there are; teks_db.h and teks_transaction_db.h declare
+// these instantiations extern.
+template class TeksLayer<ROCKSDB_NAMESPACE::StackableDB>;
+template class TeksLayer<ROCKSDB_NAMESPACE::TransactionDB>;
 
 }  // namespace teksdb

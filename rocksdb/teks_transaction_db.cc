@@ -3,6 +3,7 @@
 #include "teksdb/teks_transaction_db.h"
 
 #include "registered_transaction.h"
+#include "teks_layer_setup.h"
 
 namespace teksdb {
 

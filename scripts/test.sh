@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # The test entry point. Installs what is missing (scripts/setup.sh), then
-# builds and runs three ctest phases, each in its own build directory:
+# builds and runs four ctest phases, each in its own build directory and
+# configured by the CMakePresets.json preset of the same name:
 #
-#   asan     build-asan  TEKSDB_SANITIZE=address (ASan + UBSan)  -L 'sequential|concurrent' (all)
-#   tsan     build-tsan  TEKSDB_SANITIZE=thread                  -L concurrent
-#   release  build       RelWithDebInfo                          -L 'sequential|concurrent|preload' (all)
+#   asan     build-asan   TEKSDB_SANITIZE=address (ASan + UBSan)  -L 'sequential|concurrent' (all)
+#   tsan     build-tsan   TEKSDB_SANITIZE=thread                  -L concurrent
+#   debug    build-debug  Debug: contracts checked by assert      -L 'sequential|concurrent'
+#   release  build        RelWithDebInfo                          -L 'sequential|concurrent|preload' (all)
 #
 # A phase whose configure or build fails, or whose ctest finds no tests,
 # counts as one failure; the other phases still run. Ends with a summary and
 # the line "N passed, M failed" (tests over all phases); exits non-zero if
 # anything failed.
 #
-# Environment: TEKSDB_BUILD_DIR (build; the sanitizer builds are
-#   $TEKSDB_BUILD_DIR-asan and -tsan), JOBS (build parallelism, nproc),
-#   TEST_TIMEOUT (seconds per test, 300), PHASES (asan tsan release).
+# Environment: TEKSDB_BUILD_DIR (build; the others are $TEKSDB_BUILD_DIR-asan,
+#   -tsan and -debug), JOBS (build parallelism, nproc), TEST_TIMEOUT (seconds
+#   per test, 300), PHASES (asan tsan debug release), CI (true: compiler
+#   warnings are errors, TEKSDB_WERROR).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,7 +24,7 @@ cd "$root"
 build=${TEKSDB_BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
 timeout=${TEST_TIMEOUT:-300}
-read -r -a phases <<<"${PHASES:-asan tsan release}"
+read -r -a phases <<<"${PHASES:-asan tsan debug release}"
 log() { echo "[test] $*" >&2; }
 
 started=$SECONDS
@@ -36,7 +39,8 @@ total_failed=0
 summary=()
 
 # phase NAME DIR LABEL CMAKE_ARGS... -- CTEST_ARGS...
-# Runs with the sanitizer options exported by the caller.
+# Configures DIR with the preset NAME plus CMAKE_ARGS. Runs with the
+# sanitizer options exported by the caller.
 phase() {
   local name=$1 dir=$2 label=$3
   shift 3
@@ -46,9 +50,8 @@ phase() {
   ctest_args=("$@")
 
   local t0=$SECONDS build_s test_s rc passed=0 failed=0 total=0 status
-  [[ -f "$dir/CMakeCache.txt" ]] || cmake_args=(-G Ninja "${cmake_args[@]}")
-  log "=== $name: configure and build $dir (${cmake_args[*]})"
-  if ! cmake -S . -B "$dir" "${cmake_args[@]}" || ! cmake --build "$dir" -j "$jobs"; then
+  log "=== $name: configure and build $dir (preset $name ${cmake_args[*]})"
+  if ! cmake --preset "$name" -B "$dir" "${cmake_args[@]}" || ! cmake --build "$dir" -j "$jobs"; then
     build_s=$((SECONDS - t0))
     summary+=("$(printf '%-8s build %4ss  test     -  BUILD FAILED (counted as 1 failure)' "$name" "$build_s")")
     total_failed=$((total_failed + 1))
@@ -93,20 +96,23 @@ for p in "${phases[@]}"; do
   case $p in
     asan)
       ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        phase asan "$build-asan" 'sequential|concurrent' -DTEKSDB_SANITIZE=address -- -j "$jobs" ;;
+        phase asan "$build-asan" 'sequential|concurrent' -- -j "$jobs" ;;
     tsan)
       # librocksdb.so is not instrumented: calls it makes into TSan's
       # interceptors are ignored, and tests/tsan.supp names its internal
       # hand-offs TSan cannot see.
       tsan_options=halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1
       tsan_options+=":suppressions=$root/tests/tsan.supp"
-      TSAN_OPTIONS=$tsan_options phase tsan "$build-tsan" concurrent -DTEKSDB_SANITIZE=thread -- ;;
+      TSAN_OPTIONS=$tsan_options phase tsan "$build-tsan" concurrent -- ;;
+    debug)
+      # Every REQUIRES that an assert can check, checked: unoptimized, so
+      # the scripted (preload) tests, which need speed, stay in release.
+      phase debug "$build-debug" 'sequential|concurrent' -- -j "$jobs" ;;
     release)
       # Everything again, optimized: races show differently without
       # sanitizers, and the preload tests need an uninstrumented build.
-      phase release "$build" 'sequential|concurrent|preload' \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= -- ;;
-    *) echo "test.sh: unknown phase '$p' (asan, tsan, release)" >&2; exit 2 ;;
+      phase release "$build" 'sequential|concurrent|preload' -- ;;
+    *) echo "test.sh: unknown phase '$p' (asan, tsan, debug, release)" >&2; exit 2 ;;
   esac
 done
 

@@ -173,8 +173,12 @@ TEST(AnchorDirectoryTest, ASmallerPrefixMeansASmallerKey) {
     const std::string a = RandomKey(rng);
     const std::string b = i % 2 == 0 ? RandomKey(rng) : Neighbour(a, rng);
     const uint64_t pa = AnchorDirectory::Prefix(a), pb = AnchorDirectory::Prefix(b);
-    if (pa < pb) ASSERT_LT(a, b) << testing::PrintToString(a) << " " << testing::PrintToString(b);
-    if (a < b) ASSERT_LE(pa, pb) << testing::PrintToString(a) << " " << testing::PrintToString(b);
+    if (pa < pb) {
+      ASSERT_LT(a, b) << testing::PrintToString(a) << " " << testing::PrintToString(b);
+    }
+    if (a < b) {
+      ASSERT_LE(pa, pb) << testing::PrintToString(a) << " " << testing::PrintToString(b);
+    }
   }
 }
 

@@ -119,7 +119,9 @@ TEST(ConcurrentAnchorDirectoryTest, SeeksFromAnchorsBeingRebuiltMissNoLinkedReco
           ASSERT_TRUE(anchor->linked());
         }
         // (Not necessarily linked(): that mark follows the level-0 link.)
-        if (found != nullptr) ASSERT_GE(found->user_key().compare(target), 0);
+        if (found != nullptr) {
+          ASSERT_GE(found->user_key().compare(target), 0);
+        }
         // Records only join the list, so the search from the head, made
         // later, finds `found` or something before it; whatever lies from
         // there up to `found` was linked after the seek began.
@@ -141,9 +143,13 @@ TEST(ConcurrentAnchorDirectoryTest, SeeksFromAnchorsBeingRebuiltMissNoLinkedReco
       while (writers_left.load(std::memory_order_relaxed) > 0 && !testing::Test::HasFailure()) {
         const std::string target = RandomBody(rng);
         KeyRecord* anchor = index.anchors().Find(target);
-        if (anchor != nullptr) ASSERT_LT(anchor->user_key().compare(target), 0);
+        if (anchor != nullptr) {
+          ASSERT_LT(anchor->user_key().compare(target), 0);
+        }
         KeyRecord* found = index.FindFirstAtOrAfter(InternalKey(target, 100, kEntryValue));
-        if (found != nullptr) ASSERT_GE(found->user_key().compare(target), 0);
+        if (found != nullptr) {
+          ASSERT_GE(found->user_key().compare(target), 0);
+        }
       }
     });
   }

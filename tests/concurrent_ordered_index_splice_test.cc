@@ -60,7 +60,9 @@ TEST(ConcurrentOrderedIndexSpliceTest, InterleavedRunsAndRandomKeysLinkInPlace) 
     while (writers_left.load() > 0) {
       const std::string target = OrderedKey(reader_rng() % (runs_base + per_writer * kRunWriters));
       const KeyRecord* found = index.FindFirstAtOrAfter(InternalKey(target, 1, kEntryValue));
-      if (found != nullptr) ASSERT_GE(found->user_key().compare(target), 0);
+      if (found != nullptr) {
+        ASSERT_GE(found->user_key().compare(target), 0);
+      }
     }
   });
   for (auto& t : threads) t.join();

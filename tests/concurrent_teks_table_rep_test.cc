@@ -80,7 +80,9 @@ void ScanSeesEveryFinishedKey(RepHarness* h, const WriterProgress& progress) {
     const int w = key[1] - '0';
     // Keys of one writer come in insertion order; none may be skipped
     // below what the writer had finished when the iterator was made.
-    if (seen[w] < done[w]) ASSERT_EQ(key, Key(w, seen[w]));
+    if (seen[w] < done[w]) {
+      ASSERT_EQ(key, Key(w, seen[w]));
+    }
     ++seen[w];
   }
   for (int w = 0; w < kWriters; ++w) ASSERT_GE(seen[w], done[w]);
@@ -207,7 +209,9 @@ TEST_P(ConcurrentRepTest, ConcurrentWritersOfOneKeyLeaveEveryVersionInOrder) {
   int total = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next(), ++total) {
     const auto e = DecodeEntry(it->key());
-    if (e.user_key == last_key) ASSERT_LT(e.seq, last_seq) << e.user_key;
+    if (e.user_key == last_key) {
+      ASSERT_LT(e.seq, last_seq) << e.user_key;
+    }
     ASSERT_EQ(e.seq % kKeys, std::stoull(e.user_key.substr(3)));
     last_key = e.user_key;
     last_seq = e.seq;

@@ -85,7 +85,7 @@ TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWrit
       std::mt19937_64 rng(r);
       while (writing.load()) {
         const SequenceNumber snapshot = readers.Register();
-        const uint64_t tag = PackedTag(snapshot, 0xff);
+        const uint64_t tag = MaxPackedTagOf(snapshot);
         for (int i = 0, n = 1 + static_cast<int>(rng() % 500); i < n; ++i) {
           // Every sequence up to the snapshot is inserted, and nothing a
           // reader at it needs is dropped: the answer is the snapshot's own.
@@ -115,7 +115,7 @@ TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWrit
   chain.DropShadowed(kVersions, &visited);
   EXPECT_EQ(chain.Newest()->sequence(), kVersions);
   EXPECT_EQ(chain.Newest()->older(), nullptr);
-  EXPECT_EQ(chain.FirstAtOrBelow(PackedTag(kVersions, 0xff))->sequence(), kVersions);
+  EXPECT_EQ(chain.FirstAtOrBelow(MaxPackedTagOf(kVersions))->sequence(), kVersions);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/utilities/options_util.h"
-#include "teksdb/teks_layer.h"
+#include "teks_layer_setup.h"
 #include "teks_table_factory.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"

@@ -1,8 +1,9 @@
 // Unit tests of ReaderRegistry (include/teksdb/reader_registry.h) over a
 // published sequence the test moves: the watermark is never above a
 // registered reader nor the published sequence, registrations below it
-// lower it, any number of readers can register, and writers asking for it
-// scan the slots rarely (work counted, not timed).
+// lower it, any number of readers can register, writers asking for it
+// scan the slots rarely (work counted, not timed), and deferred holds keep
+// their floor exactly until the readers that may need it have moved on.
 #include "teksdb/reader_registry.h"
 
 #include <gtest/gtest.h>
@@ -114,6 +115,52 @@ TEST_F(ReaderRegistryTest, AHoldKeepsItsFloorUntilOlderReadersMoveOn) {
   older_reader.Release();
   // The hold is freed once every reader is at 30 or later.
   EXPECT_EQ(registry_.OldestReadableSequence(), 30u);
+}
+
+TEST_F(ReaderRegistryTest, AHoldOutlivesThePublishedSequenceUntilTheReadersBelowItLeave) {
+  published_.Publish(20);
+  auto hold = registry_.Register();
+  published_.Publish(25);
+  auto reader = registry_.Register();  // began before the commit at 30
+  published_.Publish(30);
+  registry_.HoldUntilReadersReach(std::move(hold), 30);
+  for (SequenceNumber seq = 31; seq <= 1000; ++seq) {
+    published_.Publish(seq);
+    ASSERT_EQ(registry_.OldestReadableSequence(), 20u) << "at " << seq;
+  }
+  reader.Release();
+  EXPECT_EQ(registry_.OldestReadableSequence(), 1000u);
+  published_.Publish(1001);
+  EXPECT_EQ(registry_.OldestReadableSequence(), 1001u) << "the hold was freed";
+}
+
+TEST_F(ReaderRegistryTest, AHoldForAnAbandonedPreparedTransactionStaysWhileAttached) {
+  published_.Publish(40);
+  auto hold = registry_.Register();
+  registry_.HoldUntilReadersReach(std::move(hold), kMaxSequenceNumber);
+  for (SequenceNumber seq = 41; seq <= 500; ++seq) {
+    published_.Publish(seq);
+    auto reader = registry_.Register();
+    ASSERT_EQ(registry_.OldestReadableSequence(), 40u) << "at " << seq;
+  }
+}
+
+TEST_F(ReaderRegistryTest, AnInactiveRegistrationHoldsNothing) {
+  published_.Publish(7);
+  ReaderRegistry::Registration none;
+  EXPECT_FALSE(none.active());
+  registry_.HoldUntilReadersReach(std::move(none), 100);
+  EXPECT_EQ(registry_.OldestReadableSequence(), 7u);
+
+  auto reader = registry_.Register();
+  ReaderRegistry::Registration moved = std::move(reader);
+  EXPECT_FALSE(reader.active());
+  EXPECT_TRUE(moved.active());
+  published_.Publish(8);
+  EXPECT_EQ(registry_.OldestReadableSequence(), 7u);
+  moved.Release();
+  moved.Release();  // a second release does nothing
+  EXPECT_EQ(registry_.OldestReadableSequence(), 8u);
 }
 
 }  // namespace

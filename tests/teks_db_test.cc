@@ -1,7 +1,7 @@
 // Tests of the TeksDB layer itself (include/teksdb/teks_db.h): what it
 // refuses, and that it really drops versions no reader needs while keeping
 // the ones a live snapshot or iterator still reads. Read-for-read equality
-// with stock RocksDB is differential_test.cc's job.
+// with stock RocksDB is the differential suites' job (differential_harness.h).
 #include "teksdb/teks_db.h"
 #include "teksdb/teks_transaction_db.h"
 

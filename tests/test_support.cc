@@ -13,16 +13,6 @@
 namespace teksdb {
 namespace test {
 
-char* TestArena::Allocate(size_t bytes) { return AllocateAligned(bytes); }
-
-char* TestArena::AllocateAligned(size_t bytes, size_t, ROCKSDB_NAMESPACE::Logger*) {
-  allocated_bytes_.fetch_add(bytes);
-  std::lock_guard<std::mutex> lock(mu_);
-  // new[] of char is aligned for any fundamental type.
-  blocks_.emplace_back(new char[bytes == 0 ? 1 : bytes]);
-  return blocks_.back().get();
-}
-
 KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
                       const Slice& value) {
   const std::string entry = EncodeEntry(user_key, seq, kEntryValue, value);

@@ -1,5 +1,7 @@
 // Test support: what rep-level tests need to drive a MemTableRep without a
-// RocksDB MemTable around it, and small helpers shared by the DB-level tests.
+// RocksDB MemTable around it (with the teksdb_rep_support target: arenas and
+// entry encoding, shared with tools/memtable_bench), and small helpers
+// shared by the DB-level tests.
 //
 // Thread safety: TestArena and InternalKeyOrder may be used from many
 // threads at once; RepHarness inserts from any thread (like MemTable::Add).
@@ -18,35 +20,20 @@
 #include "key_record.h"
 #include "memtable_entry.h"
 #include "ordered_index.h"
+#include "rep_arenas.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/merge_operator.h"
+#include "rocksdb/status.h"
 #include "rocksdb_internals.h"
 #include "teksdb/teks_table.h"
 
 namespace teksdb {
 namespace test {
 
-// A thread-safe Allocator over heap blocks, freed at destruction.
-class TestArena : public ROCKSDB_NAMESPACE::Allocator {
- public:
-  // `block_size` is only reported (BlockSize()): TeksTable guesses the
-  // write buffer size from it, as RocksDB sizes blocks from that.
-  explicit TestArena(size_t block_size = 4096) : block_size_(block_size) {}
-  char* Allocate(size_t bytes) override;
-  char* AllocateAligned(size_t bytes, size_t huge_page_size = 0,
-                        ROCKSDB_NAMESPACE::Logger* logger = nullptr) override;
-  size_t BlockSize() const override { return block_size_; }
-  // Bytes handed out so far.
-  size_t allocated_bytes() const { return allocated_bytes_.load(); }
-
- private:
-  std::mutex mu_;
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  std::atomic<size_t> allocated_bytes_{0};
-  const size_t block_size_;
-};
+// The rep-level tests' allocator (tools/rep_arenas.h).
+using teksdb::TestArena;
 
 // Entry encoding and internal-key order, shared with tools/memtable_bench.
 using teksdb::DecodedEntry;
@@ -188,6 +175,13 @@ class AutomaticFlushCounter : public ROCKSDB_NAMESPACE::EventListener {
  private:
   std::atomic<uint64_t> count_{0};
 };
+
+// Asserts that a rocksdb::Status expression is OK, printing it if not.
+#define ASSERT_OK(expr)                                                         \
+  do {                                                                          \
+    const ::ROCKSDB_NAMESPACE::Status assert_ok_status = (expr);                \
+    ASSERT_TRUE(assert_ok_status.ok()) << #expr << ": " << assert_ok_status.ToString(); \
+  } while (0)
 
 // TEKSDB_TEST_SEED: a number replays a run; "random" draws a fresh seed;
 // unset, `default_seed`.

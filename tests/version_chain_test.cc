@@ -54,7 +54,7 @@ TEST(VersionChainTest, FirstAtOrBelowNeverReturnsANewerVersion) {
   ASSERT_TRUE(chain.Insert(versions.Make(20)));
   ASSERT_TRUE(chain.Insert(versions.Make(30)));
   auto at = [&](SequenceNumber seq) {
-    Version* v = chain.FirstAtOrBelow(PackedTag(seq, 0xff));
+    Version* v = chain.FirstAtOrBelow(MaxPackedTagOf(seq));
     return v == nullptr ? SequenceNumber{0} : v->sequence();
   };
   EXPECT_EQ(at(9), 0u);

@@ -36,7 +36,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <benchmark/benchmark.h>
 
-#include "bench_arena.h"
+#include "rep_arenas.h"
 #include "memtable_entry.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb_internals.h"

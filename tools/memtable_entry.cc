@@ -27,7 +27,7 @@ int InternalKeyOrder::operator()(const char* a, const Slice& internal_key) const
 std::string InternalKey(const Slice& user_key, SequenceNumber seq, uint8_t type) {
   std::string k(user_key.data(), user_key.size());
   const uint64_t tag = PackedTag(seq, type);
-  k.append(reinterpret_cast<const char*>(&tag), 8);
+  k.append(reinterpret_cast<const char*>(&tag), kTagSize);  // little-endian fixed64
   return k;
 }
 
@@ -44,7 +44,7 @@ void PutVarint32(std::string* out, uint32_t v) {
 std::string EncodeEntry(const Slice& user_key, SequenceNumber seq, uint8_t type,
                         const Slice& value) {
   std::string encoded;
-  PutVarint32(&encoded, static_cast<uint32_t>(user_key.size() + 8));
+  PutVarint32(&encoded, static_cast<uint32_t>(user_key.size() + kTagSize));
   encoded += InternalKey(user_key, seq, type);
   PutVarint32(&encoded, static_cast<uint32_t>(value.size()));
   encoded.append(value.data(), value.size());

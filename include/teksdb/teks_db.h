@@ -34,6 +34,9 @@
 
 namespace teksdb {
 
+// Defined in rocksdb/teks_layer.cc.
+extern template class TeksLayer<ROCKSDB_NAMESPACE::StackableDB>;
+
 class TeksDB : public TeksLayer<ROCKSDB_NAMESPACE::StackableDB> {
  public:
   static ROCKSDB_NAMESPACE::Status Open(const ROCKSDB_NAMESPACE::Options& options,

@@ -29,6 +29,8 @@
 //     transactions put uncommitted entries in the memtable before Prepare.
 //   - CreateTimestampedSnapshot and Transaction::SetCommitTimestamp return
 //     NotSupported: such snapshots live beyond any call the layer can see.
+//
+// Design notes: docs/DESIGN.md §5.
 #pragma once
 
 #include <memory>
@@ -41,6 +43,9 @@
 namespace teksdb {
 
 class TransactionWrappers;
+
+// Defined in rocksdb/teks_layer.cc.
+extern template class TeksLayer<ROCKSDB_NAMESPACE::TransactionDB>;
 
 class TeksTransactionDB : public TeksLayer<ROCKSDB_NAMESPACE::TransactionDB> {
  public:

@@ -1,0 +1,52 @@
+// What the TeksDB layer does at open and around reads, outside the public
+// headers: the options DB::Open and column family creation get, the cap a
+// read's snapshot puts on its sequence, and iterators that keep their reader
+// registered. Used by TeksLayer (teks_layer.cc), TeksDB::Open and
+// TeksTransactionDB::Open.
+//
+// Thread safety: stateless functions; any thread.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "rocksdb/db.h"
+#include "rocksdb/options.h"
+#include "teksdb/reader_registry.h"
+
+namespace teksdb {
+
+// A DB iterator that keeps its reader registered until it is destroyed.
+ROCKSDB_NAMESPACE::Iterator* NewRegisteredIterator(ROCKSDB_NAMESPACE::Iterator* base,
+                                                   ReaderRegistry::Registration reader);
+
+// `options` with a TeksTable factory attached to `registry` (keeping the
+// TeksTable options it had, if any). The factory drops versions, so it
+// refuses at open a DB that does not have PrepareTeksOpen's options.
+ROCKSDB_NAMESPACE::ColumnFamilyOptions WithTeksTable(
+    const ROCKSDB_NAMESPACE::ColumnFamilyOptions& options,
+    const std::shared_ptr<ReaderRegistry>& registry);
+
+// What DB::Open gets when the layer opens with these options: refused
+// options rejected (unordered_write, two_write_queues), every column family
+// on TeksTable tied to `registry`, and flush's entry-count check off.
+ROCKSDB_NAMESPACE::Status PrepareTeksOpen(
+    const ROCKSDB_NAMESPACE::DBOptions& db_options,
+    const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>& column_families,
+    const std::shared_ptr<ReaderRegistry>& registry,
+    ROCKSDB_NAMESPACE::DBOptions* prepared_db_options,
+    std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>* prepared_column_families);
+
+// WithTeksTable, then the factory's validation against `db`'s options.
+ROCKSDB_NAMESPACE::Status PrepareTeksColumnFamily(
+    ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::ColumnFamilyOptions& options,
+    const std::shared_ptr<ReaderRegistry>& registry,
+    ROCKSDB_NAMESPACE::ColumnFamilyOptions* prepared);
+
+// The sequence a read with `options` reads at, at most.
+inline SequenceNumber SnapshotCap(const ROCKSDB_NAMESPACE::ReadOptions& options) {
+  return options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
+                                     : kMaxSequenceNumber;
+}
+
+}  // namespace teksdb
