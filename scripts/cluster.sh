@@ -14,6 +14,7 @@
 #   --port P          the proxy's port (22121); servers listen on P+1 ... P+N
 #   --memtable M      teks (default) or skip_list
 #   --threads T       I/O threads per server (1)
+#   --sync            every write waits for its server's WAL on disk
 #   --dir DIR         data directories go under DIR (a fresh temporary one)
 #   --requests N      --bench: requests per benchmark (200000)
 #   --tests LIST      --bench: redis-benchmark tests (set,get,hset)
@@ -43,6 +44,7 @@ memtable=teks
 threads=1
 dir=
 bench=
+sync=
 requests=200000
 tests=set,get,hset
 while (($#)); do
@@ -52,6 +54,7 @@ while (($#)); do
       declare "${1#--}=$2"
       shift 2 ;;
     --bench) bench=1; shift ;;
+    --sync) sync=--sync; shift ;;
     -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -112,7 +115,7 @@ start() {
   for ((i = 1; i <= n; i++)); do
     local p=$((port + i))
     "$server_bin" --dir "$dir/server$i-of-$n" --port "$p" --threads "$threads" \
-      --memtable "$memtable" 2>>"$dir/server$i.log" &
+      --memtable "$memtable" $sync 2>>"$dir/server$i.log" &
     pids+=($!)
     echo "   - 127.0.0.1:$p:1 server$i" >>"$config"
   done
@@ -148,6 +151,6 @@ for ((n = 1; n <= servers; n++)); do
   done
   rows+=("$row")
 done
-echo "twemproxy + teksdb-server ($memtable, $threads I/O thread(s) each), redis-benchmark -P 16 -c 50 -r 100000 -n $requests"
+echo "twemproxy + teksdb-server ($memtable, $threads I/O thread(s) each${sync:+, --sync}), redis-benchmark -P 16 -c 50 -r 100000 -n $requests"
 echo "$header"
 printf '%s\n' "${rows[@]}"
