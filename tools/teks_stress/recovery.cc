@@ -148,21 +148,23 @@ RecoveryReport Recover(StressDB* db, ExpectedState* expected, std::mt19937_64* r
 
   // 2. Progress, and the promise about acknowledged writes.
   std::vector<uint32_t> progress(ExpectedState::kMaxThreads, 0);
-  const bool promised = header.promise.load() == static_cast<uint64_t>(Promise::kAcknowledged);
+  const Promise promise = static_cast<Promise>(header.promise.load());
   for (uint32_t t = 0; t < ExpectedState::kMaxThreads; ++t) {
     PinnableSlice value;
     Status s = db->db()->Get(ReadOptions(), db->progress(), ProgressKey(t), &value);
     uint64_t e = 0;
     uint32_t op = 0;
     if (s.ok()) {
-      if (!ParseProgress(value, &e, &op)) Fail("progress key of thread " + std::to_string(t) + " is malformed");
+      if (!ParseProgress(value, &e, &op)) {
+        Fail("progress key of thread " + std::to_string(t) + " is malformed");
+      }
       if (e == epoch) progress[t] = op;
     } else if (!s.IsNotFound()) {
       Fail("reading progress: " + s.ToString());
     }
     const uint64_t acked = header.acknowledged[t].load();
     if (progress[t] < acked) {
-      if (promised) {
+      if (promise == Promise::kAcknowledged) {
         Fail("thread " + std::to_string(t) + "'s acknowledged writes " +
              std::to_string(progress[t] + 1) + ".." + std::to_string(acked) +
              " are lost, though the run promised they would survive");
@@ -176,55 +178,51 @@ RecoveryReport Recover(StressDB* db, ExpectedState* expected, std::mt19937_64* r
   for (uint32_t cf = 0; cf < expected->column_families(); ++cf) {
     std::vector<KeyState> actual(keys);
     for (uint32_t key = 0; key < keys; ++key) {
-      bool found = false;
+      PinnableSlice value;
+      Status s = db->db()->Get(ReadOptions(), db->data(cf), KeyString(key), &value);
+      KeyState got;
+      if (s.ok()) {
+        got.exists = true;
+        if (!ParseValue(value, cf, key, &got.value_base)) {
+          Fail("after reopen: cf " + std::to_string(cf) + " key " + std::to_string(key) +
+               " holds a value never written for it");
+        }
+      } else if (!s.IsNotFound()) {
+        Fail("after reopen: Get: " + s.ToString());
+      }
+      // The entry the DB must hold (the newest one in), or under kPerKey
+      // any entry; none found in a full history: lost beyond it.
+      bool want_found = false, matched = false;
+      int used = 0;
       KeyState want;
       for (int age = 0; age < ExpectedState::kHistory; ++age) {
         if (!expected->Used(cf, key, age)) break;
+        ++used;
         const KeyState st = expected->At(cf, key, age);
+        if (promise == Promise::kPerKey) {
+          if (st.SameValue(got)) matched = want_found = true;
+          if (matched) break;
+          continue;
+        }
         if (st.thread == KeyState::kBaseThread || st.op <= progress[st.thread]) {
           want = st;
-          found = true;
+          want_found = true;
+          matched = st.SameValue(got);
           break;
         }
       }
-      PinnableSlice value;
-      Status s = db->db()->Get(ReadOptions(), db->data(cf), KeyString(key), &value);
-      if (found) {
-        if (!s.IsNotFound()) {
-          uint32_t base = 0;
-          if (s.ok() && ParseValue(value, cf, key, &base) && want.exists &&
-              base == want.value_base) {
-            actual[key] = want;
-          } else {
-            KeyState got;
-            got.exists = s.ok();
-            if (s.ok() && !ParseValue(value, cf, key, &got.value_base)) {
-              Fail("after reopen: cf " + std::to_string(cf) + " key " + std::to_string(key) +
-                   " holds a value never written for it");
-            }
-            Fail("after reopen: cf " + std::to_string(cf) + " key " + std::to_string(key) +
-                 ": expected " + want.ToString() + ", DB has " +
-                 (s.ok() ? got.ToString() : s.IsNotFound() ? "absent" : s.ToString()) + "; " +
-                 Describe(expected, cf, key, progress));
-          }
-        } else if (want.exists) {
-          Fail("after reopen: cf " + std::to_string(cf) + " key " + std::to_string(key) +
-               ": expected " + want.ToString() + ", DB has it absent; " +
-               Describe(expected, cf, key, progress));
-        }
-      } else {
-        // Lost further back than the history reaches: only well-formedness.
+      if (!want_found && used == ExpectedState::kHistory) {
         ++report.keys_beyond_history;
-        if (s.ok()) {
-          actual[key].exists = true;
-          if (!ParseValue(value, cf, key, &actual[key].value_base)) {
-            Fail("after reopen: cf " + std::to_string(cf) + " key " + std::to_string(key) +
-                 " holds a value never written for it");
-          }
-        } else if (!s.IsNotFound()) {
-          Fail("after reopen: Get: " + s.ToString());
-        }
+      } else if (!matched) {
+        Fail("after reopen: cf " + std::to_string(cf) + " key " + std::to_string(key) +
+             ": expected " +
+             (promise == Promise::kPerKey ? std::string("a state of its history")
+                                          : want.ToString()) +
+             ", DB has " + (got.exists ? "value base " + std::to_string(got.value_base)
+                                       : std::string("it absent")) +
+             "; " + Describe(expected, cf, key, progress));
       }
+      actual[key] = got;
       ++report.keys_verified;
     }
     // Scans list exactly the existing keys, in order, both ways.

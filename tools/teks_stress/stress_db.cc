@@ -139,9 +139,6 @@ Status StressDB::Open(const StressDBConfig& config, std::unique_ptr<StressDB>* o
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.manual_wal_flush = config.manual_wal_flush;
-  // With the WAL off, flushes must cut every family at one sequence for the
-  // recovered state to be a prefix of the writes (docs/RELIABILITY.md).
-  db_options.atomic_flush = config.disable_wal;
   db_options.max_background_jobs = 2;
   if (IsTransactional(config.mode)) db_options.allow_2pc = true;
 

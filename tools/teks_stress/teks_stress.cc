@@ -183,8 +183,9 @@ int Main(int argc, char** argv) {
               recovery.keys_verified, recovery.keys_present, recovery.keys_beyond_history,
               recovery.writes_lost, recovery.prepared_committed, recovery.prepared_rolled_back);
   // From here a kill may lose only what this run's options allow.
-  header.promise.store(static_cast<uint64_t>(
-      FLAGS_disable_wal || FLAGS_manual_wal_flush ? Promise::kNone : Promise::kAcknowledged));
+  header.promise.store(static_cast<uint64_t>(FLAGS_disable_wal          ? Promise::kPerKey
+                                             : FLAGS_manual_wal_flush ? Promise::kPrefix
+                                                                      : Promise::kAcknowledged));
 
   Stats stats;
   const auto started = std::chrono::steady_clock::now();
