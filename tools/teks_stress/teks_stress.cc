@@ -141,10 +141,9 @@ int Main(int argc, char** argv) {
   config.disable_wal = FLAGS_disable_wal;
   config.manual_wal_flush = FLAGS_manual_wal_flush;
 
-  const uint64_t seed = FLAGS_seed != 0
-                            ? FLAGS_seed
-                            : static_cast<uint64_t>(
-                                  std::chrono::steady_clock::now().time_since_epoch().count());
+  std::random_device entropy;
+  const uint64_t seed =
+      FLAGS_seed != 0 ? FLAGS_seed : (uint64_t{entropy()} << 32 | entropy()) % 1000000000000ull;
   SetReproduction(seed, CommandLine(argc, argv, seed));
   std::printf("teks_stress: seed %" PRIu64 ", mode %s, memtable %s, threads %d, keys %u x %u, "
               "sync %d, disable_wal %d, manual_wal_flush %d, write_buffer_size %" PRIu64
@@ -188,6 +187,7 @@ int Main(int argc, char** argv) {
                                                                       : Promise::kAcknowledged));
 
   Stats stats;
+  uint64_t last_ops = 0;  // operations already added to the header's total
   const auto started = std::chrono::steady_clock::now();
   if (FLAGS_duration > 0) {
     std::printf("phase: running %d threads for %.0f s\n", FLAGS_threads, FLAGS_duration);
@@ -210,7 +210,6 @@ int Main(int argc, char** argv) {
     const auto deadline = started + std::chrono::duration<double>(FLAGS_duration);
     auto next_report = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                      std::chrono::duration<double>(FLAGS_progress_interval));
-    uint64_t last_ops = 0;
     auto last_time = started;
     for (;;) {
       const auto now = std::chrono::steady_clock::now();
@@ -223,6 +222,8 @@ int Main(int argc, char** argv) {
                     interval > 0 ? (ops - last_ops) / interval : 0.0,
                     std::chrono::duration<double>(deadline - now).count());
         std::fflush(stdout);
+        // Kept current for a kill: the crash test's totals read it.
+        header.operations.fetch_add(ops - last_ops);
         last_ops = ops;
         last_time = now;
         next_report = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -235,7 +236,7 @@ int Main(int argc, char** argv) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  header.operations.fetch_add(stats.TotalOps());
+  header.operations.fetch_add(stats.TotalOps() - last_ops);
   s = db->Close();
   if (!s.ok()) Fail("close: " + s.ToString());
   // Closed cleanly: every acknowledged write must be there at the next open.
