@@ -5,6 +5,8 @@
 #   asan     build-asan  TEKSDB_SANITIZE=address (ASan + UBSan)  -L 'sequential|concurrent' (all)
 #   tsan     build-tsan  TEKSDB_SANITIZE=thread                  -L concurrent
 #   release  build       RelWithDebInfo                          -L 'sequential|concurrent|preload' (all)
+#   fault    build-fault TEKSDB_FAULT_INJECTION=ON, teks_stress only  -L fault
+#            (a deliberately broken drop horizon that teks_stress must catch)
 #
 # A phase whose configure or build fails, or whose ctest finds no tests,
 # counts as one failure; the other phases still run. Ends with a summary and
@@ -13,7 +15,7 @@
 #
 # Environment: TEKSDB_BUILD_DIR (build; the sanitizer builds are
 #   $TEKSDB_BUILD_DIR-asan and -tsan), JOBS (build parallelism, nproc),
-#   TEST_TIMEOUT (seconds per test, 300), PHASES (asan tsan release).
+#   TEST_TIMEOUT (seconds per test, 300), PHASES (asan tsan release fault).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,7 +23,7 @@ cd "$root"
 build=${TEKSDB_BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
 timeout=${TEST_TIMEOUT:-300}
-read -r -a phases <<<"${PHASES:-asan tsan release}"
+read -r -a phases <<<"${PHASES:-asan tsan release fault}"
 log() { echo "[test] $*" >&2; }
 
 started=$SECONDS
@@ -36,7 +38,8 @@ total_failed=0
 summary=()
 
 # phase NAME DIR LABEL CMAKE_ARGS... -- CTEST_ARGS...
-# Runs with the sanitizer options exported by the caller.
+# Runs with the sanitizer options exported by the caller; builds only
+# $build_target if the caller sets it.
 phase() {
   local name=$1 dir=$2 label=$3
   shift 3
@@ -48,7 +51,8 @@ phase() {
   local t0=$SECONDS build_s test_s rc passed=0 failed=0 total=0 status
   [[ -f "$dir/CMakeCache.txt" ]] || cmake_args=(-G Ninja "${cmake_args[@]}")
   log "=== $name: configure and build $dir (${cmake_args[*]})"
-  if ! cmake -S . -B "$dir" "${cmake_args[@]}" || ! cmake --build "$dir" -j "$jobs"; then
+  if ! cmake -S . -B "$dir" "${cmake_args[@]}" ||
+    ! cmake --build "$dir" -j "$jobs" ${build_target:+--target "$build_target"}; then
     build_s=$((SECONDS - t0))
     summary+=("$(printf '%-8s build %4ss  test     -  BUILD FAILED (counted as 1 failure)' "$name" "$build_s")")
     total_failed=$((total_failed + 1))
@@ -106,7 +110,11 @@ for p in "${phases[@]}"; do
       # sanitizers, and the preload tests need an uninstrumented build.
       phase release "$build" 'sequential|concurrent|preload' \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= -- ;;
-    *) echo "test.sh: unknown phase '$p' (asan, tsan, release)" >&2; exit 2 ;;
+    fault)
+      build_target=teks_stress phase fault "$build-fault" fault \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEKSDB_SANITIZE= -DTEKSDB_FAULT_INJECTION=ON \
+        -DTEKSDB_BUILD_SERVER=OFF -DTEKSDB_BUILD_TESTS=ON -- ;;
+    *) echo "test.sh: unknown phase '$p' (asan, tsan, release, fault)" >&2; exit 2 ;;
   esac
 done
 

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -157,6 +158,21 @@ int Main(int argc, char** argv) {
   bool created = false;
   std::string error;
   const std::string oracle_path = FLAGS_expected.empty() ? FLAGS_db + ".expected" : FLAGS_expected;
+  std::error_code ec;
+  const bool db_exists = std::filesystem::exists(std::filesystem::path(FLAGS_db) / "CURRENT");
+  for (const std::string& p : {FLAGS_db, oracle_path}) {
+    const std::filesystem::path parent = std::filesystem::path(p).parent_path();
+    if (!parent.empty() && !std::filesystem::create_directories(parent, ec) && ec) {
+      std::fprintf(stderr, "teks_stress: cannot create %s: %s\n", parent.c_str(),
+                   ec.message().c_str());
+      return 2;
+    }
+  }
+  if (db_exists && !std::filesystem::exists(oracle_path)) {
+    std::fprintf(stderr, "teks_stress: %s holds a DB but %s (its oracle) is missing\n",
+                 FLAGS_db.c_str(), oracle_path.c_str());
+    return 2;
+  }
   if (!expected.Open(oracle_path, FLAGS_column_families, FLAGS_keys, &created, &error)) {
     std::fprintf(stderr, "teks_stress: %s\n", error.c_str());
     return 2;
