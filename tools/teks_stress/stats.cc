@@ -20,7 +20,7 @@ const char* OpName(Op op) {
       "put", "merge", "delete", "single_delete", "delete_range", "write_batch",
       "txn_commit", "txn_rollback", "txn_held_prepared", "get", "get_unlocked",
       "multiget", "iterator", "snapshot_taken", "snapshot_check", "flush",
-      "compact_range", "flush_wal"};
+      "compact_range", "flush_wal", "column_family_lifecycle"};
   return kNames[op];
 }
 

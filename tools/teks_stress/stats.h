@@ -32,6 +32,7 @@ enum Op {
   kFlush,
   kCompactRange,
   kFlushWal,
+  kScratchFamily,  // a column family created, written, read back and dropped
   kNumOps
 };
 

@@ -170,6 +170,15 @@ Status StressDB::Open(const StressDBConfig& config, std::unique_ptr<StressDB>* o
                           cf_options);
   }
   families.emplace_back("progress", cf_options);
+  // Scratch families a killed run left behind (Worker's scratch family
+  // operation): opened, then dropped once the DB is open.
+  std::vector<std::string> existing;
+  if (ROCKSDB_NAMESPACE::DB::ListColumnFamilies(db_options, config.path, &existing).ok()) {
+    for (const std::string& name : existing) {
+      if (name.rfind(kScratchPrefix, 0) == 0) families.emplace_back(name, cf_options);
+    }
+  }
+  const size_t stress_families = config.column_families + 1;
 
   switch (config.mode) {
     case Mode::kPlain: {
@@ -211,6 +220,13 @@ Status StressDB::Open(const StressDBConfig& config, std::unique_ptr<StressDB>* o
     }
   }
   if (!s.ok()) return s;
+  while (sdb->handles_.size() > stress_families) {
+    ColumnFamilyHandle* scratch = sdb->handles_.back();
+    sdb->handles_.pop_back();
+    s = sdb->db_->DropColumnFamily(scratch);
+    if (s.ok()) s = sdb->db_->DestroyColumnFamilyHandle(scratch);
+    if (!s.ok()) return s;
+  }
   *out = std::move(sdb);
   return Status::OK();
 }

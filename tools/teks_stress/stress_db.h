@@ -15,7 +15,9 @@
 // it must never drop a version behind.
 //
 // Column families: the data families "default", "cf1", ... and "progress",
-// which holds each thread's last op number (expected_state.h).
+// which holds each thread's last op number (expected_state.h); and now and
+// then a short-lived scratch family (its name starts with kScratchPrefix),
+// dropped at the next Open if a kill left it.
 //
 // Thread safety: as RocksDB's DB; Open and the destructor single-threaded.
 #pragma once
@@ -29,6 +31,8 @@
 #include "rocksdb/utilities/transaction_db.h"
 
 namespace teks_stress {
+
+constexpr const char* kScratchPrefix = "scratch-";
 
 enum class Mode { kPlain, kLayer, kWriteCommitted, kWritePrepared };
 

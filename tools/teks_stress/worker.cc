@@ -2,9 +2,10 @@
 //   writes   put 140, merge 60, delete 50, single_delete 40, write_batch 60,
 //            delete_range 20 (not in the transactional modes),
 //            transaction 100 (transactional modes; else more write_batch)
-//   reads    get 150, get_unlocked 50, multiget 60, iterator 110,
+//   reads    get 240, get_unlocked 50, multiget 60, iterator 110,
 //            snapshot 60 (take, re-check or release the held one)
-//   admin    flush / compact_range / flush_wal: 10 in all
+//   admin    10 in all: flush 4, compact_range 3, a scratch column family's
+//            life 1, flush_wal 2 (with manual_wal_flush; else a get)
 #include "worker.h"
 
 #include <algorithm>
@@ -625,6 +626,8 @@ void Worker::AdminOp() {
     s = db_->db()->CompactRange(ROCKSDB_NAMESPACE::CompactRangeOptions(), cf,
                                 whole ? nullptr : &bs, whole ? nullptr : &es);
     stats_->Count(kCompactRange);
+  } else if (r < 8) {
+    ScratchFamilyOp();
   } else if (db_->config().manual_wal_flush) {
     s = db_->db()->FlushWAL(/*sync=*/false);
     stats_->Count(kFlushWal);
@@ -632,6 +635,52 @@ void Worker::AdminOp() {
     GetOp();
   }
   if (!s.ok()) Fail("admin operation: " + s.ToString());
+}
+
+// A column family's life: created (through the layer, which must give it a
+// TeksTable of its own), written, read back exactly, scanned, dropped.
+// Outside the oracle: it is gone before any kill can matter (a kill while
+// it lives leaves it for the next Open to drop).
+void Worker::ScratchFamilyOp() {
+  ROCKSDB_NAMESPACE::ColumnFamilyOptions options(db_->db()->GetOptions(db_->data(0)));
+  const std::string name = std::string(kScratchPrefix) + std::to_string(id_) + "-" +
+                           std::to_string(rng_() % 1000000);
+  ROCKSDB_NAMESPACE::ColumnFamilyHandle* handle = nullptr;
+  Status s = db_->db()->CreateColumnFamily(options, name, &handle);
+  if (!s.ok()) Fail("CreateColumnFamily " + name + ": " + s.ToString());
+  const uint32_t n = 1 + Uniform(64);
+  WriteOptions wo;
+  wo.disableWAL = config_.disable_wal;
+  for (uint32_t k = 0; k < n && s.ok(); ++k) {
+    s = db_->db()->Put(wo, handle, KeyString(k), ValueString(0, k, k));
+  }
+  if (!s.ok()) Fail("Put in " + name + ": " + s.ToString());
+  KeyState want;
+  want.exists = true;
+  for (uint32_t k = 0; k < n; ++k) {
+    PinnableSlice value;
+    want.value_base = k;
+    CheckRead("Get in a scratch column family", 0, k, db_->db()->Get(ReadOptions(), handle,
+                                                                     KeyString(k), &value),
+              value, want);
+  }
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->db()->NewIterator(ReadOptions(), handle));
+  uint32_t seen = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    uint32_t k = 0;
+    if (!ParseKey(it->key(), &k) || k != seen) Fail("scan of " + name + " out of order");
+    ++seen;
+  }
+  if (!it->status().ok() || seen != n) {
+    Fail("scan of " + name + " saw " + std::to_string(seen) + " of " + std::to_string(n) +
+         " keys: " + it->status().ToString());
+  }
+  it.reset();
+  s = db_->db()->DropColumnFamily(handle);
+  if (s.ok()) s = db_->db()->DestroyColumnFamilyHandle(handle);
+  if (!s.ok()) Fail("DropColumnFamily " + name + ": " + s.ToString());
+  stats_->Count(kScratchFamily);
+  stats_->Count(kLatestReads, n);
 }
 
 }  // namespace teks_stress

@@ -2,7 +2,8 @@
 // (weights in worker.cc): writes (Put, Merge, Delete, SingleDelete,
 // DeleteRange, WriteBatch, transactions), reads checked against the oracle
 // (Get, MultiGet, iterators with Seek/SeekForPrev/Next/Prev), snapshots
-// held across many operations and re-read, and Flush/CompactRange/FlushWAL.
+// held across many operations and re-read, Flush/CompactRange/FlushWAL, and
+// short-lived column families (created, written, read, dropped).
 //
 // Every write is one atomic DB write (a WriteBatch, or a transaction) that
 // also puts the thread's op number in its progress key, under the locks of
@@ -108,6 +109,7 @@ class Worker {
   void CheckSnapshot(const HeldSnapshot& held);
   void ReleaseSnapshot();
   void AdminOp();
+  void ScratchFamilyOp();
 
   uint64_t NowMs() const;
 
