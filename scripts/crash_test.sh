@@ -81,6 +81,7 @@ else
   owns_dir=0
 fi
 reproduce="scripts/crash_test.sh --seed $seed --variant $variant --duration $duration --kill-min $kill_min --kill-max $kill_max --keys $keys"
+[[ $binary == "$root/build/tools/teks_stress" ]] || reproduce+=" --binary $binary"
 echo "crash_test: seed $seed, variants ${variants[*]}, ${per_variant} s each, kills after ${kill_min}-${kill_max} s, in $dir"
 
 memtables=(teks teks-s teks-a teks-ac teks-acsp teks-acsp-in)
