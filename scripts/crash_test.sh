@@ -139,6 +139,7 @@ for v in "${variants[@]}"; do
     round=$((round + 1))
     draw_options "$v" "$round"
     log=$dir/$v/round$round.log
+    : >"$log"
     "$binary" --db="$db" --duration=100000 --progress_interval=5 "${opts[@]}" >"$log" 2>&1 &
     pid=$!
     # Wait for the verification of the previous round's crash to finish.
