@@ -99,7 +99,9 @@ class ExpectedState {
 
   // The newest entry: the key's exact state while its lock is held.
   KeyState Latest(uint32_t cf, uint32_t key) const;
-  KeyState At(uint32_t cf, uint32_t key, int age) const;  // may be unused
+  // The entry `age` writes back (0: the newest). REQUIRES: Used(cf, key, age).
+  KeyState At(uint32_t cf, uint32_t key, int age) const;
+  // False past the oldest entry recorded since the key's last Reset.
   bool Used(uint32_t cf, uint32_t key, int age) const;
   // REQUIRES: the key's lock (or single-threaded recovery).
   void Push(uint32_t cf, uint32_t key, const KeyState& state);
