@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test entry point. Installs what is missing (scripts/setup.sh), then
-# builds and runs three ctest phases, each in its own build directory:
+# builds and runs four ctest phases, each in its own build directory:
 #
 #   asan     build-asan  TEKSDB_SANITIZE=address (ASan + UBSan)  -L 'sequential|concurrent' (all)
 #   tsan     build-tsan  TEKSDB_SANITIZE=thread                  -L concurrent
