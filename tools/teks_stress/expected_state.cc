@@ -13,7 +13,7 @@
 namespace teks_stress {
 
 namespace {
-constexpr uint64_t kMagic = 0x54454b5353545231ull;  // "TEKSSTR1"
+constexpr uint64_t kMagic = 0x54454b5353545232ull;  // "TEKSSTR2"
 }  // namespace
 
 std::string KeyState::ToString() const {
@@ -115,6 +115,10 @@ void ExpectedState::Reset(uint32_t cf, uint32_t key, const KeyState& state) {
 
 void ExpectedState::Acknowledge(uint32_t thread, uint32_t op) {
   header_->acknowledged[thread].store(op, std::memory_order_release);
+}
+
+void ExpectedState::SetPrepared(uint32_t thread, uint32_t op) {
+  header_->prepared[thread].store(op, std::memory_order_release);
 }
 
 }  // namespace teks_stress

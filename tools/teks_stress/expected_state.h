@@ -18,7 +18,9 @@
 // key): Push() the new entry BEFORE the DB write. Push shifts the history
 // one word at a time from the oldest end, so a kill in the middle leaves a
 // duplicated entry, never a lost or torn one. After the DB write is
-// acknowledged, Acknowledge(t, op) records it for the durability check.
+// acknowledged, Acknowledge(t, op) records it for the durability check; a
+// transaction's successful Prepare is recorded by SetPrepared(t, op) until
+// it is committed (cleared after) or rolled back (cleared before).
 //
 // Thread safety: entries are atomics; a key's history is written only by
 // the holder of its lock (teks_stress's KeyLocks) or single-threaded
@@ -75,6 +77,10 @@ class ExpectedState {
     std::atomic<uint64_t> epoch;
     // Highest op number each thread has had acknowledged in this epoch.
     std::atomic<uint64_t> acknowledged[kMaxThreads];
+    // Each thread's transaction prepared and not yet committed or rolled
+    // back, by op number (0: none): recovery must find it prepared or
+    // committed where the run promised acknowledged writes survive.
+    std::atomic<uint64_t> prepared[kMaxThreads];
     // What the last run promised about acknowledged writes (recovery.h).
     std::atomic<uint64_t> promise;
     // Totals over every run on this oracle, for the crash test's report.
@@ -108,6 +114,7 @@ class ExpectedState {
   // Forgets the history: the key holds `state`, verified (kBaseThread).
   void Reset(uint32_t cf, uint32_t key, const KeyState& state);
   void Acknowledge(uint32_t thread, uint32_t op);
+  void SetPrepared(uint32_t thread, uint32_t op);
 
  private:
   std::atomic<uint64_t>* History(uint32_t cf, uint32_t key) const;

@@ -2,6 +2,7 @@
 #include "recovery.h"
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,8 +94,10 @@ std::string Describe(ExpectedState* expected, uint32_t cf, uint32_t key,
   return s;
 }
 
-void ResolvePreparedTransactions(StressDB* db, ExpectedState* expected, std::mt19937_64* rng,
-                                 RecoveryReport* report) {
+// Returns the (thread, op) of every transaction recovered prepared.
+std::set<std::pair<uint32_t, uint32_t>> ResolvePreparedTransactions(
+    StressDB* db, ExpectedState* expected, std::mt19937_64* rng, RecoveryReport* report) {
+  std::set<std::pair<uint32_t, uint32_t>> found;
   std::vector<ROCKSDB_NAMESPACE::Transaction*> prepared;
   db->txn_db()->GetAllPreparedTransactions(&prepared);
   std::map<uint32_t, uint32_t> cf_of_id;
@@ -108,6 +111,7 @@ void ResolvePreparedTransactions(StressDB* db, ExpectedState* expected, std::mt1
       Fail("recovered a prepared transaction named '" + txn->GetName() +
            "', which teks_stress never names one");
     }
+    found.emplace(thread, op);
     BatchReader reader(cf_of_id, db->progress()->GetID());
     Status s = txn->GetWriteBatch()->GetWriteBatch()->Iterate(&reader);
     if (!s.ok()) Fail("prepared transaction " + txn->GetName() + ": " + s.ToString());
@@ -136,6 +140,7 @@ void ResolvePreparedTransactions(StressDB* db, ExpectedState* expected, std::mt1
       ++report->prepared_rolled_back;
     }
   }
+  return found;
 }
 
 }  // namespace
@@ -144,7 +149,10 @@ RecoveryReport Recover(StressDB* db, ExpectedState* expected, std::mt19937_64* r
   RecoveryReport report;
   ExpectedState::Header& header = expected->header();
   const uint64_t epoch = header.epoch.load();
-  if (db->txn_db() != nullptr) ResolvePreparedTransactions(db, expected, rng, &report);
+  std::set<std::pair<uint32_t, uint32_t>> recovered_prepared;
+  if (db->txn_db() != nullptr) {
+    recovered_prepared = ResolvePreparedTransactions(db, expected, rng, &report);
+  }
 
   // 2. Progress, and the promise about acknowledged writes.
   std::vector<uint32_t> progress(ExpectedState::kMaxThreads, 0);
@@ -170,6 +178,15 @@ RecoveryReport Recover(StressDB* db, ExpectedState* expected, std::mt19937_64* r
              " are lost, though the run promised they would survive");
       }
       report.writes_lost += acked - progress[t];
+    }
+    // A successful Prepare is as durable as an acknowledged write: the
+    // transaction was recovered prepared, or its commit is in.
+    const uint64_t prepared = header.prepared[t].load();
+    if (prepared != 0 && promise == Promise::kAcknowledged && progress[t] < prepared &&
+        recovered_prepared.count({t, static_cast<uint32_t>(prepared)}) == 0) {
+      Fail("thread " + std::to_string(t) + "'s transaction " +
+           TransactionName(t, static_cast<uint32_t>(prepared)) +
+           " was prepared at the kill, but is neither recovered prepared nor committed");
     }
   }
 
@@ -263,6 +280,7 @@ RecoveryReport Recover(StressDB* db, ExpectedState* expected, std::mt19937_64* r
     for (uint32_t key = 0; key < keys; ++key) expected->Reset(cf, key, actual[key]);
   }
   for (auto& acked : header.acknowledged) acked.store(0);
+  for (auto& prepared : header.prepared) prepared.store(0);
   header.keys_verified.fetch_add(report.keys_verified);
   header.epoch.store(epoch + 1);
   return report;

@@ -6,7 +6,8 @@
 //      become the keys' verified states;
 //   2. each thread's progress key P_t is read (0 if from an older epoch);
 //      where the last run promised it (see Promise), P_t must reach the
-//      thread's last acknowledged op;
+//      thread's last acknowledged op, and a transaction the thread had
+//      prepared must have been recovered prepared (step 1) or committed;
 //   3. every key must hold the newest entry of its history that is in the
 //      DB (op <= P_thread, or verified at the previous reopen), by Get
 //      (under Promise::kPerKey: any entry of its history); a key whose

@@ -337,6 +337,7 @@ bool Worker::RunTransaction(const std::vector<Mutation>& m, uint32_t op, bool co
   bool commit = commit_wanted;
   if (commit_wanted && prepare) {
     if (!(s = txn->Prepare()).ok()) Fail("Transaction::Prepare: " + s.ToString());
+    expected_->SetPrepared(id_, op);
     if (hold_prepared) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1 + Uniform(config_.prepared_hold_ms)));
       stats_->Count(kTxnPreparedHeld);
@@ -346,8 +347,10 @@ bool Worker::RunTransaction(const std::vector<Mutation>& m, uint32_t op, bool co
   if (commit) {
     if (!(s = txn->Commit()).ok()) Fail("Transaction::Commit: " + s.ToString());
     expected_->Acknowledge(id_, op);
+    expected_->SetPrepared(id_, 0);  // after: a kill before finds it committed
     return true;
   }
+  expected_->SetPrepared(id_, 0);  // before: a rolled-back prepare is not to be found
   if (!(s = txn->Rollback()).ok()) Fail("Transaction::Rollback: " + s.ToString());
   // The keys hold their old states again. The op's progress is not in the
   // DB, but the thread's next write's will be, so record that with op's
