@@ -37,7 +37,7 @@ dir=
 keep=0
 args=("$@")
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -n 's/^# \{0,1\}//p' >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0; }
 die() { echo "crash_test: $*" >&2; exit 2; }
 while (($#)); do
   case $1 in
