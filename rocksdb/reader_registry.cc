@@ -116,6 +116,13 @@ SequenceNumber ReaderRegistry::OldestReadableSequence() {
   const PublishedSequenceSource* source = source_.load(std::memory_order_seq_cst);
   if (source == nullptr) return 0;
   const SequenceNumber published = source->LastPublishedSequence();
+#ifdef TEKSDB_FAULT_DROP_IGNORES_READERS
+  // A deliberately broken build (CMake TEKSDB_FAULT_INJECTION=ON, never a
+  // release): the horizon ignores every registered reader, snapshots
+  // included, so versions they still read are dropped. It exists to show
+  // that tools/teks_stress catches such a bug (docs/RELIABILITY.md).
+  return published;
+#endif
   // Orders that read before the count's (paired with Register's fence).
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (registered_.load(std::memory_order_seq_cst) == 0) return published;

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The test entry point. Installs what is missing (scripts/setup.sh), then
-# builds and runs four ctest phases, each in its own build directory and
+# builds and runs five ctest phases, each in its own build directory and
 # configured by the CMakePresets.json preset of the same name:
 #
 #   asan     build-asan   TEKSDB_SANITIZE=address (ASan + UBSan)  -L 'sequential|concurrent' (all)
 #   tsan     build-tsan   TEKSDB_SANITIZE=thread                  -L concurrent
 #   debug    build-debug  Debug: contracts checked by assert      -L 'sequential|concurrent'
 #   release  build        RelWithDebInfo                          -L 'sequential|concurrent|preload' (all)
+#   fault    build-fault  TEKSDB_FAULT_INJECTION=ON, teks_stress only  -L fault
+#            (a deliberately broken drop horizon that teks_stress must catch)
 #
 # A phase whose configure or build fails, or whose ctest finds no tests,
 # counts as one failure; the other phases still run. Ends with a summary and
@@ -14,8 +16,8 @@
 # anything failed.
 #
 # Environment: TEKSDB_BUILD_DIR (build; the others are $TEKSDB_BUILD_DIR-asan,
-#   -tsan and -debug), JOBS (build parallelism, nproc), TEST_TIMEOUT (seconds
-#   per test, 300), PHASES (asan tsan debug release), CI (true: compiler
+#   -tsan, -debug and -fault), JOBS (build parallelism, nproc), TEST_TIMEOUT (seconds
+#   per test, 300), PHASES (asan tsan debug release fault), CI (true: compiler
 #   warnings are errors, TEKSDB_WERROR).
 set -euo pipefail
 
@@ -24,7 +26,7 @@ cd "$root"
 build=${TEKSDB_BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
 timeout=${TEST_TIMEOUT:-300}
-read -r -a phases <<<"${PHASES:-asan tsan debug release}"
+read -r -a phases <<<"${PHASES:-asan tsan debug release fault}"
 log() { echo "[test] $*" >&2; }
 
 started=$SECONDS
@@ -39,8 +41,9 @@ total_failed=0
 summary=()
 
 # phase NAME DIR LABEL CMAKE_ARGS... -- CTEST_ARGS...
-# Configures DIR with the preset NAME plus CMAKE_ARGS. Runs with the
-# sanitizer options exported by the caller.
+# Configures DIR with the preset NAME plus CMAKE_ARGS; builds only
+# $build_target if the caller sets it. Runs with the sanitizer options
+# exported by the caller.
 phase() {
   local name=$1 dir=$2 label=$3
   shift 3
@@ -51,7 +54,8 @@ phase() {
 
   local t0=$SECONDS build_s test_s rc passed=0 failed=0 total=0 status
   log "=== $name: configure and build $dir (preset $name ${cmake_args[*]})"
-  if ! cmake --preset "$name" -B "$dir" "${cmake_args[@]}" || ! cmake --build "$dir" -j "$jobs"; then
+  if ! cmake --preset "$name" -B "$dir" "${cmake_args[@]}" ||
+    ! cmake --build "$dir" -j "$jobs" ${build_target:+--target "$build_target"}; then
     build_s=$((SECONDS - t0))
     summary+=("$(printf '%-8s build %4ss  test     -  BUILD FAILED (counted as 1 failure)' "$name" "$build_s")")
     total_failed=$((total_failed + 1))
@@ -112,7 +116,9 @@ for p in "${phases[@]}"; do
       # Everything again, optimized: races show differently without
       # sanitizers, and the preload tests need an uninstrumented build.
       phase release "$build" 'sequential|concurrent|preload' -- ;;
-    *) echo "test.sh: unknown phase '$p' (asan, tsan, debug, release)" >&2; exit 2 ;;
+    fault)
+      build_target=teks_stress phase fault "$build-fault" fault -- ;;
+    *) echo "test.sh: unknown phase '$p' (asan, tsan, debug, release, fault)" >&2; exit 2 ;;
   esac
 done
 
