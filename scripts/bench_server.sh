@@ -61,13 +61,7 @@ for s in "${server_list[@]}"; do
 done
 
 build=${TEKSDB_BUILD_DIR:-$root/build}
-server_bin=${TEKSDB_SERVER:-}
-if [[ -z $server_bin ]]; then
-  bash "$root/scripts/setup.sh"
-  [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
-  cmake --build "$build" --target teksdb-server >&2
-  server_bin=$build/server/teksdb-server
-fi
+server_bin=$(bash "$root/scripts/server_binary.sh")
 python=python3
 if [[ -n $plots ]]; then
   python=$(bash "$root/scripts/python_venv.sh" "$build/plot-venv" matplotlib 'matplotlib>=3.6') ||

@@ -64,14 +64,7 @@ servers=${servers:-$([[ -n $bench ]] && echo 4 || echo 3)}
 [[ $port =~ ^[0-9]+$ ]] && ((port > 0 && port + servers < 65536)) || die "bad --port '$port'"
 [[ $memtable == teks || $memtable == skip_list ]] || die "--memtable must be teks or skip_list"
 
-build=${TEKSDB_BUILD_DIR:-$root/build}
-server_bin=${TEKSDB_SERVER:-}
-if [[ -z $server_bin ]]; then
-  bash "$root/scripts/setup.sh"
-  [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
-  cmake --build "$build" --target teksdb-server >&2
-  server_bin=$build/server/teksdb-server
-fi
+server_bin=$(bash "$root/scripts/server_binary.sh")
 own_dir=
 if [[ -z $dir ]]; then
   dir=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-cluster.XXXXXX")
