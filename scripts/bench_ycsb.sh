@@ -38,7 +38,7 @@
 #                      scans, each 1-100 records read one round trip at a time
 #   --large            a data set larger than the write buffer (above)
 #   --repeat N         everything N times, interleaved; tables show medians (1)
-#   --out DIR          results (build/bench/ycsb, with --large build/bench/ycsb-large)
+#   --out DIR          results go to DIR/ycsb (with --large DIR/ycsb-large) (build/bench)
 #   --no-plots         no plots (and no matplotlib venv)
 # Environment: TEKSDB_BUILD_DIR (build): where teksdb-server is built and the
 # plotting venv lives (shared with scripts/bench.sh). The defaults take about
@@ -75,7 +75,7 @@ done
   die "--servers must be a list of teks, skip_list, redis, not '$servers'"
 options=$root/ycsb/rocksdb/in_memory.ini
 [[ -z $large ]] || options=$root/ycsb/rocksdb/large.ini
-out=$(realpath -m "${out:-$root/build/bench/ycsb${large:+-large}}")
+out=$(realpath -m "${out:-$root/build/bench}")/ycsb${large:+-large}
 IFS=, read -r -a server_list <<<"$servers"
 IFS=, read -r -a thread_list <<<"$threads"
 

@@ -114,9 +114,9 @@ if "$root/scripts/bench_ycsb.sh" --servers teks,skip_list --threads 1 --records 
      --scans 20 --no-plots --out "$tmp/study" >"$tmp/study.log" 2>&1; then
   pass "scripts/bench_ycsb.sh runs the study"
   expect_eq "its table has a line per phase" \
-    "$(grep -cE '^(load a|a|b|c|d|f|load e|e) +1 +[0-9,]+ +[0-9,]+ +[0-9.]+x$' "$tmp/study/table.txt")" 8
+    "$(grep -cE '^(load a|a|b|c|d|f|load e|e) +1 +[0-9,]+ +[0-9,]+ +[0-9.]+x$' "$tmp/study/ycsb/table.txt")" 8
   expect_eq "runs.tsv has every run" \
-    "$(awk -F'\t' 'NR > 1 { print $3 "/" $4 }' "$tmp/study/runs.tsv" | sort -u | wc -l)" 16
+    "$(awk -F'\t' 'NR > 1 { print $3 "/" $4 }' "$tmp/study/ycsb/runs.tsv" | sort -u | wc -l)" 16
 else
   fail "scripts/bench_ycsb.sh: $(tail -n 20 "$tmp/study.log")"
 fi
