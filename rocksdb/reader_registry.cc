@@ -7,7 +7,7 @@
 
 namespace teksdb {
 
-ReaderRegistry::ReaderRegistry() {
+ReaderRegistry::ReaderRegistry(size_t max_slots) : max_slots_(max_slots) {
   for (auto& block : blocks_) block.store(nullptr, std::memory_order_relaxed);
 }
 
@@ -44,6 +44,7 @@ SequenceNumber ReaderRegistry::PublishedSequence() const {
 }
 
 ReaderRegistry::Slot* ReaderRegistry::SlotAt(size_t index) {
+  if (index >= max_slots_) return nullptr;
   int b = 0;
   size_t first = 0;  // index of block b's first slot
   while (index >= first + (kFirstBlockSlots << b)) {

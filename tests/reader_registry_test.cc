@@ -2,8 +2,9 @@
 // published sequence the test moves: the watermark is never above a
 // registered reader nor the published sequence, registrations below it
 // lower it, any number of readers can register, writers asking for it
-// scan the slots rarely (work counted, not timed), and deferred holds keep
-// their floor exactly until the readers that may need it have moved on.
+// scan the slots rarely (work counted, not timed), deferred holds keep
+// their floor exactly until the readers that may need it have moved on,
+// and a reader without a slot (overflow) stops drops until it is gone.
 #include "teksdb/reader_registry.h"
 
 #include <gtest/gtest.h>
@@ -161,6 +162,48 @@ TEST_F(ReaderRegistryTest, AnInactiveRegistrationHoldsNothing) {
   moved.Release();
   moved.Release();  // a second release does nothing
   EXPECT_EQ(registry_.OldestReadableSequence(), 8u);
+}
+
+// Readers beyond the slots overflow: while one lives, the registry answers
+// 0 (no drop is safe without its floor); once it and every overflow hold
+// are gone, the answer is the oldest slotted reader's again.
+TEST(ReaderRegistryOverflowTest, AReaderWithoutASlotStopsDropsUntilItLeaves) {
+  TestSequence published;
+  ReaderRegistry registry(/*max_slots=*/2);
+  registry.Attach(&published);
+  published.Publish(10);
+  auto first = registry.Register();
+  auto second = registry.Register();
+  published.Publish(20);
+  auto overflowed = registry.Register();
+  published.Publish(30);
+  EXPECT_EQ(registry.OldestReadableSequence(), 0u);
+  overflowed.Release();
+  published.Publish(31);
+  EXPECT_EQ(registry.OldestReadableSequence(), 10u);
+  first.Release();
+  second.Release();
+  published.Publish(32);
+  EXPECT_EQ(registry.OldestReadableSequence(), 32u);
+  registry.Attach(nullptr);
+}
+
+// A deferred hold without a slot keeps drops stopped until every reader
+// that may read below its target has moved past it; then it is freed.
+TEST(ReaderRegistryOverflowTest, AnOverflowHoldIsFreedOnceReadersReachItsTarget) {
+  TestSequence published;
+  ReaderRegistry registry(/*max_slots=*/1);
+  registry.Attach(&published);
+  published.Publish(10);
+  auto reader = registry.Register();
+  auto hold = registry.Register();  // overflows
+  registry.HoldUntilReadersReach(std::move(hold), 15);
+  published.Publish(20);
+  EXPECT_EQ(registry.OldestReadableSequence(), 0u);  // the reader at 10 is below 15
+  reader.Release();
+  published.Publish(21);
+  EXPECT_EQ(registry.OldestReadableSequence(), 21u);
+  registry.Attach(nullptr);
 }
 
 }  // namespace

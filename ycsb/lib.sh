@@ -3,8 +3,8 @@
 #   ycsb_build              builds the YCSB client (ycsb/pom.xml) with Maven, offline
 #                           once the first build has cached its dependencies
 #   ycsb_server_binary      finds teksdb-server: $TEKSDB_SERVER, else in
-#                           $TEKSDB_BUILD_DIR (default build/), building it (release)
-#                           there if it is missing
+#                           $TEKSDB_BUILD_DIR (default build/), built (release) there
+#                           first (scripts/server_binary.sh)
 #   server_start KIND DIR [OPTIONS_FILE [PASSWORD]]
 #                           starts teksdb-server (KIND teks or skip_list, its DB under
 #                           DIR) or redis-server (KIND redis, no persistence) on a free
@@ -53,18 +53,7 @@ ycsb_build() {
 }
 
 ycsb_server_binary() {
-  local build=${TEKSDB_BUILD_DIR:-$ycsb_root/build}
-  if [[ -n ${TEKSDB_SERVER:-} ]]; then
-    echo "$TEKSDB_SERVER"
-    return
-  fi
-  if [[ ! -x $build/server/teksdb-server ]]; then
-    echo "ycsb: building teksdb-server in $build" >&2
-    { [[ -f $build/build.ninja || -f $build/Makefile ]] ||
-        cmake -S "$ycsb_root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2; } &&
-      cmake --build "$build" --target teksdb-server >&2 || return 1
-  fi
-  echo "$build/server/teksdb-server"
+  bash "$ycsb_root/scripts/server_binary.sh"
 }
 
 # Waits up to 30 s for a started server to answer; fails if it exits first.

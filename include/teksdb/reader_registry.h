@@ -98,7 +98,11 @@ class ReaderRegistry : public VersionDropPolicy {
     Slot* slot_ = nullptr;  // nullptr: counted in overflow_readers_
   };
 
-  ReaderRegistry();
+  // At most `max_slots` readers hold a slot at once; the others overflow
+  // (see above). The default is every slot the blocks can hold; a smaller
+  // bound stands in for an allocation that fails, for tests.
+  static constexpr size_t kNoSlotLimit = ~size_t{0};
+  explicit ReaderRegistry(size_t max_slots = kNoSlotLimit);
   ~ReaderRegistry() override;
   ReaderRegistry(const ReaderRegistry&) = delete;
   ReaderRegistry& operator=(const ReaderRegistry&) = delete;
@@ -154,6 +158,7 @@ class ReaderRegistry : public VersionDropPolicy {
   DBSequenceSource db_source_;
   std::atomic<const PublishedSequenceSource*> source_{nullptr};
 
+  const size_t max_slots_;
   std::atomic<Slot*> blocks_[kMaxBlocks];
   std::mutex grow_mu_;  // serializes block allocation
   std::atomic<size_t> high_water_{0};
