@@ -6,6 +6,7 @@
 // positions (scan_cursors.h); keys come in RocksDB's order. As in Redis, a
 // key present from the first call to the last is returned at least once;
 // one added or removed meanwhile may or may not be.
+#include <cerrno>
 #include <cstdlib>
 
 #include "ascii_case.h"
