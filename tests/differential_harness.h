@@ -101,6 +101,7 @@ using ROCKSDB_NAMESPACE::WriteOptions;
 
 using test::ReplayHint;
 using test::Scale;
+using test::StepBoth;
 using test::SeedFor;
 
 // An associative string append: the result lists operands oldest first.
@@ -417,13 +418,7 @@ inline void CompareWalk(Iterator* want, Iterator* got, const KeySpace& keys, std
       path += " " + position();
     } else {
       if (rng() % 5 == 0) forward = !forward;
-      if (forward) {
-        want->Next();
-        got->Next();
-      } else {
-        want->Prev();
-        got->Prev();
-      }
+      StepBoth(want, got, forward);
       path += forward ? " N" : " P";
     }
     if (path.size() > 600) path = "..." + path.substr(path.size() - 400);
@@ -445,13 +440,7 @@ inline void CompareScan(Iterator* want, Iterator* got, bool forward, ReadStats* 
     ASSERT_NO_FATAL_FAILURE(
         ExpectSamePosition(*want, *got, what + " entry " + std::to_string(n), stats));
     if (!want->Valid()) break;
-    if (forward) {
-      want->Next();
-      got->Next();
-    } else {
-      want->Prev();
-      got->Prev();
-    }
+    StepBoth(want, got, forward);
   }
 }
 

@@ -52,6 +52,7 @@ constexpr size_t kHeldSnapshots = 6;
 constexpr int kSteps = 12;
 
 using test::AppendOperator;
+using test::StepBoth;
 
 enum class Subject { kPlainFactory, kTeksDBLayer };
 void PrintTo(Subject subject, std::ostream* os) {
@@ -145,15 +146,8 @@ void CompareWalk(Iterator* want, Iterator* got, std::mt19937_64& rng, std::strin
     ASSERT_EQ(Describe(want), Describe(got)) << *trace;
     if (!want->Valid()) return;
     const bool forward = (rng() % 5 != 0) == mostly_forward;
-    if (forward) {
-      want->Next();
-      got->Next();
-      *trace += " Next";
-    } else {
-      want->Prev();
-      got->Prev();
-      *trace += " Prev";
-    }
+    StepBoth(want, got, forward);
+    *trace += forward ? " Next" : " Prev";
   }
   ASSERT_EQ(Describe(want), Describe(got)) << *trace;
 }

@@ -22,6 +22,7 @@
 #include "ordered_index.h"
 #include "rep_arenas.h"
 #include "rocksdb/comparator.h"
+#include "rocksdb/iterator.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/merge_operator.h"
@@ -175,6 +176,19 @@ class AutomaticFlushCounter : public ROCKSDB_NAMESPACE::EventListener {
  private:
   std::atomic<uint64_t> count_{0};
 };
+
+// Moves both iterators of a comparison one step the same way: Next if
+// `forward`, else Prev.
+inline void StepBoth(ROCKSDB_NAMESPACE::Iterator* want, ROCKSDB_NAMESPACE::Iterator* got,
+                     bool forward) {
+  if (forward) {
+    want->Next();
+    got->Next();
+  } else {
+    want->Prev();
+    got->Prev();
+  }
+}
 
 // Asserts that a rocksdb::Status expression is OK, printing it if not.
 #define ASSERT_OK(expr)                                                         \
