@@ -7,6 +7,7 @@
 // "appendonly").
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iomanip>
 #include <sstream>
 
@@ -150,52 +151,77 @@ void Config(Request& r) {
   }
 }
 
-// INFO's sections, each a name and its "field:value\r\n" lines.
-std::vector<std::pair<std::string, std::string>> InfoSections(ServerState& s) {
-  auto field = [](const std::string& name, const auto& value) {
-    std::ostringstream line;
-    line << name << ':' << value << "\r\n";
-    return line.str();
-  };
-  std::string memtable_bytes = "0";
-  s.db->GetProperty("rocksdb.cur-size-all-mem-tables", &memtable_bytes);
+// One "field:value\r\n" line of INFO.
+template <typename Value>
+std::string InfoField(const std::string& name, const Value& value) {
+  std::ostringstream line;
+  line << name << ':' << value << "\r\n";
+  return line.str();
+}
+
+// The keyspace section: a walk over every meta record, so only INFO calls
+// that ask for it pay for it.
+std::string KeyspaceSection(ServerState& s) {
   int64_t keys = 0, expires = 0;
   s.keyspace->ForEachKey([&](const std::string&, const Keyspace::Value& v) {
     ++keys;
     expires += v.expire_ms != 0 ? 1 : 0;
     return true;
   });
-  std::string commandstats, latencystats;
+  if (keys == 0) return std::string();
+  return InfoField("db0", "keys=" + std::to_string(keys) + ",expires=" + std::to_string(expires) +
+                              ",avg_ttl=0");
+}
+
+// The commandstats and latencystats sections: a line per command run so far.
+std::string CommandSection(ServerState& s, bool latency) {
+  std::string lines;
   for (size_t i = 0; i < CommandTable().size(); ++i) {
     const CommandStats& c = s.stats.command(i);
     const uint64_t calls = c.calls.load(std::memory_order_relaxed);
     if (calls == 0) continue;
-    const uint64_t usec = c.usec.load(std::memory_order_relaxed);
     const std::string name = CommandTable()[i].name;
-    std::ostringstream stats, latency;
-    stats << "calls=" << calls << ",usec=" << usec << ",usec_per_call=" << std::fixed
-          << std::setprecision(2) << static_cast<double>(usec) / static_cast<double>(calls);
-    commandstats += field("cmdstat_" + name, stats.str());
-    latency << std::fixed << std::setprecision(3) << "p50=" << c.latency.Percentile(0.5)
+    std::ostringstream value;
+    if (latency) {
+      value << std::fixed << std::setprecision(3) << "p50=" << c.latency.Percentile(0.5)
             << ",p99=" << c.latency.Percentile(0.99) << ",p99.9=" << c.latency.Percentile(0.999);
-    latencystats += field("latency_percentiles_usec_" + name, latency.str());
+      lines += InfoField("latency_percentiles_usec_" + name, value.str());
+    } else {
+      const uint64_t usec = c.usec.load(std::memory_order_relaxed);
+      value << "calls=" << calls << ",usec=" << usec << ",usec_per_call=" << std::fixed
+            << std::setprecision(2) << static_cast<double>(usec) / static_cast<double>(calls);
+      lines += InfoField("cmdstat_" + name, value.str());
+    }
   }
-  const uint64_t expired = s.sweeper ? s.sweeper->reclaimed() : 0;
+  return lines;
+}
+
+// INFO's sections in order, each a name and what makes its lines.
+std::vector<std::pair<std::string, std::function<std::string()>>> InfoSections(ServerState& s) {
   return {
-      {"server", field("redis_version", "7.0.15") + field("teksdb_version", "0.1.0") +
-                     field("uptime_in_seconds", (Keyspace::NowMs() - s.started_ms) / 1000) +
-                     field("memtable", s.memtable)},
-      {"clients", field("connected_clients", s.connected.load())},
-      {"memory", field("memtable_bytes", memtable_bytes)},
-      {"stats", field("total_connections_received", s.connections.load()) +
-                    field("total_commands_processed", s.commands.load()) +
-                    field("instantaneous_ops_per_sec", s.stats.OpsPerSecond()) +
-                    field("expired_keys", expired)},
-      {"commandstats", commandstats},
-      {"latencystats", latencystats},
-      {"keyspace", keys > 0 ? field("db0", "keys=" + std::to_string(keys) + ",expires=" +
-                                               std::to_string(expires) + ",avg_ttl=0")
-                            : std::string()},
+      {"server",
+       [&s] {
+         return InfoField("redis_version", "7.0.15") + InfoField("teksdb_version", "0.1.0") +
+                InfoField("uptime_in_seconds", (Keyspace::NowMs() - s.started_ms) / 1000) +
+                InfoField("memtable", s.memtable);
+       }},
+      {"clients", [&s] { return InfoField("connected_clients", s.connected.load()); }},
+      {"memory",
+       [&s] {
+         std::string memtable_bytes = "0";
+         s.db->GetProperty("rocksdb.cur-size-all-mem-tables", &memtable_bytes);
+         return InfoField("memtable_bytes", memtable_bytes);
+       }},
+      {"stats",
+       [&s] {
+         return InfoField("total_connections_received", s.connections.load()) +
+                InfoField("total_commands_processed", s.commands.load()) +
+                InfoField("instantaneous_ops_per_sec", s.stats.OpsPerSecond()) +
+                InfoField("expired_keys", s.sweeper ? s.sweeper->reclaimed() : 0);
+       }},
+      {"commandstats", [&s] { return CommandSection(s, false); }},
+      {"latencystats", [&s] { return CommandSection(s, true); }},
+      {"keyspace", [&s] { return KeyspaceSection(s); }},
   };
 }
 
@@ -213,7 +239,7 @@ void Info(Request& r) {
     if (!text.empty()) text += "\r\n";
     std::string title = name;
     title[0] = static_cast<char>(title[0] - 'a' + 'A');
-    text += "# " + title + "\r\n" + lines;
+    text += "# " + title + "\r\n" + lines();
   }
   reply::Bulk(r.out, text);
 }
