@@ -41,6 +41,19 @@ Status TeksTransactionDB::Open(const DBOptions& db_options,
         "TeksTransactionDB does not support write_policy=WRITE_UNPREPARED",
         "its transactions write uncommitted entries before Prepare");
   }
+  if (txn_db_options.write_policy == ROCKSDB_NAMESPACE::WRITE_PREPARED &&
+      db_options.manual_wal_flush) {
+    // RocksDB's compactions take a prepared transaction's commit from the
+    // in-memory commit cache while its commit marker may still be in the
+    // WAL buffer: a crash then recovers the transaction prepared, with the
+    // versions its commit hid already compacted away (docs/RELIABILITY.md).
+    return Status::InvalidArgument(
+        "TeksTransactionDB does not support write_policy=WRITE_PREPARED with "
+        "manual_wal_flush=true",
+        "RocksDB can compact away versions on the strength of a commit still in the WAL "
+        "buffer, and a crash then brings back an older value; use WRITE_COMMITTED, or "
+        "manual_wal_flush=false");
+  }
   auto registry = std::make_shared<ReaderRegistry>();
   DBOptions options;
   std::vector<ColumnFamilyDescriptor> cfs;

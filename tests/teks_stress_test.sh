@@ -90,6 +90,8 @@ refuse stray_argument stray --db="$tmp/bad/db" stray
 refuse layer_needs_teks "needs a TeksTable" --db="$tmp/bad/db" --mode=layer --memtable=skip_list
 refuse unknown_memtable nosuchrep --db="$tmp/bad/db" --mode=plain --memtable=nosuchrep
 refuse txn_without_wal "two-phase commit" --db="$tmp/bad/db" --mode=write_committed --disable_wal
+refuse write_prepared_manual_wal_flush "manual_wal_flush=true" --db="$tmp/bad/db" \
+  --mode=write_prepared --manual_wal_flush --duration=0
 refuse bad_threads threads --db="$tmp/bad/db" --threads=0
 refuse bad_compression lzma9 --db="$tmp/bad/db" --compression=lzma9
 refuse oracle_of_another_shape "same --column_families and --keys" --db="$tmp/layer/db" \

@@ -27,6 +27,10 @@
 //   - BeginTransaction's `old_txn` must be a transaction this DB returned.
 //   - WRITE_UNPREPARED is refused at Open (InvalidArgument): its
 //     transactions put uncommitted entries in the memtable before Prepare.
+//   - WRITE_PREPARED with DBOptions::manual_wal_flush is refused at Open
+//     (InvalidArgument): RocksDB's compactions may act on a commit whose
+//     marker is still in the WAL buffer, and a crash then brings back an
+//     older value (docs/RELIABILITY.md, "What the crash test found").
 //   - CreateTimestampedSnapshot and Transaction::SetCommitTimestamp return
 //     NotSupported: such snapshots live beyond any call the layer can see.
 //
