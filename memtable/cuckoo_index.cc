@@ -139,6 +139,31 @@ struct CuckooIndex::Table {
     }
   }
 
+  // Starts fetching the key's two buckets and their seqlock stripes.
+  void PrefetchBuckets(uint64_t hash) const {
+    const size_t b1 = hash & mask;
+    for (size_t b : {b1, AltBucket(b1, TagOf(hash), mask)}) {
+      __builtin_prefetch(&slot(b, 0));
+      __builtin_prefetch(&slot(b, kSlotsPerBucket - 1));
+      __builtin_prefetch(&stripe(b));
+    }
+  }
+
+  // Starts fetching the key entries of the records whose slot tags match
+  // the key's: the ones a lookup will compare. A hint only: the slots are
+  // read without the seqlock, and a record seen here may move or go.
+  void PrefetchCandidates(uint64_t hash) const {
+    const uint16_t tag = TagOf(hash);
+    const size_t b1 = hash & mask;
+    for (size_t b : {b1, AltBucket(b1, tag, mask)}) {
+      for (int i = 0; i < kSlotsPerBucket; ++i) {
+        const uint64_t x = slot(b, i).load(std::memory_order_relaxed);
+        KeyRecord* r = SlotRecord(x);
+        if (r != nullptr && SlotTag(x) == tag) __builtin_prefetch(r->key_entry());
+      }
+    }
+  }
+
   // One CAS into any free, unfrozen slot of the key's buckets.
   bool TryClaimFreeSlot(uint64_t hash, uint64_t x) {
     const size_t b1 = hash & mask;
@@ -264,6 +289,14 @@ KeyRecord* CuckooIndex::FindLive(const Slice& internal_key, uint64_t hash) const
   if (!FilterHas(hash)) return nullptr;
   KeyRecord* r = overflow_->FindUserKey(internal_key);
   return r != nullptr && r->state() == KeyRecord::kLive ? r : nullptr;
+}
+
+void CuckooIndex::PrefetchBuckets(uint64_t hash) const {
+  current_.load(std::memory_order_acquire)->PrefetchBuckets(hash);
+}
+
+void CuckooIndex::PrefetchCandidates(uint64_t hash) const {
+  current_.load(std::memory_order_acquire)->PrefetchCandidates(hash);
 }
 
 void CuckooIndex::CollectAll(const Slice& internal_key, uint64_t hash,

@@ -107,6 +107,12 @@ class CuckooIndex {
   // The key's hash under this index's secret seed.
   uint64_t Hash(const Slice& user_key) const;
 
+  // Hints for a batch of lookups (TeksTableRep::MultiGetChecked): start
+  // fetching the buckets of `hash`, then, once they are in cache, the key
+  // entries of the records in them whose tags match. Change nothing.
+  void PrefetchBuckets(uint64_t hash) const;
+  void PrefetchCandidates(uint64_t hash) const;
+
   // The LIVE record of the user key of `internal_key` (any internal key of
   // it: the overflow's skip-list search needs one), or nullptr. Lock-free.
   KeyRecord* FindLive(const Slice& internal_key, uint64_t hash) const;

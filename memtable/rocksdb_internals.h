@@ -1,14 +1,17 @@
-// What TeksTable needs from RocksDB 7.8.3 that its installed headers do not
+// What TeksTable needs from RocksDB that its installed headers do not
 // declare, and how a memtable entry is laid out.
 //
 // RocksDB passes a MemTableRep an `Allocator*` (really a ConcurrentArena) and
-// a `const LookupKey&`, but `memory/allocator.h` and `db/dbformat.h` are not
-// installed. The declarations below copy only their layouts, member for
-// member and virtual for virtual, so that calls into the library's objects
-// land where the library put them. The same goes for the user comparator
-// inside the KeyComparator RocksDB hands a rep (`db/memtable.h`).
-// tests/rocksdb_layout_test.cc checks all three against the installed
-// librocksdb; update them together when RocksDB moves.
+// a `const LookupKey&`, but `memory/allocator.h` and `db/lookup_key.h` are
+// not installed. Built as a plugin inside a RocksDB source tree
+// (TEKSDB_IN_ROCKSDB_TREE, rocksdb_version.h), TeksTable includes those real
+// headers. Built outside, it declares copies of their layouts below, member
+// for member and virtual for virtual, so that calls into the library's
+// objects land where the library put them; the same goes for the user
+// comparator inside the KeyComparator RocksDB hands a rep (`db/memtable.h`).
+// The layouts are the same in every release from 7.8.3 to 11.8.1;
+// tests/rocksdb_layout_test.cc checks all three against the librocksdb
+// built against. Update them together when RocksDB moves.
 //
 // Entry format (written by MemTable::Add, frozen by RocksDB's API contract):
 //   varint32(internal_key_len) | user_key | fixed64(seq << 8 | type) |
@@ -29,9 +32,16 @@
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/slice.h"
 #include "rocksdb/types.h"
+#include "rocksdb_version.h"
+
+#if TEKSDB_IN_ROCKSDB_TREE
+#include "db/lookup_key.h"
+#include "memory/allocator.h"
+#endif
 
 namespace ROCKSDB_NAMESPACE {
 
+#if !TEKSDB_IN_ROCKSDB_TREE
 class Logger;
 
 // Layout of memory/allocator.h's Allocator (base of Arena and ConcurrentArena).
@@ -86,11 +96,13 @@ static_assert(std::string_view(TEKSDB_STRINGIFY(ROCKSDB_NAMESPACE)) == "rocksdb"
               "kMemTableKeyComparatorTypeName names the class in namespace rocksdb");
 #undef TEKSDB_STRINGIFY
 #undef TEKSDB_STRINGIFY_
+#endif  // !TEKSDB_IN_ROCKSDB_TREE
 
 // The user comparator that orders `cmp`'s user keys, when `cmp` is
-// RocksDB's own MemTable::KeyComparator (told by its dynamic type, through
-// the RTTI librocksdb exports); nullptr for any other KeyComparator (one
-// that code outside RocksDB passed to a factory), whose order is unknown.
+// RocksDB's own MemTable::KeyComparator; nullptr for any other KeyComparator
+// (one that code outside RocksDB passed to a factory), whose order is
+// unknown, and outside a RocksDB tree also when librocksdb was built without
+// RTTI (RocksDB's release default), which leaves its dynamic type unknown.
 // Out of line (rocksdb_internals.cc): inlined into a caller that holds a
 // smaller KeyComparator, GCC's -Warray-bounds flags the read the type check
 // rules out.
@@ -115,6 +127,7 @@ enum EntryType : uint8_t {
   kEntryBlobIndex = 0x11,
   kEntryDeletionWithTimestamp = 0x14,
   kEntryWideColumnEntity = 0x16,
+  kEntryValuePreferredSeqno = 0x18,  // TimedPut, RocksDB 9.1 and later
 };
 
 // Bytes of the packed (seq << 8 | type) tag that ends every internal key.
@@ -150,7 +163,8 @@ inline bool EndsVersionSearch(uint8_t type) {
 }
 
 inline bool IsPutLike(uint8_t type) {
-  return type == kEntryValue || type == kEntryBlobIndex || type == kEntryWideColumnEntity;
+  return type == kEntryValue || type == kEntryBlobIndex || type == kEntryWideColumnEntity ||
+         type == kEntryValuePreferredSeqno;
 }
 inline bool IsDeleteLike(uint8_t type) {
   return type == kEntryDeletion || type == kEntryDeletionWithTimestamp;

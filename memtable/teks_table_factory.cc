@@ -90,7 +90,9 @@ class TeksTableFactory : public MemTableRepFactory {
     RegisterOptions("TeksTableOptions", &options_, &kTeksTableOptionsInfo);
   }
 
-  const char* Name() const override { return kTeksTableFactoryName; }
+  // For Customizable::CheckedCast, which needs no RTTI.
+  static const char* kClassName() { return kTeksTableFactoryName; }
+  const char* Name() const override { return kClassName(); }
   const char* NickName() const override { return kTeksTableNickName; }
   bool IsInsertConcurrentlySupported() const override { return true; }
   bool CanHandleDuplicatedKey() const override { return true; }
@@ -219,7 +221,7 @@ std::shared_ptr<MemTableRepFactory> NewTeksTableFactoryWithDropPolicy(
 }
 
 const TeksTableOptions* GetTeksTableOptions(const MemTableRepFactory& factory) {
-  const auto* teks = dynamic_cast<const TeksTableFactory*>(&factory);
+  const auto* teks = factory.CheckedCast<TeksTableFactory>();
   return teks != nullptr ? &teks->options() : nullptr;
 }
 
@@ -243,3 +245,16 @@ void RegisterTeksTable(ROCKSDB_NAMESPACE::ObjectLibrary& library) {
 }
 
 }  // namespace teksdb
+
+// RocksDB's plugin registration function for TeksTable built into
+// librocksdb (plugin/teks.mk names it; RocksDB's generated build_version.cc
+// declares it extern "C" and calls it when it fills an ObjectLibrary).
+// Defined by every build of memtable/: a program that links this library
+// statically with a librocksdb.a that has the plugin then gets one TeksTable,
+// since the linker needs no member of the archive for this symbol. Returns
+// the number of factories registered.
+extern "C" int teksdb_register_plugin(ROCKSDB_NAMESPACE::ObjectLibrary& library,
+                                      const std::string& /*arg*/) {
+  teksdb::RegisterTeksTable(library);
+  return 1;
+}

@@ -50,7 +50,8 @@ void TeksTableIterator::Prev() {
   AtOldestOf(rep_->ordered_index().FindLessThan(record_));
 }
 
-void TeksTableIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
+void TeksTableIterator::Seek(const Slice& target, const char* memtable_key) {
+  const Slice internal_key = TargetOf(target, memtable_key);
   rep_->WaitUntilLinked();
   KeyRecord* record = SeekRecord(internal_key);
   if (record == nullptr || !SameBytes(record->user_key(), UserKeyOf(internal_key))) {
@@ -73,9 +74,9 @@ KeyRecord* TeksTableIterator::SeekRecord(const Slice& target_internal_key) const
   return rep_->ordered_index().FindFirstAtOrAfter(target_internal_key);
 }
 
-void TeksTableIterator::SeekForPrev(const Slice& internal_key,
-                                    const char* memtable_key) {
-  Seek(internal_key, memtable_key);
+void TeksTableIterator::SeekForPrev(const Slice& target, const char* memtable_key) {
+  const Slice internal_key = TargetOf(target, memtable_key);
+  Seek(internal_key, nullptr);
   if (!Valid()) SeekToLast();
   while (Valid() && order_.Compare(key(), internal_key) > 0) Prev();
 }
@@ -94,6 +95,40 @@ void TeksTableIterator::AtOldestOf(KeyRecord* record) {
   record_ = record;
   finger_.Clear();
   version_ = record != nullptr ? record->versions().Oldest() : nullptr;
+}
+
+ROCKSDB_NAMESPACE::Status TeksTableIterator::SeekChecked(const Slice& internal_key,
+                                                         const EntryChecks& checks) {
+  Seek(internal_key, nullptr);
+  if (!Valid()) return ROCKSDB_NAMESPACE::Status::OK();
+  ROCKSDB_NAMESPACE::Status s = checks.Validate(key());
+  if (s.ok() && checks.check_order && order_.Compare(key(), internal_key) < 0) {
+    s = ROCKSDB_NAMESPACE::Status::Corruption("TeksTable: a seek landed before its target");
+  }
+  if (!s.ok()) version_ = nullptr;
+  return s;
+}
+
+ROCKSDB_NAMESPACE::Status TeksTableIterator::StepChecked(bool forward,
+                                                         const EntryChecks& checks) {
+  assert(Valid());
+  const char* left = key();
+  if (forward) {
+    Next();
+  } else {
+    Prev();
+  }
+  if (!Valid()) return ROCKSDB_NAMESPACE::Status::OK();
+  ROCKSDB_NAMESPACE::Status s = checks.Validate(key());
+  if (s.ok() && checks.check_order) {
+    const int order = order_.Compare(left, key());
+    if (forward ? order >= 0 : order <= 0) {
+      s = checks.OutOfOrder(forward ? "Next did not move forward" : "Prev did not move backward",
+                            left, key());
+    }
+  }
+  if (!s.ok()) version_ = nullptr;
+  return s;
 }
 
 }  // namespace teksdb

@@ -18,9 +18,11 @@
 
 #include <cassert>
 
+#include "entry_checks.h"
 #include "key_order.h"
 #include "key_record.h"
 #include "rocksdb/memtablerep.h"
+#include "rocksdb_version.h"
 
 namespace teksdb {
 
@@ -42,6 +44,48 @@ class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
   void SeekForPrev(const Slice& internal_key, const char* memtable_key) override;
   void SeekToFirst() override;
   void SeekToLast() override;
+
+  // RocksDB's paranoid iterator steps, as the release built against
+  // declares them (rocksdb_version.h), forwarding to the checked steps below.
+#if TEKSDB_ROCKSDB_HAS_VALIDATING_READS
+  ROCKSDB_NAMESPACE::Status NextAndValidate(bool allow_data_in_errors) override {
+    return StepChecked(/*forward=*/true, {allow_data_in_errors, true, nullptr});
+  }
+  ROCKSDB_NAMESPACE::Status PrevAndValidate(bool allow_data_in_errors) override {
+    return StepChecked(/*forward=*/false, {allow_data_in_errors, true, nullptr});
+  }
+#if TEKSDB_ROCKSDB_VALIDATION_TAKES_CALLBACK
+  ROCKSDB_NAMESPACE::Status SeekAndValidate(
+      const Slice& internal_key, const char* memtable_key, bool allow_data_in_errors,
+      bool detect_key_out_of_order, const EntryChecks::Validator& key_validation_callback) override {
+    return SeekChecked(TargetOf(internal_key, memtable_key),
+                       {allow_data_in_errors, detect_key_out_of_order, &key_validation_callback});
+  }
+#else
+  ROCKSDB_NAMESPACE::Status SeekAndValidate(const Slice& internal_key, const char* memtable_key,
+                                            bool allow_data_in_errors) override {
+    return SeekChecked(TargetOf(internal_key, memtable_key), {allow_data_in_errors, true, nullptr});
+  }
+#endif
+#endif
+
+  // Seek, then `checks` on the entry it lands at (which must not sort
+  // before `internal_key`). Next or Prev, then `checks` on the entry it
+  // moves to (which must sort strictly after, or before, the one it left).
+  // A failed check leaves the iterator invalid and is returned.
+  ROCKSDB_NAMESPACE::Status SeekChecked(const Slice& internal_key, const EntryChecks& checks);
+  // REQUIRES: Valid().
+  ROCKSDB_NAMESPACE::Status StepChecked(bool forward, const EntryChecks& checks);
+
+  // The internal key a seek is for: `internal_key`, or, when RocksDB passes
+  // only the memtable key (MemTableRep::MultiGet's default does), the
+  // internal key inside it.
+  static Slice TargetOf(const Slice& internal_key, const char* memtable_key) {
+    if (internal_key.empty() && memtable_key != nullptr) {
+      return EntryView::Decode(memtable_key).internal_key;
+    }
+    return internal_key;
+  }
 
  private:
   // The shortcut seek (paper §4.4): the record of the target's user key if

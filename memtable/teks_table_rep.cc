@@ -2,6 +2,7 @@
 // sequence-gated point read (Get), and the entry points of ordered reads.
 #include "teks_table_rep.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -144,6 +145,63 @@ void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_arg
   for (Version* v = record->FirstAtOrBelow(lookup_tag);
        v != nullptr && callback_func(callback_args, v->entry()); v = v->older()) {
   }
+}
+
+ROCKSDB_NAMESPACE::Status TeksTableRep::VisitVersions(
+    const KeyRecord* record, uint64_t lookup_tag, void* callback_args,
+    bool (*callback_func)(void* arg, const char* entry), const EntryChecks& checks) {
+  const Version* newer = nullptr;
+  for (Version* v = record->FirstAtOrBelow(lookup_tag); v != nullptr; v = v->older()) {
+    ROCKSDB_NAMESPACE::Status s = checks.Validate(v->entry());
+    if (!s.ok()) return s;
+    if (checks.check_order && newer != nullptr && v->sequence() >= newer->sequence()) {
+      return checks.OutOfOrder("a key's versions are out of sequence order", newer->entry(),
+                               v->entry());
+    }
+    if (!callback_func(callback_args, v->entry())) break;
+    newer = v;
+  }
+  return ROCKSDB_NAMESPACE::Status::OK();
+}
+
+ROCKSDB_NAMESPACE::Status TeksTableRep::GetChecked(
+    const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
+    bool (*callback_func)(void* arg, const char* entry), const EntryChecks& checks) {
+  const Slice internal_key = k.internal_key();
+  KeyRecord* record = cuckoo_index_.FindLive(internal_key, cuckoo_index_.Hash(UserKeyOf(internal_key)));
+  if (record == nullptr) return ROCKSDB_NAMESPACE::Status::OK();
+  return VisitVersions(record, PackedTagOf(internal_key), callback_args, callback_func, checks);
+}
+
+ROCKSDB_NAMESPACE::Status TeksTableRep::MultiGetChecked(
+    size_t num_keys, const char* const* keys, void** callback_args,
+    bool (*callback_func)(void* arg, const char* entry), const EntryChecks& checks) {
+  // RocksDB's MultiGetContext::MAX_BATCH_SIZE: a batch's misses in flight.
+  constexpr size_t kBatch = 32;
+  Slice internal_keys[kBatch];
+  uint64_t hashes[kBatch];
+  KeyRecord* records[kBatch];
+  for (size_t first = 0; first < num_keys; first += kBatch) {
+    const size_t n = std::min(kBatch, num_keys - first);
+    for (size_t i = 0; i < n; ++i) {
+      internal_keys[i] = EntryView::Decode(keys[first + i]).internal_key;
+      hashes[i] = cuckoo_index_.Hash(UserKeyOf(internal_keys[i]));
+      cuckoo_index_.PrefetchBuckets(hashes[i]);
+    }
+    for (size_t i = 0; i < n; ++i) cuckoo_index_.PrefetchCandidates(hashes[i]);
+    for (size_t i = 0; i < n; ++i) {
+      records[i] = cuckoo_index_.FindLive(internal_keys[i], hashes[i]);
+      if (records[i] != nullptr) __builtin_prefetch(records[i]->versions().Newest());
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (records[i] == nullptr) continue;
+      ROCKSDB_NAMESPACE::Status s =
+          VisitVersions(records[i], PackedTagOf(internal_keys[i]), callback_args[first + i],
+                        callback_func, checks);
+      if (!s.ok()) return s;
+    }
+  }
+  return ROCKSDB_NAMESPACE::Status::OK();
 }
 
 size_t TeksTableRep::ApproximateMemoryUsage() {

@@ -37,9 +37,11 @@
 #include <unordered_set>
 
 #include "cuckoo_index.h"
+#include "entry_checks.h"
 #include "link_queue.h"
 #include "ordered_index.h"
 #include "rocksdb/memtablerep.h"
+#include "rocksdb_version.h"
 #include "teksdb/teks_table.h"
 
 namespace teksdb {
@@ -95,6 +97,52 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   bool Contains(const char* key) const override;
   void Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
            bool (*callback_func)(void* arg, const char* entry)) override;
+
+  // RocksDB's hooks for paranoid reads and batched lookups, as the release
+  // built against declares them (rocksdb_version.h); each forwards to the
+  // version-independent GetChecked or MultiGetChecked below.
+#if TEKSDB_ROCKSDB_HAS_VALIDATING_READS
+#if TEKSDB_ROCKSDB_VALIDATION_TAKES_CALLBACK
+  ROCKSDB_NAMESPACE::Status GetAndValidate(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
+                        bool (*callback_func)(void* arg, const char* entry),
+                        bool allow_data_in_errors, bool detect_key_out_of_order,
+                        const EntryChecks::Validator& key_validation_callback) override {
+    return GetChecked(k, callback_args, callback_func,
+                      {allow_data_in_errors, detect_key_out_of_order, &key_validation_callback});
+  }
+#else
+  ROCKSDB_NAMESPACE::Status GetAndValidate(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
+                        bool (*callback_func)(void* arg, const char* entry),
+                        bool allow_data_in_errors) override {
+    return GetChecked(k, callback_args, callback_func, {allow_data_in_errors, true, nullptr});
+  }
+#endif
+#endif
+#if TEKSDB_ROCKSDB_HAS_REP_MULTIGET
+  ROCKSDB_NAMESPACE::Status MultiGet(size_t num_keys, const char* const* keys, void** callback_args,
+                  bool (*callback_func)(void* arg, const char* entry), bool allow_data_in_errors,
+                  bool detect_key_out_of_order,
+                  const EntryChecks::Validator& key_validation_callback) override {
+    return MultiGetChecked(num_keys, keys, callback_args, callback_func,
+                           {allow_data_in_errors, detect_key_out_of_order, &key_validation_callback});
+  }
+#endif
+
+  // Get, with `checks` on every version it visits: the first failed check
+  // is returned (Corruption, or what RocksDB's entry check says) and the
+  // callback sees nothing more.
+  ROCKSDB_NAMESPACE::Status GetChecked(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
+                    bool (*callback_func)(void* arg, const char* entry),
+                    const EntryChecks& checks);
+  // Get for each of `num_keys` memtable keys (length-prefixed internal
+  // keys, in any order), with callback_args[i] for keys[i]: what Get would
+  // do for each, with `checks` as GetChecked. Batched for memory-level
+  // parallelism: every key of a batch is hashed and its buckets fetched
+  // before any is probed, then the matching records before they are read,
+  // so the batch's cache misses overlap instead of following each other.
+  ROCKSDB_NAMESPACE::Status MultiGetChecked(size_t num_keys, const char* const* keys, void** callback_args,
+                         bool (*callback_func)(void* arg, const char* entry),
+                         const EntryChecks& checks);
   size_t ApproximateMemoryUsage() override;
 
   // About how many keys (records, not versions) lie in [start_ikey,
@@ -129,6 +177,11 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   bool shortcut_seeks() const { return options_.shortcut; }
 
  private:
+  // Calls `callback_func` on `record`'s versions from the newest whose
+  // packed tag is <= `lookup_tag`, older ones while it asks for them.
+  static ROCKSDB_NAMESPACE::Status VisitVersions(const KeyRecord* record, uint64_t lookup_tag, void* callback_args,
+                              bool (*callback_func)(void* arg, const char* entry),
+                              const EntryChecks& checks);
   // Links `v` into `owner`'s chain; false if its sequence is already there.
   bool AddVersion(KeyRecord* owner, Version* v);
   // Copies the entry of `record`, `len` bytes, into a version of its own

@@ -1,0 +1,37 @@
+// The RocksDB releases TeksTable builds against, 7.8.3 to 11.x, and every
+// difference between them that the code has to know, in one place, chosen
+// from rocksdb/version.h. Everything else in memtable/ and rocksdb/ tests
+// the TEKSDB_ROCKSDB_HAS_* macros below and never a version number.
+//
+//   MemTableRep::GetAndValidate, Iterator::{Seek,Next,Prev}AndValidate
+//     9.6: (..., allow_data_in_errors); called when paranoid_memory_checks.
+//     10.7: (..., allow_data_in_errors, detect_key_out_of_order,
+//            key_validation_callback); also for verify-on-seek.
+//   MemTableRep::MultiGet (a batch of sorted memtable keys)      11.1
+//   kTypeValuePreferredSeqno (0x18, TimedPut) in memtables        9.1
+//
+// TEKSDB_IN_ROCKSDB_TREE is defined (to 1) when TeksTable is compiled as a
+// plugin inside a RocksDB source tree (plugin/teks.mk): it then includes
+// RocksDB's own internal headers instead of the copies of their layouts in
+// rocksdb_internals.h.
+//
+// Thread safety: macros and constants only.
+//
+// Design notes: docs/DESIGN.md §7.
+#pragma once
+
+#include "rocksdb/version.h"
+
+#define TEKSDB_ROCKSDB_VERSION (ROCKSDB_MAJOR * 10000 + ROCKSDB_MINOR * 100 + ROCKSDB_PATCH)
+
+#if TEKSDB_ROCKSDB_VERSION < 70803 || ROCKSDB_MAJOR > 11
+#error "TeksTable supports RocksDB 7.8.3 to 11.x (see memtable/rocksdb_version.h)"
+#endif
+
+#define TEKSDB_ROCKSDB_HAS_VALIDATING_READS (TEKSDB_ROCKSDB_VERSION >= 90600)
+#define TEKSDB_ROCKSDB_VALIDATION_TAKES_CALLBACK (TEKSDB_ROCKSDB_VERSION >= 100700)
+#define TEKSDB_ROCKSDB_HAS_REP_MULTIGET (TEKSDB_ROCKSDB_VERSION >= 110100)
+
+#ifndef TEKSDB_IN_ROCKSDB_TREE
+#define TEKSDB_IN_ROCKSDB_TREE 0
+#endif

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Builds a RocksDB release with TeksTable as its own plugin ("teks", through
+# this repository's plugin/ linked in as plugin/teks) into PREFIX:
+#
+#   PREFIX/lib/librocksdb.a     static, position-independent, TeksTable inside
+#   PREFIX/include/rocksdb/     its headers
+#   PREFIX/bin/                 db_bench, db_stress, ldb, sst_dump
+#   PREFIX/src/, PREFIX/build/  the unpacked sources (for a tarball) and the
+#                               build directory, kept: a second run reuses
+#                               them and rebuilds only what changed
+#
+# Release build (-O2, NDEBUG) of the CPU it runs on, without RTTI unless
+# --rtti (RocksDB's own release default). About 35 minutes on 2 cores the
+# first time. Then, with no LD_PRELOAD:
+#   PREFIX/bin/db_bench --benchmarks=fillrandom,readrandom --memtablerep=teks
+#
+# Usage: scripts/build_rocksdb.sh [--rtti] SRC PREFIX
+#   SRC     a RocksDB source tree (your clone; plugin/teks is linked into it)
+#           or a release tarball such as ../shared/rocksdb/rocksdb-11.8.1.tar.gz
+#   PREFIX  where to build and install (outside this repository)
+# Environment: JOBS (build parallelism, nproc).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit "${1:-0}"; }
+die() { echo "build_rocksdb: $*" >&2; exit 2; }
+log() { echo "[build_rocksdb] $*" >&2; }
+
+rtti=OFF
+args=()
+while (($#)); do
+  case $1 in
+    --rtti) rtti=ON; shift ;;
+    -h|--help) usage ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+((${#args[@]} == 2)) || usage 2
+src=${args[0]}
+prefix=$(realpath -m "${args[1]}")
+[[ $prefix != "$root" && $prefix != "$root"/* ]] || die "PREFIX must lie outside this repository"
+jobs=${JOBS:-$(nproc)}
+
+bash "$root/scripts/setup.sh"
+# RocksDB's compression libraries (snappy and gflags come with setup.sh).
+missing=()
+for p in liblz4-dev libzstd-dev zlib1g-dev libbz2-dev; do
+  [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true) == installed ]] || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing ${missing[*]}"
+  sudo=(); ((EUID == 0)) || sudo=(sudo -n)
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${missing[@]}" </dev/null
+fi
+
+mkdir -p "$prefix"
+if [[ -f $src && $src == *.tar.gz ]]; then
+  top=$(tar tzf "$src" | head -n 1 | cut -d/ -f1 || true)  # tar dies of SIGPIPE
+  [[ -n $top ]] || die "$src: an empty tarball"
+  if [[ ! -f $prefix/src/$top/CMakeLists.txt ]]; then
+    log "unpacking $src into $prefix/src"
+    mkdir -p "$prefix/src"
+    tar xzf "$src" -C "$prefix/src"
+  fi
+  tree=$prefix/src/$top
+elif [[ -d $src ]]; then
+  tree=$(realpath "$src")
+else
+  die "SRC must be a RocksDB source directory or a .tar.gz release tarball: '$src'"
+fi
+[[ -f $tree/include/rocksdb/version.h && -f $tree/plugin/README.md ]] ||
+  die "$tree is not a RocksDB source tree with plugin support (include/rocksdb/version.h, plugin/)"
+version=$(sed -nE 's/^#define ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+).*/\2/p' "$tree/include/rocksdb/version.h" |
+  paste -sd.)
+log "RocksDB $version in $tree"
+
+# plugin/teks -> this repository's plugin/ (replacing an older link).
+if [[ -e $tree/plugin/teks && ! -L $tree/plugin/teks ]]; then
+  die "$tree/plugin/teks exists and is not a symlink: remove it first"
+fi
+ln -sfn "$root/plugin" "$tree/plugin/teks"
+
+build=$prefix/build
+cmake -S "$tree" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
+  -DROCKSDB_PLUGINS=teks -DUSE_RTTI="$rtti" -DFAIL_ON_WARNINGS=OFF \
+  -DROCKSDB_BUILD_SHARED=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+  -DWITH_TESTS=OFF -DWITH_ALL_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON -DWITH_TOOLS=ON \
+  -DWITH_CORE_TOOLS=ON -DWITH_TRACE_TOOLS=OFF -DWITH_LIBURING=OFF -DWITH_GFLAGS=ON \
+  -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZLIB=ON -DWITH_ZSTD=ON -DWITH_BZ2=ON >&2
+log "building (ninja -j $jobs; progress below)"
+cmake --build "$build" -j "$jobs" --target rocksdb db_bench db_stress ldb sst_dump
+cmake --install "$build" >/dev/null
+mkdir -p "$prefix/bin"
+for tool in db_bench db_stress ldb sst_dump; do
+  found=$(find "$build" -maxdepth 3 -type f -name "$tool" -perm -u+x | head -n 1)
+  [[ -n $found ]] || die "the build made no $tool"
+  cp -f "$found" "$prefix/bin/$tool"
+done
+echo "$version" >"$prefix/ROCKSDB_VERSION"
+
+# The plugin is really in: RocksDB's own tool takes "teks" with no preload.
+"$prefix/bin/db_bench" --benchmarks=fillrandom --num=1000 --memtablerep=teks \
+  --db="$build/check-db" >"$build/check.log" 2>&1 ||
+  die "$prefix/bin/db_bench --memtablerep=teks failed: $(tail -n 5 "$build/check.log")"
+rm -rf "$build/check-db"
+log "RocksDB $version with TeksTable in $prefix (db_bench --memtablerep=teks works)"
