@@ -32,7 +32,7 @@
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/slice.h"
 #include "rocksdb/types.h"
-#include "rocksdb_version.h"
+#include "teksdb/rocksdb_version.h"
 
 #if TEKSDB_IN_ROCKSDB_TREE
 #include "db/lookup_key.h"
@@ -61,7 +61,9 @@ class LookupKey {
   LookupKey(const Slice& user_key, SequenceNumber sequence,
             const Slice* ts = nullptr);
   ~LookupKey();
-  const char* memtable_key() const { return start_; }
+  Slice memtable_key() const {
+    return Slice(start_, static_cast<size_t>(end_ - start_));
+  }
   Slice internal_key() const {
     return Slice(kstart_, static_cast<size_t>(end_ - kstart_));
   }

@@ -22,7 +22,7 @@
 #include "key_order.h"
 #include "key_record.h"
 #include "rocksdb/memtablerep.h"
-#include "rocksdb_version.h"
+#include "teksdb/rocksdb_version.h"
 
 namespace teksdb {
 

@@ -41,7 +41,7 @@
 #include "link_queue.h"
 #include "ordered_index.h"
 #include "rocksdb/memtablerep.h"
-#include "rocksdb_version.h"
+#include "teksdb/rocksdb_version.h"
 #include "teksdb/teks_table.h"
 
 namespace teksdb {

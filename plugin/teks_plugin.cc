@@ -1,6 +1,6 @@
 // TeksTable built into librocksdb as a RocksDB plugin (teks.mk): memtable/'s
 // sources compiled as one translation unit against RocksDB's own internal
-// headers (TEKSDB_IN_ROCKSDB_TREE, memtable/rocksdb_version.h). Among them
+// headers (TEKSDB_IN_ROCKSDB_TREE, include/teksdb/rocksdb_version.h). Among them
 // is teksdb_register_plugin (teks_table_factory.cc), the registration
 // function RocksDB's ObjectRegistry calls for the plugin, so that "teks"
 // (and its variants) names a memtable factory in option strings, OPTIONS

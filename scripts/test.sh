@@ -6,7 +6,7 @@
 #   asan     build-asan   TEKSDB_SANITIZE=address (ASan + UBSan)  -L 'sequential|concurrent' (all)
 #   tsan     build-tsan   TEKSDB_SANITIZE=thread                  -L concurrent
 #   debug    build-debug  Debug: contracts checked by assert      -L 'sequential|concurrent'
-#   release  build        RelWithDebInfo                          -L 'sequential|concurrent|preload' (all)
+#   release  build        RelWithDebInfo                          -L 'sequential|concurrent|preload|api' (all)
 #   fault    build-fault  TEKSDB_FAULT_INJECTION=ON, teks_stress only  -L fault
 #            (a deliberately broken drop horizon that teks_stress must catch)
 #
@@ -115,7 +115,7 @@ for p in "${phases[@]}"; do
     release)
       # Everything again, optimized: races show differently without
       # sanitizers, and the preload tests need an uninstrumented build.
-      phase release "$build" 'sequential|concurrent|preload' -- ;;
+      phase release "$build" 'sequential|concurrent|preload|api' -- ;;
     fault)
       build_target=teks_stress phase fault "$build-fault" fault -- ;;
     *) echo "test.sh: unknown phase '$p' (asan, tsan, debug, release, fault)" >&2; exit 2 ;;

@@ -33,7 +33,7 @@ TEST(RocksDBLayoutTest, LookupKeyFromTheLibraryDecodesThroughOurAccessors) {
     EXPECT_EQ(key.user_key().ToString(), user_key);
     ASSERT_EQ(key.internal_key().size(), len + 8);
     EXPECT_EQ(std::memcmp(key.internal_key().data(), user_key.data(), len), 0);
-    const EntryView view = EntryView::Decode(key.memtable_key());
+    const EntryView view = EntryView::Decode(key.memtable_key().data());
     EXPECT_EQ(view.internal_key.data(), key.internal_key().data());
     EXPECT_EQ(view.sequence(), 4242u);
     // Seeks use the largest value type, so every entry at the sequence is

@@ -1,7 +1,7 @@
 // The RocksDB releases TeksTable builds against, 7.8.3 to 11.x, and every
 // difference between them that the code has to know, in one place, chosen
-// from rocksdb/version.h. Everything else in memtable/ and rocksdb/ tests
-// the TEKSDB_ROCKSDB_HAS_* macros below and never a version number.
+// from rocksdb/version.h. Everything else in memtable/, rocksdb/ and
+// include/ tests the TEKSDB_ROCKSDB_* macros below, never a version number.
 //
 //   MemTableRep::GetAndValidate, Iterator::{Seek,Next,Prev}AndValidate
 //     9.6: (..., allow_data_in_errors); called when paranoid_memory_checks.
@@ -13,7 +13,7 @@
 // TEKSDB_IN_ROCKSDB_TREE is defined (to 1) when TeksTable is compiled as a
 // plugin inside a RocksDB source tree (plugin/teks.mk): it then includes
 // RocksDB's own internal headers instead of the copies of their layouts in
-// rocksdb_internals.h.
+// memtable/rocksdb_internals.h.
 //
 // Thread safety: macros and constants only.
 //
@@ -25,7 +25,7 @@
 #define TEKSDB_ROCKSDB_VERSION (ROCKSDB_MAJOR * 10000 + ROCKSDB_MINOR * 100 + ROCKSDB_PATCH)
 
 #if TEKSDB_ROCKSDB_VERSION < 70803 || ROCKSDB_MAJOR > 11
-#error "TeksTable supports RocksDB 7.8.3 to 11.x (see memtable/rocksdb_version.h)"
+#error "TeksDB supports RocksDB 7.8.3 to 11.x (include/teksdb/rocksdb_version.h)"
 #endif
 
 #define TEKSDB_ROCKSDB_HAS_VALIDATING_READS (TEKSDB_ROCKSDB_VERSION >= 90600)
