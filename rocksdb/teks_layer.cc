@@ -114,12 +114,21 @@ Status TeksLayer<Base>::CreateColumnFamilies(
   return Base::CreateColumnFamilies(cfs, handles);
 }
 
+#if TEKSDB_ROCKSDB_READS_FUNNEL_INTO_TIMESTAMPED
+template <typename Base>
+Status TeksLayer<Base>::Get(const ReadOptions& options, ColumnFamilyHandle* column_family,
+                            const Slice& key, PinnableSlice* value, std::string* timestamp) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  return Base::Get(options, column_family, key, value, timestamp);
+}
+#else
 template <typename Base>
 Status TeksLayer<Base>::Get(const ReadOptions& options, ColumnFamilyHandle* column_family,
                             const Slice& key, PinnableSlice* value) {
   auto reader = registry_->Register(SnapshotCap(options));
   return Base::Get(options, column_family, key, value);
 }
+#endif
 
 template <typename Base>
 Status TeksLayer<Base>::GetEntity(const ReadOptions& options, ColumnFamilyHandle* column_family,
@@ -139,6 +148,17 @@ Status TeksLayer<Base>::GetMergeOperands(const ReadOptions& options,
                                 number_of_operands);
 }
 
+#if TEKSDB_ROCKSDB_READS_FUNNEL_INTO_TIMESTAMPED
+template <typename Base>
+void TeksLayer<Base>::MultiGet(const ReadOptions& options, const size_t num_keys,
+                               ColumnFamilyHandle** column_families, const Slice* keys,
+                               PinnableSlice* values, std::string* timestamps, Status* statuses,
+                               const bool sorted_input) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  Base::MultiGet(options, num_keys, column_families, keys, values, timestamps, statuses,
+                 sorted_input);
+}
+#else
 template <typename Base>
 std::vector<Status> TeksLayer<Base>::MultiGet(
     const ReadOptions& options, const std::vector<ColumnFamilyHandle*>& column_family,
@@ -154,6 +174,38 @@ void TeksLayer<Base>::MultiGet(const ReadOptions& options, ColumnFamilyHandle* c
   auto reader = registry_->Register(SnapshotCap(options));
   Base::MultiGet(options, column_family, num_keys, keys, values, statuses, sorted_input);
 }
+#endif
+
+#if TEKSDB_ROCKSDB_HAS_MULTIGET_ENTITY
+template <typename Base>
+void TeksLayer<Base>::MultiGetEntity(const ReadOptions& options,
+                                     ColumnFamilyHandle* column_family, size_t num_keys,
+                                     const Slice* keys, PinnableWideColumns* results,
+                                     Status* statuses, bool sorted_input) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  Base::MultiGetEntity(options, column_family, num_keys, keys, results, statuses, sorted_input);
+}
+
+template <typename Base>
+void TeksLayer<Base>::MultiGetEntity(const ReadOptions& options, size_t num_keys,
+                                     ColumnFamilyHandle** column_families, const Slice* keys,
+                                     PinnableWideColumns* results, Status* statuses,
+                                     bool sorted_input) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  Base::MultiGetEntity(options, num_keys, column_families, keys, results, statuses,
+                       sorted_input);
+}
+#endif
+
+#if TEKSDB_ROCKSDB_HAS_ATTRIBUTE_GROUPS
+template <typename Base>
+void TeksLayer<Base>::MultiGetEntity(const ReadOptions& options, size_t num_keys,
+                                     const Slice* keys,
+                                     ROCKSDB_NAMESPACE::PinnableAttributeGroups* results) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  Base::MultiGetEntity(options, num_keys, keys, results);
+}
+#endif
 
 template <typename Base>
 bool TeksLayer<Base>::KeyMayExist(const ReadOptions& options, ColumnFamilyHandle* column_family,
@@ -184,6 +236,37 @@ Status TeksLayer<Base>::NewIterators(const ReadOptions& options,
   }
   return s;
 }
+
+#if TEKSDB_ROCKSDB_HAS_COALESCING_ITERATORS
+template <typename Base>
+std::unique_ptr<Iterator> TeksLayer<Base>::NewCoalescingIterator(
+    const ReadOptions& options, const std::vector<ColumnFamilyHandle*>& column_families) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  return std::unique_ptr<Iterator>(NewRegisteredIterator(
+      Base::NewCoalescingIterator(options, column_families).release(), std::move(reader)));
+}
+
+template <typename Base>
+std::unique_ptr<ROCKSDB_NAMESPACE::AttributeGroupIterator>
+TeksLayer<Base>::NewAttributeGroupIterator(
+    const ReadOptions& options, const std::vector<ColumnFamilyHandle*>& column_families) {
+  auto reader = registry_->Register(SnapshotCap(options));
+  return NewRegisteredAttributeGroupIterator(
+      Base::NewAttributeGroupIterator(options, column_families), std::move(reader));
+}
+#endif
+
+#if TEKSDB_ROCKSDB_HAS_MULTI_SCAN
+// As RocksDB's own DBImpl::NewMultiScan, over this layer: every DB iterator
+// the scan opens comes from NewIterator above, registered.
+template <typename Base>
+std::unique_ptr<ROCKSDB_NAMESPACE::MultiScan> TeksLayer<Base>::NewMultiScan(
+    const ReadOptions& options, ColumnFamilyHandle* column_family,
+    const ROCKSDB_NAMESPACE::MultiScanArgs& scan_options) {
+  return std::make_unique<ROCKSDB_NAMESPACE::MultiScan>(options, scan_options, this,
+                                                        column_family);
+}
+#endif
 
 template <typename Base>
 const Snapshot* TeksLayer<Base>::GetSnapshot() {

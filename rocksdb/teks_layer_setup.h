@@ -13,12 +13,25 @@
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "teksdb/reader_registry.h"
+#include "teksdb/rocksdb_version.h"
+#if TEKSDB_ROCKSDB_HAS_COALESCING_ITERATORS
+#include "rocksdb/attribute_groups.h"
+#endif
+#if TEKSDB_ROCKSDB_HAS_MULTI_SCAN
+#include "rocksdb/multi_scan.h"
+#endif
 
 namespace teksdb {
 
 // A DB iterator that keeps its reader registered until it is destroyed.
 ROCKSDB_NAMESPACE::Iterator* NewRegisteredIterator(ROCKSDB_NAMESPACE::Iterator* base,
                                                    ReaderRegistry::Registration reader);
+#if TEKSDB_ROCKSDB_HAS_COALESCING_ITERATORS
+// The same for an attribute-group iterator.
+std::unique_ptr<ROCKSDB_NAMESPACE::AttributeGroupIterator> NewRegisteredAttributeGroupIterator(
+    std::unique_ptr<ROCKSDB_NAMESPACE::AttributeGroupIterator> base,
+    ReaderRegistry::Registration reader);
+#endif
 
 // `options` with a TeksTable factory attached to `registry` (keeping the
 // TeksTable options it had, if any). The factory drops versions, so it

@@ -9,6 +9,14 @@
 //            key_validation_callback); also for verify-on-seek.
 //   MemTableRep::MultiGet (a batch of sorted memtable keys)      11.1
 //   kTypeValuePreferredSeqno (0x18, TimedPut) in memtables        9.1
+//   DB::MultiGetEntity                                            8.0
+//   DB::MultiGetEntity of attribute groups                        8.8
+//   DB::Get/MultiGet: only the timestamp-taking ones overridable  9.0
+//   Iterator::Refresh(const Snapshot*)                             9.0
+//   Iterator::PrepareValue                                         9.8
+//   DB::NewCoalescingIterator, NewAttributeGroupIterator           9.2
+//   DB::NewMultiScan                                              10.1
+//   DB::Open(..., DB**) gone (std::unique_ptr<DB>* instead)       11.0
 //
 // TEKSDB_IN_ROCKSDB_TREE is defined (to 1) when TeksTable is compiled as a
 // plugin inside a RocksDB source tree (plugin/teks.mk): it then includes
@@ -31,6 +39,14 @@
 #define TEKSDB_ROCKSDB_HAS_VALIDATING_READS (TEKSDB_ROCKSDB_VERSION >= 90600)
 #define TEKSDB_ROCKSDB_VALIDATION_TAKES_CALLBACK (TEKSDB_ROCKSDB_VERSION >= 100700)
 #define TEKSDB_ROCKSDB_HAS_REP_MULTIGET (TEKSDB_ROCKSDB_VERSION >= 110100)
+#define TEKSDB_ROCKSDB_HAS_MULTIGET_ENTITY (TEKSDB_ROCKSDB_VERSION >= 80000)
+#define TEKSDB_ROCKSDB_HAS_ATTRIBUTE_GROUPS (TEKSDB_ROCKSDB_VERSION >= 80800)
+#define TEKSDB_ROCKSDB_READS_FUNNEL_INTO_TIMESTAMPED (TEKSDB_ROCKSDB_VERSION >= 90000)
+#define TEKSDB_ROCKSDB_HAS_ITERATOR_REFRESH_TO_SNAPSHOT (TEKSDB_ROCKSDB_VERSION >= 90000)
+#define TEKSDB_ROCKSDB_HAS_PREPARE_VALUE (TEKSDB_ROCKSDB_VERSION >= 90800)
+#define TEKSDB_ROCKSDB_HAS_COALESCING_ITERATORS (TEKSDB_ROCKSDB_VERSION >= 90200)
+#define TEKSDB_ROCKSDB_HAS_MULTI_SCAN (TEKSDB_ROCKSDB_VERSION >= 100100)
+#define TEKSDB_ROCKSDB_OPEN_TAKES_UNIQUE_PTR (TEKSDB_ROCKSDB_VERSION >= 110000)
 
 #ifndef TEKSDB_IN_ROCKSDB_TREE
 #define TEKSDB_IN_ROCKSDB_TREE 0

@@ -24,6 +24,7 @@
 
 #include "rocksdb/db.h"
 #include "teksdb/reader_registry.h"
+#include "teksdb/rocksdb_version.h"
 
 namespace teksdb {
 
@@ -49,12 +50,22 @@ class TeksLayer : public Base {
       const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>& column_families,
       std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>* handles) override;
 
-  // Reads, registered for the call (iterators: for their life).
+  // Reads, registered for the call (iterators: for their life). From
+  // RocksDB 9.0 every Get and MultiGet overload funnels into the
+  // timestamp-taking ones, the only ones left to override.
   using Base::Get;
+#if TEKSDB_ROCKSDB_READS_FUNNEL_INTO_TIMESTAMPED
+  ROCKSDB_NAMESPACE::Status Get(const ROCKSDB_NAMESPACE::ReadOptions& options,
+                                ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
+                                const ROCKSDB_NAMESPACE::Slice& key,
+                                ROCKSDB_NAMESPACE::PinnableSlice* value,
+                                std::string* timestamp) override;
+#else
   ROCKSDB_NAMESPACE::Status Get(const ROCKSDB_NAMESPACE::ReadOptions& options,
                                 ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
                                 const ROCKSDB_NAMESPACE::Slice& key,
                                 ROCKSDB_NAMESPACE::PinnableSlice* value) override;
+#endif
   using Base::GetEntity;
   ROCKSDB_NAMESPACE::Status GetEntity(const ROCKSDB_NAMESPACE::ReadOptions& options,
                                       ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
@@ -68,6 +79,13 @@ class TeksLayer : public Base {
       ROCKSDB_NAMESPACE::GetMergeOperandsOptions* get_merge_operands_options,
       int* number_of_operands) override;
   using Base::MultiGet;
+#if TEKSDB_ROCKSDB_READS_FUNNEL_INTO_TIMESTAMPED
+  void MultiGet(const ROCKSDB_NAMESPACE::ReadOptions& options, const size_t num_keys,
+                ROCKSDB_NAMESPACE::ColumnFamilyHandle** column_families,
+                const ROCKSDB_NAMESPACE::Slice* keys, ROCKSDB_NAMESPACE::PinnableSlice* values,
+                std::string* timestamps, ROCKSDB_NAMESPACE::Status* statuses,
+                const bool sorted_input = false) override;
+#else
   std::vector<ROCKSDB_NAMESPACE::Status> MultiGet(
       const ROCKSDB_NAMESPACE::ReadOptions& options,
       const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& column_family,
@@ -77,6 +95,25 @@ class TeksLayer : public Base {
                 ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family, const size_t num_keys,
                 const ROCKSDB_NAMESPACE::Slice* keys, ROCKSDB_NAMESPACE::PinnableSlice* values,
                 ROCKSDB_NAMESPACE::Status* statuses, const bool sorted_input = false) override;
+#endif
+#if TEKSDB_ROCKSDB_HAS_MULTIGET_ENTITY
+  using Base::MultiGetEntity;
+  void MultiGetEntity(const ROCKSDB_NAMESPACE::ReadOptions& options,
+                      ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family, size_t num_keys,
+                      const ROCKSDB_NAMESPACE::Slice* keys,
+                      ROCKSDB_NAMESPACE::PinnableWideColumns* results,
+                      ROCKSDB_NAMESPACE::Status* statuses, bool sorted_input) override;
+  void MultiGetEntity(const ROCKSDB_NAMESPACE::ReadOptions& options, size_t num_keys,
+                      ROCKSDB_NAMESPACE::ColumnFamilyHandle** column_families,
+                      const ROCKSDB_NAMESPACE::Slice* keys,
+                      ROCKSDB_NAMESPACE::PinnableWideColumns* results,
+                      ROCKSDB_NAMESPACE::Status* statuses, bool sorted_input) override;
+#endif
+#if TEKSDB_ROCKSDB_HAS_ATTRIBUTE_GROUPS
+  void MultiGetEntity(const ROCKSDB_NAMESPACE::ReadOptions& options, size_t num_keys,
+                      const ROCKSDB_NAMESPACE::Slice* keys,
+                      ROCKSDB_NAMESPACE::PinnableAttributeGroups* results) override;
+#endif
   using Base::KeyMayExist;
   bool KeyMayExist(const ROCKSDB_NAMESPACE::ReadOptions& options,
                    ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
@@ -90,6 +127,27 @@ class TeksLayer : public Base {
       const ROCKSDB_NAMESPACE::ReadOptions& options,
       const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& column_families,
       std::vector<ROCKSDB_NAMESPACE::Iterator*>* iterators) override;
+#if TEKSDB_ROCKSDB_HAS_COALESCING_ITERATORS
+  // A coalescing iterator is registered for its life; attribute-group
+  // iterators are refused (NotSupported): the layer has no wrapper that
+  // could hold their registration.
+  using Base::NewCoalescingIterator;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> NewCoalescingIterator(
+      const ROCKSDB_NAMESPACE::ReadOptions& options,
+      const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& column_families) override;
+  using Base::NewAttributeGroupIterator;
+  std::unique_ptr<ROCKSDB_NAMESPACE::AttributeGroupIterator> NewAttributeGroupIterator(
+      const ROCKSDB_NAMESPACE::ReadOptions& options,
+      const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& column_families) override;
+#endif
+#if TEKSDB_ROCKSDB_HAS_MULTI_SCAN
+  // Refused (NotSupported), for the same reason.
+  using Base::NewMultiScan;
+  std::unique_ptr<ROCKSDB_NAMESPACE::MultiScan> NewMultiScan(
+      const ROCKSDB_NAMESPACE::ReadOptions& options,
+      ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
+      const ROCKSDB_NAMESPACE::MultiScanArgs& scan_options) override;
+#endif
 
   // Snapshots, registered until released.
   const ROCKSDB_NAMESPACE::Snapshot* GetSnapshot() override;
