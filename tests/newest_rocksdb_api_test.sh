@@ -6,7 +6,7 @@
 #   - plugin/teks_plugin.cc as RocksDB builds it with ROCKSDB_PLUGINS=teks
 #     (its internal headers, no RTTI, RocksDB's C++ standard).
 #   - rocksdb/*.cc, the TeksDB layer, the same way, except
-#     teks_transaction_db.cc: from RocksDB 8.0 Transaction has pure virtuals
+#     teks_transaction_db.cc: Transaction in 9.10 and 11.8.1 has pure virtuals
 #     ForwardingTransaction does not forward yet (docs/DESIGN.md §7).
 # Exits 77 (skipped) when ../shared/rocksdb/ has no release tarball.
 #
