@@ -26,6 +26,13 @@ using ROCKSDB_NAMESPACE::TxnTimestamp;
 using ROCKSDB_NAMESPACE::WriteBatch;
 using ROCKSDB_NAMESPACE::WriteBatchWithIndex;
 using ROCKSDB_NAMESPACE::WriteOptions;
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+using ROCKSDB_NAMESPACE::PinnableWideColumns;
+using ROCKSDB_NAMESPACE::WideColumns;
+#endif
+#if TEKSDB_ROCKSDB_TXN_HAS_ATTRIBUTE_GROUP_ITERATOR
+using ROCKSDB_NAMESPACE::AttributeGroupIterator;
+#endif
 
 namespace {
 // Reaches the protected virtuals of another Transaction object through a
@@ -36,6 +43,15 @@ struct ProtectedAccess : ROCKSDB_NAMESPACE::Transaction {
   static uint64_t CallGetLastLogNumber(const Transaction* txn) {
     return (txn->*&ProtectedAccess::GetLastLogNumber)();
   }
+#if TEKSDB_ROCKSDB_TXN_HAS_GET_IMPL
+  template <typename Value>
+  static Status CallGetImpl(Transaction* txn, const ReadOptions& options,
+                            ColumnFamilyHandle* column_family, const Slice& key, Value* value) {
+    Status (Transaction::*get_impl)(const ReadOptions&, ColumnFamilyHandle*, const Slice&,
+                                    Value*) = &ProtectedAccess::GetImpl;
+    return (txn->*get_impl)(options, column_family, key, value);
+  }
+#endif
 };
 }  // namespace
 
@@ -186,6 +202,54 @@ Iterator* ForwardingTransaction::GetIterator(const ReadOptions& read_options,
   return inner_->GetIterator(read_options, column_family);
 }
 
+#if TEKSDB_ROCKSDB_TXN_HAS_PINNABLE_GET_FOR_UPDATE_DEFAULT_CF
+Status ForwardingTransaction::GetForUpdate(const ReadOptions& options, const Slice& key,
+                                           PinnableSlice* pinnable_val, bool exclusive,
+                                           const bool do_validate) {
+  return inner_->GetForUpdate(options, key, pinnable_val, exclusive, do_validate);
+}
+#endif
+
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+Status ForwardingTransaction::GetEntity(const ReadOptions& options,
+                                        ColumnFamilyHandle* column_family, const Slice& key,
+                                        PinnableWideColumns* columns) {
+  return inner_->GetEntity(options, column_family, key, columns);
+}
+
+void ForwardingTransaction::MultiGetEntity(const ReadOptions& options,
+                                           ColumnFamilyHandle* column_family, size_t num_keys,
+                                           const Slice* keys, PinnableWideColumns* results,
+                                           Status* statuses, bool sorted_input) {
+  inner_->MultiGetEntity(options, column_family, num_keys, keys, results, statuses,
+                         sorted_input);
+}
+#endif
+
+#if TEKSDB_ROCKSDB_TXN_HAS_GET_ENTITY_FOR_UPDATE
+Status ForwardingTransaction::GetEntityForUpdate(const ReadOptions& read_options,
+                                                 ColumnFamilyHandle* column_family,
+                                                 const Slice& key, PinnableWideColumns* columns,
+                                                 bool exclusive, bool do_validate) {
+  return inner_->GetEntityForUpdate(read_options, column_family, key, columns, exclusive,
+                                    do_validate);
+}
+#endif
+
+#if TEKSDB_ROCKSDB_TXN_HAS_ATTRIBUTE_GROUP_ITERATOR
+std::unique_ptr<AttributeGroupIterator> ForwardingTransaction::GetAttributeGroupIterator(
+    const ReadOptions& read_options, const std::vector<ColumnFamilyHandle*>& column_families) {
+  return inner_->GetAttributeGroupIterator(read_options, column_families);
+}
+#endif
+
+#if TEKSDB_ROCKSDB_TXN_HAS_COALESCING_ITERATOR
+std::unique_ptr<Iterator> ForwardingTransaction::GetCoalescingIterator(
+    const ReadOptions& read_options, const std::vector<ColumnFamilyHandle*>& column_families) {
+  return inner_->GetCoalescingIterator(read_options, column_families);
+}
+#endif
+
 // Writes.
 
 Status ForwardingTransaction::Put(ColumnFamilyHandle* column_family, const Slice& key,
@@ -240,6 +304,20 @@ Status ForwardingTransaction::SingleDelete(ColumnFamilyHandle* column_family,
                                            const SliceParts& key, const bool assume_tracked) {
   return inner_->SingleDelete(column_family, key, assume_tracked);
 }
+
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+Status ForwardingTransaction::PutEntity(ColumnFamilyHandle* column_family, const Slice& key,
+                                        const WideColumns& columns, bool assume_tracked) {
+  return inner_->PutEntity(column_family, key, columns, assume_tracked);
+}
+#endif
+
+#if TEKSDB_ROCKSDB_TXN_HAS_COLLAPSE_KEY
+Status ForwardingTransaction::CollapseKey(const ReadOptions& options, const Slice& key,
+                                          ColumnFamilyHandle* column_family) {
+  return inner_->CollapseKey(options, key, column_family);
+}
+#endif
 
 Status ForwardingTransaction::SingleDelete(const SliceParts& key) {
   return inner_->SingleDelete(key);
@@ -301,6 +379,13 @@ Status ForwardingTransaction::SingleDeleteUntracked(const Slice& key) {
   return inner_->SingleDeleteUntracked(key);
 }
 
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+Status ForwardingTransaction::PutEntityUntracked(ColumnFamilyHandle* column_family,
+                                                 const Slice& key, const WideColumns& columns) {
+  return inner_->PutEntityUntracked(column_family, key, columns);
+}
+#endif
+
 void ForwardingTransaction::PutLogData(const Slice& blob) { inner_->PutLogData(blob); }
 
 void ForwardingTransaction::DisableIndexing() { inner_->DisableIndexing(); }
@@ -317,11 +402,21 @@ uint64_t ForwardingTransaction::GetNumDeletes() const { return inner_->GetNumDel
 
 uint64_t ForwardingTransaction::GetNumMerges() const { return inner_->GetNumMerges(); }
 
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+uint64_t ForwardingTransaction::GetNumPutEntities() const { return inner_->GetNumPutEntities(); }
+#endif
+
 uint64_t ForwardingTransaction::GetElapsedTime() const { return inner_->GetElapsedTime(); }
 
 WriteBatchWithIndex* ForwardingTransaction::GetWriteBatch() { return inner_->GetWriteBatch(); }
 
 void ForwardingTransaction::SetLockTimeout(int64_t timeout) { inner_->SetLockTimeout(timeout); }
+
+#if TEKSDB_ROCKSDB_TXN_HAS_DEADLOCK_TIMEOUT
+void ForwardingTransaction::SetDeadlockTimeout(int64_t timeout_ms) {
+  inner_->SetDeadlockTimeout(timeout_ms);
+}
+#endif
 
 WriteOptions* ForwardingTransaction::GetWriteOptions() { return inner_->GetWriteOptions(); }
 
@@ -387,6 +482,12 @@ TxnTimestamp ForwardingTransaction::GetCommitTimestamp() const {
   return inner_->GetCommitTimestamp();
 }
 
+#if TEKSDB_ROCKSDB_TXN_HAS_COMMIT_BYPASS_GETTER
+bool ForwardingTransaction::GetCommitBypassMemTable() const {
+  return inner_->GetCommitBypassMemTable();
+}
+#endif
+
 void ForwardingTransaction::SetId(uint64_t id) {
   ProtectedAccess::CallSetId(inner_.get(), id);
   MirrorState();
@@ -395,5 +496,19 @@ void ForwardingTransaction::SetId(uint64_t id) {
 uint64_t ForwardingTransaction::GetLastLogNumber() const {
   return ProtectedAccess::CallGetLastLogNumber(inner_.get());
 }
+
+#if TEKSDB_ROCKSDB_TXN_HAS_GET_IMPL
+Status ForwardingTransaction::GetImpl(const ReadOptions& options,
+                                      ColumnFamilyHandle* column_family, const Slice& key,
+                                      std::string* value) {
+  return ProtectedAccess::CallGetImpl(inner_.get(), options, column_family, key, value);
+}
+
+Status ForwardingTransaction::GetImpl(const ReadOptions& options,
+                                      ColumnFamilyHandle* column_family, const Slice& key,
+                                      PinnableSlice* pinnable_val) {
+  return ProtectedAccess::CallGetImpl(inner_.get(), options, column_family, key, pinnable_val);
+}
+#endif
 
 }  // namespace teksdb

@@ -5,8 +5,10 @@
 // The mechanism under RegisteredTransaction, which adds the registration
 // policy; nothing here knows about readers.
 //
-// Every virtual of ROCKSDB_NAMESPACE::Transaction (7.8.3) is overridden here,
-// the protected ones included: tests/transaction_forwarding_test.cc fails
+// Every virtual of ROCKSDB_NAMESPACE::Transaction is overridden here, the
+// protected ones included, in each RocksDB release from 7.8.3 to 11.x (the
+// ones later releases added under include/teksdb/rocksdb_version.h's
+// TEKSDB_ROCKSDB_TXN_* macros): tests/transaction_forwarding_test.cc fails
 // when RocksDB adds one this class does not override.
 //
 // Thread safety: as RocksDB's Transaction: one thread at a time.
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "rocksdb/utilities/transaction.h"
+#include "teksdb/rocksdb_version.h"
 
 namespace teksdb {
 
@@ -91,6 +94,13 @@ class ForwardingTransaction : public ROCKSDB_NAMESPACE::Transaction {
                                          const ROCKSDB_NAMESPACE::Slice& key, std::string* value,
                                          bool exclusive = true,
                                          const bool do_validate = true) override;
+#if TEKSDB_ROCKSDB_TXN_HAS_PINNABLE_GET_FOR_UPDATE_DEFAULT_CF
+  ROCKSDB_NAMESPACE::Status GetForUpdate(const ROCKSDB_NAMESPACE::ReadOptions& options,
+                                         const ROCKSDB_NAMESPACE::Slice& key,
+                                         ROCKSDB_NAMESPACE::PinnableSlice* pinnable_val,
+                                         bool exclusive = true,
+                                         const bool do_validate = true) override;
+#endif
   std::vector<ROCKSDB_NAMESPACE::Status> MultiGetForUpdate(
       const ROCKSDB_NAMESPACE::ReadOptions& options,
       const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& column_family,
@@ -103,6 +113,34 @@ class ForwardingTransaction : public ROCKSDB_NAMESPACE::Transaction {
   ROCKSDB_NAMESPACE::Iterator* GetIterator(
       const ROCKSDB_NAMESPACE::ReadOptions& read_options,
       ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family) override;
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+  ROCKSDB_NAMESPACE::Status GetEntity(const ROCKSDB_NAMESPACE::ReadOptions& options,
+                                      ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
+                                      const ROCKSDB_NAMESPACE::Slice& key,
+                                      ROCKSDB_NAMESPACE::PinnableWideColumns* columns) override;
+  void MultiGetEntity(const ROCKSDB_NAMESPACE::ReadOptions& options,
+                      ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family, size_t num_keys,
+                      const ROCKSDB_NAMESPACE::Slice* keys,
+                      ROCKSDB_NAMESPACE::PinnableWideColumns* results,
+                      ROCKSDB_NAMESPACE::Status* statuses, bool sorted_input = false) override;
+#endif
+#if TEKSDB_ROCKSDB_TXN_HAS_GET_ENTITY_FOR_UPDATE
+  ROCKSDB_NAMESPACE::Status GetEntityForUpdate(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family, const ROCKSDB_NAMESPACE::Slice& key,
+      ROCKSDB_NAMESPACE::PinnableWideColumns* columns, bool exclusive = true,
+      bool do_validate = true) override;
+#endif
+#if TEKSDB_ROCKSDB_TXN_HAS_ATTRIBUTE_GROUP_ITERATOR
+  std::unique_ptr<ROCKSDB_NAMESPACE::AttributeGroupIterator> GetAttributeGroupIterator(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& column_families) override;
+#endif
+#if TEKSDB_ROCKSDB_TXN_HAS_COALESCING_ITERATOR
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> GetCoalescingIterator(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>& column_families) override;
+#endif
 
   // Writes.
   ROCKSDB_NAMESPACE::Status Put(ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
@@ -139,6 +177,17 @@ class ForwardingTransaction : public ROCKSDB_NAMESPACE::Transaction {
                                          const ROCKSDB_NAMESPACE::SliceParts& key,
                                          const bool assume_tracked = false) override;
   ROCKSDB_NAMESPACE::Status SingleDelete(const ROCKSDB_NAMESPACE::SliceParts& key) override;
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+  ROCKSDB_NAMESPACE::Status PutEntity(ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
+                                      const ROCKSDB_NAMESPACE::Slice& key,
+                                      const ROCKSDB_NAMESPACE::WideColumns& columns,
+                                      bool assume_tracked = false) override;
+#endif
+#if TEKSDB_ROCKSDB_TXN_HAS_COLLAPSE_KEY
+  ROCKSDB_NAMESPACE::Status CollapseKey(
+      const ROCKSDB_NAMESPACE::ReadOptions& options, const ROCKSDB_NAMESPACE::Slice& key,
+      ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family = nullptr) override;
+#endif
 
   // Untracked writes.
   ROCKSDB_NAMESPACE::Status PutUntracked(ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
@@ -166,6 +215,11 @@ class ForwardingTransaction : public ROCKSDB_NAMESPACE::Transaction {
       ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
       const ROCKSDB_NAMESPACE::Slice& key) override;
   ROCKSDB_NAMESPACE::Status SingleDeleteUntracked(const ROCKSDB_NAMESPACE::Slice& key) override;
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+  ROCKSDB_NAMESPACE::Status PutEntityUntracked(
+      ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family, const ROCKSDB_NAMESPACE::Slice& key,
+      const ROCKSDB_NAMESPACE::WideColumns& columns) override;
+#endif
   void PutLogData(const ROCKSDB_NAMESPACE::Slice& blob) override;
   void DisableIndexing() override;
   void EnableIndexing() override;
@@ -175,9 +229,15 @@ class ForwardingTransaction : public ROCKSDB_NAMESPACE::Transaction {
   uint64_t GetNumPuts() const override;
   uint64_t GetNumDeletes() const override;
   uint64_t GetNumMerges() const override;
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+  uint64_t GetNumPutEntities() const override;
+#endif
   uint64_t GetElapsedTime() const override;
   ROCKSDB_NAMESPACE::WriteBatchWithIndex* GetWriteBatch() override;
   void SetLockTimeout(int64_t timeout) override;
+#if TEKSDB_ROCKSDB_TXN_HAS_DEADLOCK_TIMEOUT
+  void SetDeadlockTimeout(int64_t timeout_ms) override;
+#endif
   ROCKSDB_NAMESPACE::WriteOptions* GetWriteOptions() override;
   void SetWriteOptions(const ROCKSDB_NAMESPACE::WriteOptions& write_options) override;
   void UndoGetForUpdate(ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
@@ -202,6 +262,9 @@ class ForwardingTransaction : public ROCKSDB_NAMESPACE::Transaction {
       ROCKSDB_NAMESPACE::TxnTimestamp ts) override;
   ROCKSDB_NAMESPACE::Status SetCommitTimestamp(ROCKSDB_NAMESPACE::TxnTimestamp ts) override;
   ROCKSDB_NAMESPACE::TxnTimestamp GetCommitTimestamp() const override;
+#if TEKSDB_ROCKSDB_TXN_HAS_COMMIT_BYPASS_GETTER
+  bool GetCommitBypassMemTable() const override;
+#endif
 
  protected:
   // Copies the non-virtual state of inner_ into this object.
@@ -211,6 +274,16 @@ class ForwardingTransaction : public ROCKSDB_NAMESPACE::Transaction {
   // DBs call them on the transactions they create).
   void SetId(uint64_t id) override;
   uint64_t GetLastLogNumber() const override;
+#if TEKSDB_ROCKSDB_TXN_HAS_GET_IMPL
+  ROCKSDB_NAMESPACE::Status GetImpl(const ROCKSDB_NAMESPACE::ReadOptions& options,
+                                    ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
+                                    const ROCKSDB_NAMESPACE::Slice& key,
+                                    std::string* value) override;
+  ROCKSDB_NAMESPACE::Status GetImpl(const ROCKSDB_NAMESPACE::ReadOptions& options,
+                                    ROCKSDB_NAMESPACE::ColumnFamilyHandle* column_family,
+                                    const ROCKSDB_NAMESPACE::Slice& key,
+                                    ROCKSDB_NAMESPACE::PinnableSlice* pinnable_val) override;
+#endif
 
   std::unique_ptr<ROCKSDB_NAMESPACE::Transaction> inner_;
 };

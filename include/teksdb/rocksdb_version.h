@@ -18,6 +18,18 @@
 //   DB::NewMultiScan                                              10.1
 //   DB::Open(..., DB**) gone (std::unique_ptr<DB>* instead)       11.0
 //
+//   Transaction's virtuals (rocksdb/forwarding_transaction.h forwards each):
+//     GetImpl (protected, the default MultiGet's per-key read)    8.6
+//     CollapseKey                                                 8.7
+//     GetForUpdate(options, key, PinnableSlice*, ...)             9.1
+//     GetEntity, MultiGetEntity, PutEntity, PutEntityUntracked,
+//       GetNumPutEntities                                         9.3
+//     GetEntityForUpdate                                          9.4
+//     GetAttributeGroupIterator                                   9.8
+//     GetCoalescingIterator                                       9.9
+//     GetCommitBypassMemTable (9.10 and 9.11 only)                9.10
+//     SetDeadlockTimeout                                         10.7
+//
 // TEKSDB_IN_ROCKSDB_TREE is defined (to 1) when TeksTable is compiled as a
 // plugin inside a RocksDB source tree (plugin/teks.mk): it then includes
 // RocksDB's own internal headers instead of the copies of their layouts in
@@ -47,6 +59,17 @@
 #define TEKSDB_ROCKSDB_HAS_COALESCING_ITERATORS (TEKSDB_ROCKSDB_VERSION >= 90200)
 #define TEKSDB_ROCKSDB_HAS_MULTI_SCAN (TEKSDB_ROCKSDB_VERSION >= 100100)
 #define TEKSDB_ROCKSDB_OPEN_TAKES_UNIQUE_PTR (TEKSDB_ROCKSDB_VERSION >= 110000)
+
+#define TEKSDB_ROCKSDB_TXN_HAS_GET_IMPL (TEKSDB_ROCKSDB_VERSION >= 80600)
+#define TEKSDB_ROCKSDB_TXN_HAS_COLLAPSE_KEY (TEKSDB_ROCKSDB_VERSION >= 80700)
+#define TEKSDB_ROCKSDB_TXN_HAS_PINNABLE_GET_FOR_UPDATE_DEFAULT_CF (TEKSDB_ROCKSDB_VERSION >= 90100)
+#define TEKSDB_ROCKSDB_TXN_HAS_ENTITIES (TEKSDB_ROCKSDB_VERSION >= 90300)
+#define TEKSDB_ROCKSDB_TXN_HAS_GET_ENTITY_FOR_UPDATE (TEKSDB_ROCKSDB_VERSION >= 90400)
+#define TEKSDB_ROCKSDB_TXN_HAS_ATTRIBUTE_GROUP_ITERATOR (TEKSDB_ROCKSDB_VERSION >= 90800)
+#define TEKSDB_ROCKSDB_TXN_HAS_COALESCING_ITERATOR (TEKSDB_ROCKSDB_VERSION >= 90900)
+#define TEKSDB_ROCKSDB_TXN_HAS_COMMIT_BYPASS_GETTER \
+  (TEKSDB_ROCKSDB_VERSION >= 91000 && TEKSDB_ROCKSDB_VERSION < 100000)
+#define TEKSDB_ROCKSDB_TXN_HAS_DEADLOCK_TIMEOUT (TEKSDB_ROCKSDB_VERSION >= 100700)
 
 #ifndef TEKSDB_IN_ROCKSDB_TREE
 #define TEKSDB_IN_ROCKSDB_TREE 0
