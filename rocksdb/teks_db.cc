@@ -2,6 +2,7 @@
 #include "teksdb/teks_db.h"
 
 #include "teks_layer_setup.h"
+#include "teksdb/open_db.h"
 
 namespace teksdb {
 
@@ -32,17 +33,10 @@ Status TeksDB::Open(const DBOptions& db_options, const std::string& path,
   std::vector<ColumnFamilyDescriptor> cfs;
   Status s = PrepareTeksOpen(db_options, column_families, registry, &options, &cfs);
   if (!s.ok()) return s;
-#if TEKSDB_ROCKSDB_OPEN_TAKES_UNIQUE_PTR
-  std::unique_ptr<ROCKSDB_NAMESPACE::DB> opened;
-  s = ROCKSDB_NAMESPACE::DB::Open(options, path, cfs, handles, &opened);
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> base;
+  s = OpenDB(options, path, cfs, handles, &base);
   if (!s.ok()) return s;
-  ROCKSDB_NAMESPACE::DB* base = opened.release();
-#else
-  ROCKSDB_NAMESPACE::DB* base = nullptr;
-  s = ROCKSDB_NAMESPACE::DB::Open(options, path, cfs, handles, &base);
-  if (!s.ok()) return s;
-#endif
-  db->reset(new TeksDB(std::move(registry), base));
+  db->reset(new TeksDB(std::move(registry), base.release()));
   return s;
 }
 

@@ -15,6 +15,15 @@
 # the line "N passed, M failed" (tests over all phases); exits non-zero if
 # anything failed.
 #
+# Usage: scripts/test.sh [--rocksdb PREFIX]
+#   --rocksdb PREFIX  build and test against the RocksDB in PREFIX (one that
+#                     scripts/build_rocksdb.sh built, or any other install)
+#                     instead of Debian's package; the build directories are
+#                     then build-rocksdb-VERSION(-asan, ...). Tests of
+#                     preloading libteksdb.so into Debian's db_bench do not
+#                     apply to a static RocksDB and are left out
+#                     (cmake/rocksdb.cmake).
+#
 # Environment: TEKSDB_BUILD_DIR (build; the others are $TEKSDB_BUILD_DIR-asan,
 #   -tsan, -debug and -fault), JOBS (build parallelism, nproc), TEST_TIMEOUT (seconds
 #   per test, 300), PHASES (asan tsan debug release fault), CI (true: compiler
@@ -22,8 +31,25 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+rocksdb_prefix=
+while (($#)); do
+  case $1 in
+    --rocksdb) rocksdb_prefix=$(realpath "${2:?--rocksdb needs a PREFIX}"); shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
+    *) echo "test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
 cd "$root"
-build=${TEKSDB_BUILD_DIR:-build}
+rocksdb_args=()
+default_build=build
+if [[ -n $rocksdb_prefix ]]; then
+  version_h=$rocksdb_prefix/include/rocksdb/version.h
+  [[ -f $version_h ]] || { echo "test.sh: no RocksDB in $rocksdb_prefix ($version_h missing)" >&2; exit 2; }
+  rocksdb_version=$(sed -nE 's/^#define ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+).*/\2/p' "$version_h" | paste -sd.)
+  rocksdb_args=(-DCMAKE_PREFIX_PATH="$rocksdb_prefix")
+  default_build=build-rocksdb-$rocksdb_version
+fi
+build=${TEKSDB_BUILD_DIR:-$default_build}
 jobs=${JOBS:-$(nproc)}
 timeout=${TEST_TIMEOUT:-300}
 read -r -a phases <<<"${PHASES:-asan tsan debug release fault}"
@@ -54,7 +80,7 @@ phase() {
 
   local t0=$SECONDS build_s test_s rc passed=0 failed=0 total=0 status
   log "=== $name: configure and build $dir (preset $name ${cmake_args[*]})"
-  if ! cmake --preset "$name" -B "$dir" "${cmake_args[@]}" ||
+  if ! cmake --preset "$name" -B "$dir" "${rocksdb_args[@]}" "${cmake_args[@]}" ||
     ! cmake --build "$dir" -j "$jobs" ${build_target:+--target "$build_target"}; then
     build_s=$((SECONDS - t0))
     summary+=("$(printf '%-8s build %4ss  test     -  BUILD FAILED (counted as 1 failure)' "$name" "$build_s")")
@@ -124,6 +150,7 @@ done
 
 echo
 echo "==================== TeksDB test summary ===================="
+[[ -z $rocksdb_prefix ]] || echo "RocksDB  $rocksdb_version from $rocksdb_prefix"
 printf 'setup    %4ss\n' "$setup_s"
 printf '%s\n' "${summary[@]}"
 printf 'total    %4ss\n' "$((SECONDS - started))"

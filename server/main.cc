@@ -26,6 +26,7 @@
 #include "server.h"
 #include "strict_integer.h"
 #include "teksdb/teks_db.h"
+#include "teksdb/open_db.h"
 #include "teksdb/teks_table.h"
 
 namespace {
@@ -129,9 +130,9 @@ int main(int argc, char** argv) {
     s = teksdb::TeksDB::Open(options, flags.dir, &teks_db);
     db = std::move(teks_db);
   } else {
-    ROCKSDB_NAMESPACE::DB* raw = nullptr;
-    s = ROCKSDB_NAMESPACE::DB::Open(options, flags.dir, &raw);
-    db.reset(raw);
+    std::unique_ptr<ROCKSDB_NAMESPACE::DB> plain;
+    s = teksdb::OpenDB(options, flags.dir, &plain);
+    db = std::move(plain);
   }
   if (!s.ok()) Fail("cannot open " + flags.dir + ": " + s.ToString());
   const std::string memtable = db->GetOptions().memtable_factory->Name();

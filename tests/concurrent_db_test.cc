@@ -52,6 +52,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/write_batch.h"
 #include "teksdb/teks_db.h"
+#include "teksdb/open_db.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
 
@@ -167,9 +168,9 @@ class Database {
       db_ = std::move(layered);
       return s;
     }
-    DB* raw = nullptr;
-    Status s = DB::Open(options_, dir_.path(), &raw);
-    db_.reset(raw);
+    std::unique_ptr<DB> plain;
+    Status s = OpenDB(options_, dir_.path(), &plain);
+    db_ = std::move(plain);
     return s;
   }
   void Close() { db_.reset(); }

@@ -18,6 +18,7 @@
 
 #include "rocksdb/db.h"
 #include "teksdb/teks_table.h"
+#include "teksdb/open_db.h"
 #include "test_support.h"
 
 namespace teksdb {
@@ -39,9 +40,8 @@ TEST_P(ConcurrentReadYourWritesTest, AnIteratorCreatedAfterAPutSeesItsKey) {
   db_options.create_if_missing = true;
   db_options.unordered_write = true;
   db_options.memtable_factory = NewTeksTableFactory(Options());
-  DB* raw = nullptr;
-  ASSERT_TRUE(DB::Open(db_options, dir.path(), &raw).ok());
-  std::unique_ptr<DB> db(raw);
+  std::unique_ptr<DB> db;
+  ASSERT_TRUE(OpenDB(db_options, dir.path(), &db).ok());
 
   std::mutex mu;
   std::vector<std::string> errors;

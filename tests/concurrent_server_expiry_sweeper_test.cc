@@ -13,6 +13,7 @@
 #include "expiry_sweeper.h"
 #include "keyspace.h"
 #include "rocksdb/db.h"
+#include "teksdb/open_db.h"
 #include "test_support.h"
 
 namespace teksdb::server {
@@ -23,9 +24,7 @@ class ExpirySweeperTest : public ::testing::Test {
   void SetUp() override {
     ROCKSDB_NAMESPACE::Options options;
     options.create_if_missing = true;
-    ROCKSDB_NAMESPACE::DB* db = nullptr;
-    ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir_.path(), &db).ok());
-    db_.reset(db);
+    ASSERT_TRUE(teksdb::OpenDB(options, dir_.path(), &db_).ok());
     keyspace_ = std::make_unique<Keyspace>(db_.get(), false);
   }
 

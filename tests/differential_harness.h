@@ -70,6 +70,7 @@
 #include "rocksdb/utilities/transaction_db.h"
 #include "rocksdb/write_batch.h"
 #include "teksdb/teks_db.h"
+#include "teksdb/open_db.h"
 #include "teksdb/teks_transaction_db.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
@@ -190,9 +191,7 @@ class Side {
     const DBOptions db_options(options_);
     switch (layer_) {
       case Layer::kPlainFactory: {
-        DB* raw = nullptr;
-        ASSERT_OK(DB::Open(db_options, dir_.path(), cfs, &handles_, &raw));
-        plain_.reset(raw);
+        ASSERT_OK(OpenDB(db_options, dir_.path(), cfs, &handles_, &plain_));
         break;
       }
       case Layer::kTeksDB:

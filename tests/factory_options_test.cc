@@ -14,6 +14,7 @@
 #include "teks_layer_setup.h"
 #include "teks_table_factory.h"
 #include "teksdb/teks_table.h"
+#include "teksdb/open_db.h"
 #include "test_support.h"
 
 namespace teksdb {
@@ -118,10 +119,10 @@ TEST(FactoryOptionsTest, OptionsFileRoundTripKeepsFactoryAndOptions) {
   teks.async = false;
   teks.shortcut = false;
   options.memtable_factory = NewTeksTableFactory(teks);
-  ROCKSDB_NAMESPACE::DB* db = nullptr;
-  ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  ASSERT_TRUE(OpenDB(options, dir.path(), &db).ok());
   ASSERT_TRUE(db->Put({}, "k", "v").ok());
-  delete db;
+  db.reset();
 
   ConfigOptions config;
   config.ignore_unsupported_options = false;
@@ -158,10 +159,8 @@ Status OpenWith(const ROCKSDB_NAMESPACE::Comparator* cmp) {
   options.create_if_missing = true;
   options.comparator = cmp;
   options.memtable_factory = NewTeksTableFactory();
-  ROCKSDB_NAMESPACE::DB* db = nullptr;
-  Status s = ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db);
-  delete db;
-  return s;
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  return OpenDB(options, dir.path(), &db);
 }
 
 TEST(FactoryOptionsTest, UserDefinedTimestampsAreRefusedAtOpen) {
@@ -184,15 +183,15 @@ TEST(FactoryOptionsTest, ReverseBytewiseComparatorWorks) {
   options.create_if_missing = true;
   options.comparator = ROCKSDB_NAMESPACE::ReverseBytewiseComparator();
   options.memtable_factory = NewTeksTableFactory();
-  ROCKSDB_NAMESPACE::DB* db = nullptr;
-  ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  ASSERT_TRUE(OpenDB(options, dir.path(), &db).ok());
   for (const char* k : {"b", "a", "c"}) ASSERT_TRUE(db->Put({}, k, k).ok());
   std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db->NewIterator({}));
   std::string order;
   for (it->SeekToFirst(); it->Valid(); it->Next()) order += it->key().ToString();
   EXPECT_EQ(order, "cba");
   it.reset();
-  delete db;
+  db.reset();
 }
 
 // Drops only the TeksDB layer can prove safe, and flush's count of entries
@@ -212,9 +211,8 @@ TEST(FactoryOptionsTest, ADropPolicyOutsideTheLayerIsRefusedAtOpen) {
   options.memtable_factory =
       NewTeksTableFactoryWithDropPolicy(TeksTableOptions(),
                                         std::make_shared<DropEverythingPolicy>());
-  ROCKSDB_NAMESPACE::DB* raw = nullptr;
-  const Status s = ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &raw);
-  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db(raw);
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  const Status s = OpenDB(options, dir.path(), &db);
   if (s.ok()) {
     for (int i = 0; i < 100; ++i) ASSERT_TRUE(db->Put({}, "hot", std::to_string(i)).ok());
     const Status flushed = db->Flush({});
@@ -234,9 +232,9 @@ TEST(FactoryOptionsTest, TheLayersColumnFamilyOptionsAreRefusedByAPlainDB) {
       WithTeksTable(ROCKSDB_NAMESPACE::ColumnFamilyOptions(),
                     std::make_shared<ReaderRegistry>()));
   options.create_if_missing = true;
-  ROCKSDB_NAMESPACE::DB* raw = nullptr;
-  const Status s = ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &raw);
-  delete raw;
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> raw;
+  const Status s = OpenDB(options, dir.path(), &raw);
+  raw.reset();
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("flush_verify_memtable_count"), std::string::npos)
       << s.ToString();
@@ -251,8 +249,8 @@ TEST(FactoryOptionsTest, SmallWriteBuffersFlushNormally) {
   options.create_if_missing = true;
   options.write_buffer_size = 256 << 10;
   options.memtable_factory = NewTeksTableFactory();
-  ROCKSDB_NAMESPACE::DB* db = nullptr;
-  ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  ASSERT_TRUE(OpenDB(options, dir.path(), &db).ok());
   ROCKSDB_NAMESPACE::ColumnFamilyHandle* created = nullptr;
   ROCKSDB_NAMESPACE::ColumnFamilyOptions cf_options(options);
   cf_options.write_buffer_size = 128 << 10;
@@ -275,7 +273,7 @@ TEST(FactoryOptionsTest, SmallWriteBuffersFlushNormally) {
   db->GetColumnFamilyMetaData(created, &meta);
   EXPECT_GT(meta.file_count, 1u);  // the small column family flushed repeatedly
   ASSERT_TRUE(db->DestroyColumnFamilyHandle(created).ok());
-  delete db;
+  db.reset();
 }
 
 }  // namespace

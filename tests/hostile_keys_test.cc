@@ -19,6 +19,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "teksdb/teks_db.h"
+#include "teksdb/open_db.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
 
@@ -92,11 +93,9 @@ uint64_t WriteAndCheck(std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> fa
   options.memtable_factory = std::move(factory);
   std::unique_ptr<DB> db;
   {
-    DB* raw = nullptr;
-    const Status s = DB::Open(options, dir.path(), &raw);
+    const Status s = OpenDB(options, dir.path(), &db);
     EXPECT_TRUE(s.ok()) << s.ToString();
     if (!s.ok()) return 0;
-    db.reset(raw);
   }
   WriteOptions write_options;
   write_options.disableWAL = true;

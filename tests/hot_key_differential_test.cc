@@ -31,6 +31,7 @@
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/options.h"
 #include "teksdb/teks_db.h"
+#include "teksdb/open_db.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
 
@@ -69,17 +70,14 @@ class Pair {
     options.merge_operator = std::make_shared<AppendOperator>();
     options.info_log_level = ROCKSDB_NAMESPACE::WARN_LEVEL;
     options.memtable_factory = std::make_shared<ROCKSDB_NAMESPACE::SkipListFactory>();
-    DB* raw = nullptr;
-    EXPECT_TRUE(DB::Open(options, oracle_dir_.path(), &raw).ok());
-    oracle_.reset(raw);
+    EXPECT_TRUE(OpenDB(options, oracle_dir_.path(), &oracle_).ok());
     options.memtable_factory = NewTeksTableFactory();
     if (subject == Subject::kTeksDBLayer) {
       std::unique_ptr<TeksDB> layered;
       EXPECT_TRUE(TeksDB::Open(options, subject_dir_.path(), &layered).ok());
       subject_ = std::move(layered);
     } else {
-      EXPECT_TRUE(DB::Open(options, subject_dir_.path(), &raw).ok());
-      subject_.reset(raw);
+      EXPECT_TRUE(OpenDB(options, subject_dir_.path(), &subject_).ok());
     }
   }
   DB* oracle() const { return oracle_.get(); }

@@ -15,6 +15,7 @@
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/write_buffer_manager.h"
 #include "teksdb/teks_db.h"
+#include "teksdb/open_db.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
 
@@ -93,9 +94,7 @@ std::unique_ptr<DB> OpenPlainOrLayered(Options options, const std::string& dir, 
     EXPECT_TRUE(TeksDB::Open(options, dir, &teks).ok());
     db = std::move(teks);
   } else {
-    DB* raw = nullptr;
-    EXPECT_TRUE(DB::Open(options, dir, &raw).ok());
-    db.reset(raw);
+    EXPECT_TRUE(OpenDB(options, dir, &db).ok());
   }
   return db;
 }

@@ -21,6 +21,7 @@
 #include "rocksdb_internals.h"
 #include "teks_table_rep.h"
 #include "teksdb/teks_table.h"
+#include "teksdb/open_db.h"
 #include "test_support.h"
 
 namespace teksdb {
@@ -100,8 +101,8 @@ TEST(RocksDBLayoutTest, TheMemTablesAllocatorAnswersFromTheRightVtableSlots) {
   options.create_if_missing = true;
   options.arena_block_size = 64 << 10;
   options.memtable_factory = probe;
-  ROCKSDB_NAMESPACE::DB* db = nullptr;
-  ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &db).ok());
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  ASSERT_TRUE(OpenDB(options, dir.path(), &db).ok());
   EXPECT_EQ(probe->block_size.load(), size_t{64 << 10});
   EXPECT_TRUE(probe->aligned_ok.load());
   EXPECT_TRUE(probe->allocate_ok.load());
@@ -116,7 +117,7 @@ TEST(RocksDBLayoutTest, TheMemTablesAllocatorAnswersFromTheRightVtableSlots) {
   ASSERT_TRUE(it->Valid());
   EXPECT_EQ(it->key().ToString(), "key");
   it.reset();
-  delete db;
+  db.reset();
 }
 
 // Reads the user comparator out of the KeyComparator RocksDB passes in.
@@ -163,10 +164,7 @@ ROCKSDB_NAMESPACE::Status OpenOrderedBy(
   options.create_if_missing = true;
   options.comparator = user;
   options.memtable_factory = std::move(factory);
-  ROCKSDB_NAMESPACE::DB* opened = nullptr;
-  ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::DB::Open(options, path, &opened);
-  db->reset(opened);
-  return s;
+  return OpenDB(options, path, db);
 }
 
 TEST(RocksDBLayoutTest, TheMemTablesKeyComparatorHoldsTheColumnFamilysComparator) {

@@ -3,7 +3,9 @@
 // the ones a live snapshot or iterator still reads. Read-for-read equality
 // with stock RocksDB is the differential suites' job (differential_harness.h).
 #include "teksdb/teks_db.h"
+#include "teksdb/open_db.h"
 #include "teksdb/teks_transaction_db.h"
+#include "teksdb/rocksdb_version.h"
 
 #include <gtest/gtest.h>
 
@@ -126,9 +128,8 @@ TEST(TeksDBTest, APlainFactoryKeepsEveryVersion) {
   test::TempDir dir("teksdb-plain");
   Options options = BasicOptions();
   options.memtable_factory = NewTeksTableFactory();
-  ROCKSDB_NAMESPACE::DB* raw = nullptr;
-  ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir.path(), &raw).ok());
-  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db(raw);
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  ASSERT_TRUE(OpenDB(options, dir.path(), &db).ok());
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(db->Put({}, "hot", std::to_string(i)).ok());
   std::vector<ROCKSDB_NAMESPACE::KeyVersion> versions;
   ASSERT_TRUE(ROCKSDB_NAMESPACE::GetAllKeyVersions(db.get(), "hot", "hot", 100, &versions).ok());
@@ -194,6 +195,50 @@ TEST(TeksTransactionDBTest, APreparedWriteNeverShadowsWhatOlderReadersSee) {
       ROCKSDB_NAMESPACE::GetAllKeyVersions(db->GetRootDB(), "k", "k", 100, &versions).ok());
   EXPECT_LE(versions.size(), 2u);  // once the snapshot is gone, so are they
 }
+
+#if TEKSDB_ROCKSDB_HAS_COMMIT_BYPASS_MEMTABLE
+// A WriteCommitted transaction with commit_bypass_memtable commits into a
+// memtable of its own (RocksDB ingests its write batch as an immutable
+// memtable), never through the rep: what it wrote reads back, shadows
+// older versions for new readers only, and later writes shadow it.
+TEST(TeksTransactionDBTest, ACommitThatBypassesTheMemtableReadsBackInOrder) {
+  test::TempDir dir("teksdb-txn-bypass");
+  std::unique_ptr<TeksTransactionDB> db;
+  ASSERT_TRUE(TeksTransactionDB::Open(BasicOptions(), ROCKSDB_NAMESPACE::TransactionDBOptions(),
+                                      dir.path(), &db)
+                  .ok());
+  ASSERT_TRUE(db->Put({}, "k", "old").ok());
+  const ROCKSDB_NAMESPACE::Snapshot* before = db->GetSnapshot();
+  ROCKSDB_NAMESPACE::TransactionOptions bypass;
+  bypass.commit_bypass_memtable = true;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Transaction> txn(db->BeginTransaction({}, bypass));
+  ASSERT_TRUE(txn->SetName("bypass").ok());
+  ASSERT_TRUE(txn->Put("k", "bypassed").ok());
+  ASSERT_TRUE(txn->Put("only-in-txn", "v").ok());
+  ASSERT_TRUE(txn->Prepare().ok());
+  ASSERT_TRUE(txn->Commit().ok());
+  txn.reset();
+  std::string value;
+  ASSERT_TRUE(db->Get({}, "k", &value).ok());
+  EXPECT_EQ(value, "bypassed");
+  ASSERT_TRUE(db->Get({}, "only-in-txn", &value).ok());
+  EXPECT_EQ(value, "v");
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(db->Put({}, "k", "newer" + std::to_string(i)).ok());
+  ASSERT_TRUE(db->Get({}, "k", &value).ok());
+  EXPECT_EQ(value, "newer4");
+  ROCKSDB_NAMESPACE::ReadOptions at_before;
+  at_before.snapshot = before;
+  ASSERT_TRUE(db->Get(at_before, "k", &value).ok());
+  EXPECT_EQ(value, "old");
+  EXPECT_TRUE(db->Get(at_before, "only-in-txn", &value).IsNotFound());
+  db->ReleaseSnapshot(before);
+  ASSERT_TRUE(db->Flush({}).ok());
+  ASSERT_TRUE(db->Get({}, "k", &value).ok());
+  EXPECT_EQ(value, "newer4");
+  ASSERT_TRUE(db->Get({}, "only-in-txn", &value).ok());
+  EXPECT_EQ(value, "v");
+}
+#endif
 
 TEST(TeksTransactionDBTest, ReusesTheTransactionObjectItWasGiven) {
   test::TempDir dir("teksdb-txn-reuse");

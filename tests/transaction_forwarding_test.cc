@@ -6,7 +6,9 @@
 // none), and names each slot's function by its symbol (the test exports its
 // symbols, ENABLE_EXPORTS): every one must be the project's, none
 // Transaction's default. And the forwarders forward: through a real
-// pessimistic transaction, the state a caller reads matches the wrapped one.
+// pessimistic transaction, the state a caller reads matches the wrapped one,
+// and (RocksDB 9.3+) wide-column entities written through the wrapper read
+// back through it.
 #include "forwarding_transaction.h"
 
 #include <cxxabi.h>
@@ -22,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include "rocksdb/utilities/transaction_db.h"
+#include "teksdb/rocksdb_version.h"
 #include "test_support.h"
 
 namespace teksdb {
@@ -98,6 +101,39 @@ TEST(ForwardingTransactionTest, ForwardsCallsAndMirrorsTheWrappedState) {
   ASSERT_TRUE(db->Get(ReadOptions(), "key", &value).ok());
   EXPECT_EQ(value, "value");
 }
+
+#if TEKSDB_ROCKSDB_TXN_HAS_ENTITIES
+TEST(ForwardingTransactionTest, ForwardsWideColumnEntities) {
+  test::TempDir dir("forwarding_transaction_entities");
+  Options options;
+  options.create_if_missing = true;
+  TransactionDB* raw = nullptr;
+  ASSERT_TRUE(TransactionDB::Open(options, TransactionDBOptions(), dir.path(), &raw).ok());
+  std::unique_ptr<TransactionDB> db(raw);
+
+  ForwardingTransaction txn{std::unique_ptr<Transaction>(db->BeginTransaction(WriteOptions()))};
+  auto* cf = db->DefaultColumnFamily();
+  const ROCKSDB_NAMESPACE::WideColumns columns{{"a", "1"}, {"b", "2"}};
+  ASSERT_TRUE(txn.PutEntity(cf, "entity", columns).ok());
+  ASSERT_TRUE(txn.PutEntityUntracked(cf, "untracked", {{"c", "3"}}).ok());
+  EXPECT_EQ(txn.GetNumPutEntities(), 2u);
+
+  ROCKSDB_NAMESPACE::PinnableWideColumns read;
+  ASSERT_TRUE(txn.GetEntity(ReadOptions(), cf, "entity", &read).ok());
+  EXPECT_EQ(read.columns(), columns);
+  ROCKSDB_NAMESPACE::Slice keys[2] = {"entity", "untracked"};
+  ROCKSDB_NAMESPACE::PinnableWideColumns results[2];
+  ROCKSDB_NAMESPACE::Status statuses[2];
+  txn.MultiGetEntity(ReadOptions(), cf, 2, keys, results, statuses);
+  ASSERT_TRUE(statuses[0].ok() && statuses[1].ok());
+  EXPECT_EQ(results[1].columns(), (ROCKSDB_NAMESPACE::WideColumns{{"c", "3"}}));
+  ASSERT_TRUE(txn.Commit().ok());
+
+  ROCKSDB_NAMESPACE::PinnableWideColumns committed;
+  ASSERT_TRUE(db->GetEntity(ReadOptions(), cf, "entity", &committed).ok());
+  EXPECT_EQ(committed.columns(), columns);
+}
+#endif
 
 }  // namespace
 }  // namespace teksdb

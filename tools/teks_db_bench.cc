@@ -51,6 +51,7 @@
 #include "rocksdb/rate_limiter.h"
 #include "rocksdb/version.h"
 #include "teksdb/teks_db.h"
+#include "teksdb/open_db.h"
 #include "teksdb/teks_table.h"
 
 DEFINE_string(benchmarks, "fillrandom,readrandom,readseq,seekrandom",
@@ -622,9 +623,9 @@ int main(int argc, char** argv) {
     Check(teksdb::TeksDB::Open(options, FLAGS_db, &teks_db), "TeksDB::Open " + FLAGS_db);
     db = std::move(teks_db);
   } else {
-    DB* raw = nullptr;
-    Check(DB::Open(options, FLAGS_db, &raw), "DB::Open " + FLAGS_db);
-    db.reset(raw);
+    std::unique_ptr<DB> plain;
+    Check(teksdb::OpenDB(options, FLAGS_db, &plain), "DB::Open " + FLAGS_db);
+    db = std::move(plain);
   }
 
   std::printf("RocksDB:    version %d.%d.%d\n", ROCKSDB_MAJOR, ROCKSDB_MINOR, ROCKSDB_PATCH);

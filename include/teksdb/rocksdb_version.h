@@ -29,6 +29,8 @@
 //     GetCoalescingIterator                                       9.9
 //     GetCommitBypassMemTable (9.10 and 9.11 only)                9.10
 //     SetDeadlockTimeout                                         10.7
+//   TransactionOptions::commit_bypass_memtable (WriteCommitted
+//     commits whose writes never reach the rep)                  9.10
 //
 // TEKSDB_IN_ROCKSDB_TREE is defined (to 1) when TeksTable is compiled as a
 // plugin inside a RocksDB source tree (plugin/teks.mk): it then includes
@@ -70,6 +72,7 @@
 #define TEKSDB_ROCKSDB_TXN_HAS_COMMIT_BYPASS_GETTER \
   (TEKSDB_ROCKSDB_VERSION >= 91000 && TEKSDB_ROCKSDB_VERSION < 100000)
 #define TEKSDB_ROCKSDB_TXN_HAS_DEADLOCK_TIMEOUT (TEKSDB_ROCKSDB_VERSION >= 100700)
+#define TEKSDB_ROCKSDB_HAS_COMMIT_BYPASS_MEMTABLE (TEKSDB_ROCKSDB_VERSION >= 91000)
 
 #ifndef TEKSDB_IN_ROCKSDB_TREE
 #define TEKSDB_IN_ROCKSDB_TREE 0

@@ -7,6 +7,7 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "teksdb/teks_table.h"
+#include "teksdb/open_db.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
@@ -19,12 +20,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "teks not found: %s\n", s.ToString().c_str());
     return 1;
   }
-  ROCKSDB_NAMESPACE::DB* db = nullptr;
-  s = ROCKSDB_NAMESPACE::DB::Open(options, argv[1], &db);
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  s = teksdb::OpenDB(options, argv[1], &db);
   std::string value;
   if (s.ok()) s = db->Put({}, "k", "v");
   if (s.ok()) s = db->Get({}, "k", &value);
-  delete db;
+  db.reset();
   if (!s.ok() || value != "v") {
     std::fprintf(stderr, "round trip failed: %s\n", s.ToString().c_str());
     return 1;

@@ -10,6 +10,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "teksdb/teks_db.h"
+#include "teksdb/open_db.h"
 #include "teksdb/teks_table.h"
 #include "teksdb/teks_transaction_db.h"
 
@@ -182,9 +183,9 @@ Status StressDB::Open(const StressDBConfig& config, std::unique_ptr<StressDB>* o
 
   switch (config.mode) {
     case Mode::kPlain: {
-      ROCKSDB_NAMESPACE::DB* raw = nullptr;
-      s = ROCKSDB_NAMESPACE::DB::Open(db_options, config.path, families, &sdb->handles_, &raw);
-      sdb->db_.reset(raw);
+      std::unique_ptr<ROCKSDB_NAMESPACE::DB> plain;
+      s = teksdb::OpenDB(db_options, config.path, families, &sdb->handles_, &plain);
+      sdb->db_ = std::move(plain);
       break;
     }
     case Mode::kLayer: {
