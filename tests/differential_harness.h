@@ -71,6 +71,7 @@
 #include "rocksdb/write_batch.h"
 #include "teksdb/teks_db.h"
 #include "teksdb/open_db.h"
+#include "teksdb/rocksdb_version.h"
 #include "teksdb/teks_transaction_db.h"
 #include "teksdb/teks_table.h"
 #include "test_support.h"
@@ -126,7 +127,27 @@ struct Config {
   bool avoid_flush_during_recovery;
   int key_count;
   uint64_t default_seed;
+  // Both sides with RocksDB's checked reads on, as far as the release has
+  // them (CheckedReads below).
+  bool checked_reads = false;
 };
+
+// RocksDB's checks of memtable reads, on: per-entry checksums, and where the
+// release has them, paranoid_memory_checks (9.6: GetAndValidate and the
+// *AndValidate iterator steps), verify-on-seek (10.7) and the batched
+// MultiGet of memtable_batch_lookup_optimization (11.1: MemTableRep::MultiGet).
+inline void CheckedReads(ROCKSDB_NAMESPACE::Options* options) {
+  options->memtable_protection_bytes_per_key = 8;
+#if TEKSDB_ROCKSDB_HAS_VALIDATING_READS
+  options->paranoid_memory_checks = true;
+#endif
+#ifdef TEKSDB_ROCKSDB_VERIFY_ON_SEEK_OPTION
+  options->TEKSDB_ROCKSDB_VERIFY_ON_SEEK_OPTION = true;
+#endif
+#if TEKSDB_ROCKSDB_HAS_REP_MULTIGET
+  options->memtable_batch_lookup_optimization = true;
+#endif
+}
 
 inline TeksTableOptions Variant(const char* id) {
   TeksTableOptions options;
@@ -170,6 +191,7 @@ class Side {
                : NewTeksTableFactory(config.teks);
     options_.info_log_level = ROCKSDB_NAMESPACE::WARN_LEVEL;
     options_.listeners.push_back(automatic_flushes_);
+    if (config.checked_reads) CheckedReads(&options_);
     txn_db_options_.write_policy = ROCKSDB_NAMESPACE::TxnDBWritePolicy::WRITE_PREPARED;
     // A lock conflict fails at once (the same way on both sides), never waits.
     txn_db_options_.transaction_lock_timeout = 0;

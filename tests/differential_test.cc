@@ -116,7 +116,13 @@ INSTANTIATE_TEST_SUITE_P(
         Config{"LayerDefault", Layer::kTeksDB, TeksTableOptions(), 128 * kKiB, false, 300,
                0x7e5d0004},
         Config{"LayerSyncNoShortcut", Layer::kTeksDB, Custom(false, true, false, true),
-               64 * kKiB, true, 300, 0x7e5d0006}),
+               64 * kKiB, true, 300, 0x7e5d0006},
+        // RocksDB's checked reads (CheckedReads): TeksTable's GetAndValidate,
+        // *AndValidate steps and batched MultiGet where the release calls them.
+        Config{"PlainCheckedReads", Layer::kPlainFactory, TeksTableOptions(), kLargeBuffer, true,
+               300, 0x7e5d0008, true},
+        Config{"LayerCheckedReads", Layer::kTeksDB, TeksTableOptions(), 128 * kKiB, false, 300,
+               0x7e5d0009, true}),
     PrintConfigName);
 
 }  // namespace

@@ -344,7 +344,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Config{"LayerDefault", Layer::kTeksTransactionDB, TeksTableOptions(),
                              kLargeBuffer, false, 200, 0x7e5d0103},
                       Config{"LayerHotKeys", Layer::kTeksTransactionDB, TeksTableOptions(),
-                             kLargeBuffer, true, 24, 0x7e5d0104}),
+                             kLargeBuffer, true, 24, 0x7e5d0104},
+                      // Reads that check entries and pass WritePrepared's
+                      // read callback through TeksTable's validating calls.
+                      Config{"LayerCheckedReads", Layer::kTeksTransactionDB, TeksTableOptions(),
+                             kLargeBuffer, false, 200, 0x7e5d0105, true}),
     PrintConfigName);
 
 }  // namespace

@@ -7,7 +7,10 @@
 //     9.6: (..., allow_data_in_errors); called when paranoid_memory_checks.
 //     10.7: (..., allow_data_in_errors, detect_key_out_of_order,
 //            key_validation_callback); also for verify-on-seek.
+//   Verify-on-seek, the option: memtable_veirfy_per_key_checksum_on_seek
+//     (sic) 10.7, memtable_verify_per_key_checksum_on_seek 11.4
 //   MemTableRep::MultiGet (a batch of sorted memtable keys)      11.1
+//     (what ColumnFamilyOptions::memtable_batch_lookup_optimization calls)
 //   kTypeValuePreferredSeqno (0x18, TimedPut) in memtables        9.1
 //   DB::MultiGetEntity                                            8.0
 //   DB::MultiGetEntity of attribute groups                        8.8
@@ -53,6 +56,11 @@
 #define TEKSDB_ROCKSDB_HAS_VALIDATING_READS (TEKSDB_ROCKSDB_VERSION >= 90600)
 #define TEKSDB_ROCKSDB_VALIDATION_TAKES_CALLBACK (TEKSDB_ROCKSDB_VERSION >= 100700)
 #define TEKSDB_ROCKSDB_HAS_REP_MULTIGET (TEKSDB_ROCKSDB_VERSION >= 110100)
+#if TEKSDB_ROCKSDB_VERSION >= 110400
+#define TEKSDB_ROCKSDB_VERIFY_ON_SEEK_OPTION memtable_verify_per_key_checksum_on_seek
+#elif TEKSDB_ROCKSDB_VALIDATION_TAKES_CALLBACK
+#define TEKSDB_ROCKSDB_VERIFY_ON_SEEK_OPTION memtable_veirfy_per_key_checksum_on_seek
+#endif
 #define TEKSDB_ROCKSDB_HAS_MULTIGET_ENTITY (TEKSDB_ROCKSDB_VERSION >= 80000)
 #define TEKSDB_ROCKSDB_HAS_ATTRIBUTE_GROUPS (TEKSDB_ROCKSDB_VERSION >= 80800)
 #define TEKSDB_ROCKSDB_READS_FUNNEL_INTO_TIMESTAMPED (TEKSDB_ROCKSDB_VERSION >= 90000)
