@@ -54,13 +54,19 @@ class Allocator {
   virtual size_t BlockSize() const = 0;
 };
 
-// Layout of db/dbformat.h's LookupKey. The constructor is exported by
-// librocksdb; the accessors are inline there as here.
+// Layout of db/dbformat.h's LookupKey (db/lookup_key.h from 10.x). The
+// constructor is exported by librocksdb; the destructor and the accessors
+// are inline there as here (a static release build of RocksDB exports no
+// destructor).
 class LookupKey {
  public:
   LookupKey(const Slice& user_key, SequenceNumber sequence,
             const Slice* ts = nullptr);
-  ~LookupKey();
+  ~LookupKey() {
+    if (start_ != space_) delete[] start_;
+  }
+  LookupKey(const LookupKey&) = delete;
+  LookupKey& operator=(const LookupKey&) = delete;
   Slice memtable_key() const {
     return Slice(start_, static_cast<size_t>(end_ - start_));
   }
@@ -131,6 +137,15 @@ enum EntryType : uint8_t {
   kEntryWideColumnEntity = 0x16,
   kEntryValuePreferredSeqno = 0x18,  // TimedPut, RocksDB 9.1 and later
 };
+
+// db/dbformat.h's kValueTypeForSeek: the type of the keys a seek or a
+// lookup builds (the largest type, so every entry at the sequence sorts at
+// or after them).
+#if TEKSDB_ROCKSDB_SEEKS_WITH_PREFERRED_SEQNO_TYPE
+constexpr EntryType kEntryTypeForSeek = kEntryValuePreferredSeqno;
+#else
+constexpr EntryType kEntryTypeForSeek = kEntryWideColumnEntity;
+#endif
 
 // Bytes of the packed (seq << 8 | type) tag that ends every internal key.
 constexpr size_t kTagSize = 8;

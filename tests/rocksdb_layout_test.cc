@@ -39,7 +39,7 @@ TEST(RocksDBLayoutTest, LookupKeyFromTheLibraryDecodesThroughOurAccessors) {
     EXPECT_EQ(view.sequence(), 4242u);
     // Seeks use the largest value type, so every entry at the sequence is
     // at or after the lookup key.
-    EXPECT_EQ(view.type(), kEntryWideColumnEntity);
+    EXPECT_EQ(view.type(), kEntryTypeForSeek);
   }
 }
 

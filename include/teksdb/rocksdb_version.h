@@ -11,7 +11,8 @@
 //     (sic) 10.7, memtable_verify_per_key_checksum_on_seek 11.4
 //   MemTableRep::MultiGet (a batch of sorted memtable keys)      11.1
 //     (what ColumnFamilyOptions::memtable_batch_lookup_optimization calls)
-//   kTypeValuePreferredSeqno (0x18, TimedPut) in memtables        9.1
+//   kTypeValuePreferredSeqno (0x18, TimedPut) in memtables, and
+//     the value type of seek keys (kValueTypeForSeek; 0x16 before) 9.1
 //   DB::MultiGetEntity                                            8.0
 //   DB::MultiGetEntity of attribute groups                        8.8
 //   DB::Get/MultiGet: only the timestamp-taking ones overridable  9.0
@@ -61,6 +62,7 @@
 #elif TEKSDB_ROCKSDB_VALIDATION_TAKES_CALLBACK
 #define TEKSDB_ROCKSDB_VERIFY_ON_SEEK_OPTION memtable_veirfy_per_key_checksum_on_seek
 #endif
+#define TEKSDB_ROCKSDB_SEEKS_WITH_PREFERRED_SEQNO_TYPE (TEKSDB_ROCKSDB_VERSION >= 90100)
 #define TEKSDB_ROCKSDB_HAS_MULTIGET_ENTITY (TEKSDB_ROCKSDB_VERSION >= 80000)
 #define TEKSDB_ROCKSDB_HAS_ATTRIBUTE_GROUPS (TEKSDB_ROCKSDB_VERSION >= 80800)
 #define TEKSDB_ROCKSDB_READS_FUNNEL_INTO_TIMESTAMPED (TEKSDB_ROCKSDB_VERSION >= 90000)
