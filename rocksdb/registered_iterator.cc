@@ -10,10 +10,13 @@
 namespace teksdb {
 namespace {
 
-class RegisteredIterator : public ROCKSDB_NAMESPACE::Iterator {
+// What every registered iterator forwards, over RocksDB's Iterator or
+// AttributeGroupIterator (`Base`): positioning, key, status, refreshes.
+template <typename Base>
+class RegisteredPositioning : public Base {
  public:
-  RegisteredIterator(ROCKSDB_NAMESPACE::Iterator* base, ReaderRegistry::Registration reader)
-      : reader_(std::move(reader)), base_(base) {}
+  RegisteredPositioning(std::unique_ptr<Base> base, ReaderRegistry::Registration reader)
+      : reader_(std::move(reader)), base_(std::move(base)) {}
 
   bool Valid() const override { return base_->Valid(); }
   void SeekToFirst() override { base_->SeekToFirst(); }
@@ -25,10 +28,6 @@ class RegisteredIterator : public ROCKSDB_NAMESPACE::Iterator {
   void Next() override { base_->Next(); }
   void Prev() override { base_->Prev(); }
   ROCKSDB_NAMESPACE::Slice key() const override { return base_->key(); }
-  ROCKSDB_NAMESPACE::Slice value() const override { return base_->value(); }
-  const ROCKSDB_NAMESPACE::WideColumns& columns() const override {
-    return base_->columns();
-  }
   ROCKSDB_NAMESPACE::Status status() const override { return base_->status(); }
   // The refreshed iterator reads at a newer sequence: the old floor, lower,
   // stays safe.
@@ -43,6 +42,21 @@ class RegisteredIterator : public ROCKSDB_NAMESPACE::Iterator {
 #if TEKSDB_ROCKSDB_HAS_PREPARE_VALUE
   bool PrepareValue() override { return base_->PrepareValue(); }
 #endif
+
+ protected:
+  // Declared first, so released after the iterator is destroyed.
+  ReaderRegistry::Registration reader_;
+  std::unique_ptr<Base> base_;
+};
+
+class RegisteredIterator : public RegisteredPositioning<ROCKSDB_NAMESPACE::Iterator> {
+ public:
+  using RegisteredPositioning::RegisteredPositioning;
+
+  ROCKSDB_NAMESPACE::Slice value() const override { return base_->value(); }
+  const ROCKSDB_NAMESPACE::WideColumns& columns() const override {
+    return base_->columns();
+  }
 #if TEKSDB_ROCKSDB_HAS_MULTI_SCAN
   void Prepare(const ROCKSDB_NAMESPACE::MultiScanArgs& scan_options) override {
     base_->Prepare(scan_options);
@@ -52,47 +66,17 @@ class RegisteredIterator : public ROCKSDB_NAMESPACE::Iterator {
     return base_->GetProperty(std::move(prop_name), prop);
   }
   ROCKSDB_NAMESPACE::Slice timestamp() const override { return base_->timestamp(); }
-
- private:
-  // Declared first, so released after the iterator is destroyed.
-  ReaderRegistry::Registration reader_;
-  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> base_;
 };
 
 #if TEKSDB_ROCKSDB_HAS_COALESCING_ITERATORS
-class RegisteredAttributeGroupIterator : public ROCKSDB_NAMESPACE::AttributeGroupIterator {
+class RegisteredAttributeGroupIterator
+    : public RegisteredPositioning<ROCKSDB_NAMESPACE::AttributeGroupIterator> {
  public:
-  RegisteredAttributeGroupIterator(
-      std::unique_ptr<ROCKSDB_NAMESPACE::AttributeGroupIterator> base,
-      ReaderRegistry::Registration reader)
-      : reader_(std::move(reader)), base_(std::move(base)) {}
+  using RegisteredPositioning::RegisteredPositioning;
 
-  bool Valid() const override { return base_->Valid(); }
-  void SeekToFirst() override { base_->SeekToFirst(); }
-  void SeekToLast() override { base_->SeekToLast(); }
-  void Seek(const ROCKSDB_NAMESPACE::Slice& target) override { base_->Seek(target); }
-  void SeekForPrev(const ROCKSDB_NAMESPACE::Slice& target) override {
-    base_->SeekForPrev(target);
-  }
-  void Next() override { base_->Next(); }
-  void Prev() override { base_->Prev(); }
-  ROCKSDB_NAMESPACE::Slice key() const override { return base_->key(); }
-  ROCKSDB_NAMESPACE::Status status() const override { return base_->status(); }
-  ROCKSDB_NAMESPACE::Status Refresh() override { return base_->Refresh(); }
-  ROCKSDB_NAMESPACE::Status Refresh(const ROCKSDB_NAMESPACE::Snapshot* snapshot) override {
-    return base_->Refresh(snapshot);
-  }
-#if TEKSDB_ROCKSDB_HAS_PREPARE_VALUE
-  bool PrepareValue() override { return base_->PrepareValue(); }
-#endif
   const ROCKSDB_NAMESPACE::IteratorAttributeGroups& attribute_groups() const override {
     return base_->attribute_groups();
   }
-
- private:
-  // Declared first, so released after the iterator is destroyed.
-  ReaderRegistry::Registration reader_;
-  std::unique_ptr<ROCKSDB_NAMESPACE::AttributeGroupIterator> base_;
 };
 #endif
 
@@ -108,7 +92,8 @@ std::unique_ptr<ROCKSDB_NAMESPACE::AttributeGroupIterator> NewRegisteredAttribut
 
 ROCKSDB_NAMESPACE::Iterator* NewRegisteredIterator(ROCKSDB_NAMESPACE::Iterator* base,
                                                    ReaderRegistry::Registration reader) {
-  return new RegisteredIterator(base, std::move(reader));
+  return new RegisteredIterator(std::unique_ptr<ROCKSDB_NAMESPACE::Iterator>(base),
+                                std::move(reader));
 }
 
 }  // namespace teksdb
