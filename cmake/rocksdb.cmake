@@ -12,8 +12,15 @@
 #                           own tools); with a static RocksDB it is static,
 #                           so a program never holds two copies of RocksDB
 #   TEKSDB_ROCKSDB_HAS_TEKS ON where that RocksDB already holds TeksTable
-#                           (built with ROCKSDB_PLUGINS=teks): memtable/ is
-#                           then not compiled again, the plugin's is used
+#                           (built with ROCKSDB_PLUGINS=teks)
+#   TEKSDB_COMPILE_MEMTABLE whether libteksdb holds memtable/: not where
+#                           RocksDB has it built in (the plugin's is used),
+#                           except in sanitized builds, where the plugin's,
+#                           compiled uninstrumented with RocksDB, would hide
+#                           TeksTable's own synchronisation from TSan; there
+#                           libteksdb's instrumented copy comes first on
+#                           every link and RocksDB's is never pulled in (the
+#                           same symbols, all defined already)
 #   C++ standard            C++20 for RocksDB 11 (its headers need it)
 #   RTTI                    off (-fno-rtti) where RocksDB was built without
 #                           it: a class deriving from one of RocksDB's needs
@@ -67,6 +74,13 @@ if(NOT TEKSDB_ROCKSDB_HAS_RTTI)
   add_compile_options(-fno-rtti)
 endif()
 
+if(TEKSDB_ROCKSDB_HAS_TEKS AND TEKSDB_SANITIZE STREQUAL "")
+  set(TEKSDB_COMPILE_MEMTABLE OFF)
+else()
+  set(TEKSDB_COMPILE_MEMTABLE ON)
+endif()
+
 message(STATUS "TeksDB: RocksDB ${RocksDB_VERSION} (${RocksDB_DIR}): ${TEKSDB_ROCKSDB_TARGET}, "
                "C++${CMAKE_CXX_STANDARD}, RTTI ${TEKSDB_ROCKSDB_HAS_RTTI}, "
-               "TeksTable built in ${TEKSDB_ROCKSDB_HAS_TEKS}")
+               "TeksTable built in ${TEKSDB_ROCKSDB_HAS_TEKS}, memtable/ compiled "
+               "${TEKSDB_COMPILE_MEMTABLE}")
