@@ -5,7 +5,8 @@
 # expected state, the DB reopened --reopen times and verified. The same runs
 # with the SkipList are the control. For each memtable, three modes: a plain
 # DB, and TransactionDB with WriteCommitted and WritePrepared transactions;
-# each with RocksDB's paranoid memtable checks on (paranoid_memory_checks,
+# each with RocksDB's paranoid memtable checks on, as far as the release has
+# them (paranoid_memory_checks,
 # memtable_protection_bytes_per_key=8 with the checksum checked on seek,
 # memtable_batch_lookup_optimization, which reach TeksTable's
 # GetAndValidate, validating iterator steps and MultiGet) and off.
@@ -44,6 +45,9 @@ db_stress=$prefix/bin/db_stress
 [[ -x $db_stress ]] || die "no $db_stress: build it with scripts/build_rocksdb.sh SRC $prefix"
 version=$(cat "$prefix/ROCKSDB_VERSION" 2>/dev/null || echo unknown)
 
+# at_least X.Y: the RocksDB in PREFIX is release X.Y or later.
+at_least() { [[ $(printf '%s\n' "$1" "$version" | sort -V | head -n 1) == "$1" ]]; }
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-rocksdb-stress.XXXXXX")
 options_file() {  # MEMTABLE CHECKS(on|off) -> path
   local f=$work/options-$1-$2.ini
@@ -52,9 +56,15 @@ options_file() {  # MEMTABLE CHECKS(on|off) -> path
     printf '[DBOptions]\n  create_if_missing=true\n  create_missing_column_families=true\n'
     printf '[CFOptions "default"]\n  memtable_factory=%s\n  write_buffer_size=4194304\n' "$1"
     if [[ $2 == on ]]; then
-      printf '  paranoid_memory_checks=true\n  memtable_protection_bytes_per_key=8\n'
-      printf '  memtable_verify_per_key_checksum_on_seek=true\n'
-      printf '  memtable_batch_lookup_optimization=true\n'
+      # As far as this release has them (include/teksdb/rocksdb_version.h).
+      printf '  memtable_protection_bytes_per_key=8\n'
+      at_least 9.6 && printf '  paranoid_memory_checks=true\n'
+      if at_least 11.4; then
+        printf '  memtable_verify_per_key_checksum_on_seek=true\n'
+      elif at_least 10.7; then
+        printf '  memtable_veirfy_per_key_checksum_on_seek=true\n'  # sic, until 11.4
+      fi
+      at_least 11.1 && printf '  memtable_batch_lookup_optimization=true\n'
     fi
     printf '[TableOptions/BlockBasedTable "default"]\n'
   } >"$f"
