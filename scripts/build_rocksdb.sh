@@ -72,8 +72,7 @@ else
 fi
 [[ -f $tree/include/rocksdb/version.h && -f $tree/plugin/README.md ]] ||
   die "$tree is not a RocksDB source tree with plugin support (include/rocksdb/version.h, plugin/)"
-version=$(sed -nE 's/^#define ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+).*/\2/p' "$tree/include/rocksdb/version.h" |
-  paste -sd.)
+version=$(bash "$root/scripts/rocksdb_version.sh" "$tree")
 log "RocksDB $version in $tree"
 
 # plugin/teks -> this repository's plugin/ (replacing an older link).

@@ -5,11 +5,11 @@
 # expected state, the DB reopened --reopen times and verified. The same runs
 # with the SkipList are the control. For each memtable, three modes: a plain
 # DB, and TransactionDB with WriteCommitted and WritePrepared transactions;
-# each with RocksDB's paranoid memtable checks on, as far as the release has
-# them (paranoid_memory_checks,
-# memtable_protection_bytes_per_key=8 with the checksum checked on seek,
-# memtable_batch_lookup_optimization, which reach TeksTable's
-# GetAndValidate, validating iterator steps and MultiGet) and off.
+# each with RocksDB's paranoid memtable checks on as far as the release has
+# them (paranoid_memory_checks, memtable_protection_bytes_per_key=8 with the
+# checksum checked on seek, memtable_batch_lookup_optimization, which reach
+# TeksTable's GetAndValidate, validating iterator steps and MultiGet) and
+# off.
 # db_stress's fault injection is off (a release build refuses it).
 #
 # Prints db_stress's lines as they come and a table: memtable, mode, checks,

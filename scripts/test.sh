@@ -45,9 +45,7 @@ cd "$root"
 rocksdb_args=()
 default_build=build
 if [[ -n $rocksdb_prefix ]]; then
-  version_h=$rocksdb_prefix/include/rocksdb/version.h
-  [[ -f $version_h ]] || { echo "test.sh: no RocksDB in $rocksdb_prefix ($version_h missing)" >&2; exit 2; }
-  rocksdb_version=$(sed -nE 's/^#define ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+).*/\2/p' "$version_h" | paste -sd.)
+  rocksdb_version=$(bash scripts/rocksdb_version.sh "$rocksdb_prefix")
   rocksdb_args=(-DCMAKE_PREFIX_PATH="$rocksdb_prefix")
   default_build=build-rocksdb-$rocksdb_version
 fi

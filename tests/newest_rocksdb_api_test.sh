@@ -38,8 +38,7 @@ check() {
 for tarball in "${tarballs[@]}"; do
   tar xzf "$tarball" -C "$tmp"
   rocksdb=$tmp/$(tar tzf "$tarball" | head -n 1 | cut -d/ -f1 || true)  # tar dies of SIGPIPE
-  version=$(sed -nE 's/^#define ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+).*/\2/p' \
-    "$rocksdb/include/rocksdb/version.h" | paste -sd.)
+  version=$(bash "$root/scripts/rocksdb_version.sh" "$rocksdb")
   echo "newest_rocksdb_api: RocksDB $version from $(basename "$tarball")"
   for src in "$root"/memtable/*.cc; do
     check "memtable/$(basename "$src") against RocksDB $version's installed headers" \
