@@ -1,6 +1,7 @@
 // LinkQueue implementation: tickets, the linked-ticket ring and watermark.
 #include "link_queue.h"
 
+#include <cassert>
 #include <thread>
 
 #include "background_linker.h"
@@ -8,13 +9,17 @@
 
 namespace teksdb {
 
-LinkQueue::LinkQueue(OrderedIndex* index, std::shared_ptr<BackgroundLinker> linker)
+LinkQueue::LinkQueue(OrderedIndex* index, std::shared_ptr<BackgroundLinker> linker,
+                     uint64_t ring_size)
     : ordered_index_(index),
-      linked_ring_(new std::atomic<uint64_t>[kRingSize]),
+      ring_mask_(ring_size - 1),
+      linked_ring_(new std::atomic<uint64_t>[ring_size]),
       linker_(std::move(linker)) {
+  assert(ring_size >= kMinRingSize && ring_size <= kMaxRingSize &&
+         (ring_size & ring_mask_) == 0);
   // Start every slot at a value that is no ticket, so none reads as linked
   // before its ticket is.
-  for (uint64_t i = 0; i < kRingSize; ++i) linked_ring_[i].store(~uint64_t{0});
+  for (uint64_t i = 0; i < ring_size; ++i) linked_ring_[i].store(~uint64_t{0});
   linker_->Register(this);
 }
 
@@ -49,7 +54,7 @@ void LinkQueue::NoteOrderedRead() {
 void LinkQueue::Enqueue(KeyRecord* record) {
   // seq_cst pairs with the linker's check for work before it sleeps.
   const uint64_t ticket = issued_.fetch_add(1, std::memory_order_seq_cst);
-  while (ticket >= watermark_.load(std::memory_order_acquire) + kRingSize) {
+  while (ticket >= watermark_.load(std::memory_order_acquire) + ring_mask_ + 1) {
     if (LinkSome(64) == 0) std::this_thread::yield();
   }
   const uint64_t backlog = ticket + 1 - watermark_.load(std::memory_order_relaxed);
@@ -85,7 +90,7 @@ size_t LinkQueue::LinkSome(size_t max) {
 void LinkQueue::MarkLinked(uint64_t ticket) {
   // Release: the skip-list links of this record happen before anyone who
   // sees the watermark pass `ticket`.
-  linked_ring_[ticket % kRingSize].store(ticket, std::memory_order_release);
+  linked_ring_[ticket & ring_mask_].store(ticket, std::memory_order_release);
   // Two threads marking neighbouring tickets each store, then read the
   // other's slot: without a full fence both may miss the other's store (x86
   // lets a load pass an earlier store) and leave the watermark stuck below a
@@ -96,7 +101,7 @@ void LinkQueue::MarkLinked(uint64_t ticket) {
 
 void LinkQueue::AdvanceWatermark() {
   uint64_t w = watermark_.load(std::memory_order_acquire);
-  while (linked_ring_[w % kRingSize].load(std::memory_order_acquire) == w) {
+  while (linked_ring_[w & ring_mask_].load(std::memory_order_acquire) == w) {
     // On failure `w` reloads; every thread racing here advances the same
     // contiguous run, each step exactly once.
     if (watermark_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel)) ++w;
@@ -124,7 +129,7 @@ void LinkQueue::WaitUntilLinked() {
 }
 
 size_t LinkQueue::MemoryUsage() const {
-  return sizeof(*this) + kRingSize * sizeof(linked_ring_[0]) +
+  return sizeof(*this) + (ring_mask_ + 1) * sizeof(linked_ring_[0]) +
          largest_backlog_.load(std::memory_order_relaxed) * sizeof(Task) * 2;
 }
 

@@ -39,7 +39,10 @@
 //
 // Thread safety: every method may be called from any number of threads at
 // once. A writer whose ticket is a full ring ahead of the watermark helps
-// link until it is not, which bounds the backlog.
+// link until it is not, which bounds the backlog. The ring is sized by the
+// rep for its memtable (kMaxRingSize at most): a small write buffer must
+// not be filled by the queue's own bookkeeping (RocksDB flushes, or in
+// builds with assertions aborts, a memtable that is full when created).
 //
 // Design notes: docs/DESIGN.md §2 and §6.
 #pragma once
@@ -59,8 +62,9 @@ class BackgroundLinker;
 class LinkQueue {
  public:
   // Registers with `linker`, which then links this queue's records in the
-  // background.
-  LinkQueue(OrderedIndex* index, std::shared_ptr<BackgroundLinker> linker);
+  // background. At most `ring_size` records wait unlinked.
+  // REQUIRES: ring_size is a power of two, kMinRingSize..kMaxRingSize.
+  LinkQueue(OrderedIndex* index, std::shared_ptr<BackgroundLinker> linker, uint64_t ring_size);
   // Waits until the background linker is not working on this queue.
   // Records still queued are dropped: nobody reads a dying memtable.
   ~LinkQueue();
@@ -95,9 +99,10 @@ class LinkQueue {
 
   // New keys a writer adds between its looks at whether ordered reads ran.
   static constexpr uint64_t kOrderedReadWindow = 256;
+  static constexpr uint64_t kMinRingSize = 256;
+  static constexpr uint64_t kMaxRingSize = 4096;
 
  private:
-  static constexpr uint64_t kRingSize = 4096;
   static constexpr uint64_t kWakeBacklog = 64;
   struct Task {
     KeyRecord* record;
@@ -119,7 +124,8 @@ class LinkQueue {
   alignas(64) std::atomic<bool> writers_link_{false};
   // Set by ordered reads, cleared by each writer's look.
   std::atomic<bool> ordered_read_seen_{false};
-  // linked_ring_[t % kRingSize] == t once ticket t is linked.
+  // linked_ring_[t & ring_mask_] == t once ticket t is linked.
+  const uint64_t ring_mask_;
   std::unique_ptr<std::atomic<uint64_t>[]> linked_ring_;
   std::mutex splice_mu_;
   OrderedIndex::Splice splice_;  // guarded by splice_mu_

@@ -44,11 +44,16 @@ constexpr const char* kOptionNames = "async, concurrent_hash, shortcut, inplace"
 // skip list's. It is resized (twice the slots) as more keys arrive. Later
 // memtables start with room for as many keys as the last sealed one held
 // (KeyCountHint), at kPresizedLoadPercent, never more than a slot per
-// kMinWriteBufferBytesPerKey of buffer. A huge buffer is rarely filled, so
-// the first table is capped.
+// kMinWriteBufferBytesPerKey of buffer: at most an eighth of the buffer in
+// 8-byte slots (a quarter once rounded to a power of two), so that the hash
+// and the link queue's ring, sized like it, never fill a new memtable of a
+// small buffer, or of one column family presized by another's (RocksDB
+// flushes a memtable that is full when created, or aborts in builds with
+// assertions, Debian's included). A huge buffer is rarely filled, so the
+// first table is capped.
 constexpr size_t kWriteBufferBytesPerHashSlot = 2048;
 constexpr size_t kPresizedLoadPercent = 85;
-constexpr size_t kMinWriteBufferBytesPerKey = 32;
+constexpr size_t kMinWriteBufferBytesPerKey = 64;
 constexpr size_t kMinHashSlots = 1024;
 constexpr size_t kMaxInitialHashSlots = size_t{4} << 20;
 

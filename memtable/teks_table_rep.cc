@@ -16,6 +16,14 @@ namespace teksdb {
 
 namespace {
 
+// The link queue's ring, sized like the hash: a memtable sized for few keys
+// (a small write buffer) gets a small one (LinkQueue's thread-safety notes).
+uint64_t LinkRingSize(size_t initial_hash_slots) {
+  uint64_t size = LinkQueue::kMinRingSize;
+  while (size < initial_hash_slots && size < LinkQueue::kMaxRingSize) size *= 2;
+  return size;
+}
+
 std::atomic<uint64_t> next_rep_id{1};
 
 // The memory of a record whose entry turned out to update an existing key
@@ -48,7 +56,10 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
       // Anchors need keys that order bytewise.
       ordered_index_(cmp, KeyOrder(cmp).bytewise() ? allocator : nullptr),
       cuckoo_index_(initial_hash_slots, !options.concurrent_hash, &ordered_index_, allocator) {
-  if (options_.async) link_queue_.reset(new LinkQueue(&ordered_index_, std::move(linker)));
+  if (options_.async) {
+    link_queue_.reset(
+        new LinkQueue(&ordered_index_, std::move(linker), LinkRingSize(initial_hash_slots)));
+  }
 }
 
 TeksTableRep::~TeksTableRep() = default;

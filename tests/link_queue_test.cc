@@ -32,7 +32,7 @@ class LinkQueueTest : public ::testing::Test {
   TestArena arena_;
   test::InternalKeyOrder order_;
   OrderedIndex index_{order_};
-  LinkQueue queue_{&index_, std::make_shared<BackgroundLinker>()};
+  LinkQueue queue_{&index_, std::make_shared<BackgroundLinker>(), LinkQueue::kMaxRingSize};
   std::vector<const KeyRecord*> records_;
   uint64_t next_key_ = 0;
 };
