@@ -38,14 +38,17 @@ bool Collection::Open(Request& r, char type) {
     return false;
   }
   count_ = meta_ ? DecodeCount(meta_->payload) : 0;
+  version_ = meta_ ? meta_->version : 0;
   return true;
 }
+
+bool Collection::Settled(Request& r) { return !meta_ || StillHolds(r, key_, version_); }
 
 bool Collection::ReadMember(Request& r, const std::string& member,
                             std::optional<std::string>* value) {
   value->reset();
-  if (!meta_) return true;
-  const Status s = r.server.keyspace->ReadMember(key_, member, value);
+  if (version_ == 0 || created_) return true;
+  const Status s = r.server.keyspace->ReadMember(version_, member, value);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
@@ -64,18 +67,18 @@ bool Collection::Present(Request& r, const std::string& member, bool* present) {
 
 bool Collection::PutMember(Request& r, const std::string& member, const std::string& value,
                            bool* existed) {
-  if (!meta_ && !cleared_old_) {
-    const Status s = r.server.keyspace->DeleteMembers(key_, &batch_);
+  if (version_ == 0) {
+    const Status s = r.server.keyspace->NewVersion(&version_);
     if (!s.ok()) {
       ReplyStorageError(r, s);
       return false;
     }
-    cleared_old_ = true;
+    created_ = true;
   }
   if (!Present(r, member, existed)) return false;
   if (!*existed) ++count_;
   staged_[member] = true;
-  batch_.PutMember(key_, member, value);
+  batch_.PutMember(version_, member, value);
   dirty_ = true;
   return true;
 }
@@ -85,7 +88,7 @@ bool Collection::DeleteMember(Request& r, const std::string& member, bool* exist
   if (!*existed) return true;
   --count_;
   staged_[member] = false;
-  batch_.DeleteMember(key_, member);
+  batch_.DeleteMember(version_, member);
   dirty_ = true;
   return true;
 }
@@ -103,17 +106,20 @@ bool Collection::DeleteListed(Request& r, int64_t* removed) {
 bool Collection::ForEach(Request& r,
                          const std::function<bool(const std::string&, const std::string&)>& visit) {
   if (!meta_) return true;
-  const Status s = r.server.keyspace->ForEachMember(key_, visit);
+  const Status s = r.server.keyspace->ForEachMember(version_, visit);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
 
 bool Collection::Commit(Request& r) {
   if (!dirty_) return true;
+  const Keyspace::Value meta{type_, meta_ ? meta_->expire_ms : 0, EncodeCount(count_), version_};
   if (count_ <= 0) {
     batch_.Delete(key_);
+  } else if (created_) {
+    batch_.PutNew(key_, meta);
   } else {
-    batch_.Put(key_, Keyspace::Value{type_, meta_ ? meta_->expire_ms : 0, EncodeCount(count_)});
+    batch_.Put(key_, meta);
   }
   const Status s = r.server.keyspace->Commit(&batch_);
   if (!s.ok()) ReplyStorageError(r, s);

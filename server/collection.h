@@ -1,15 +1,19 @@
 // Collection: one command's view of a collection key (a hash, a set, a
-// sorted set's members): its
-// meta record (type, expiry, member count) and its members (keyspace.h),
-// with the command's changes staged in one batch. Open reads the meta
-// record; PutMember and DeleteMember stage changes and keep the count, as
-// the command sees it; Commit writes them and the meta record in one
-// WriteBatch, deleting the key when no member is left, as Redis does.
-// A collection created where an expired key of any type still lies first
-// deletes that key's members, so none come back.
+// sorted set's members): its meta record (type, expiry, version, member
+// count) and its members (keyspace.h), with the command's changes staged in
+// one batch. Open reads the meta record; PutMember and DeleteMember stage
+// changes and keep the count, as the command sees it; Commit writes them
+// and the meta record in one WriteBatch, deleting the key when no member is
+// left, as Redis does. A collection created where none is (or an expired
+// key of any type lies) gets a new version: the old key's members, if
+// any, are never read again.
 //
 // Thread safety: one command's, on one thread. Commands that write hold
 // the key's lock (Keyspace::LockKeys) from before Open to after Commit.
+// Commands that only read hold none: when they meet fewer members than the
+// count they read, or miss a member, they ask Settled whether the key
+// still holds the version they read (a compaction may remove a replaced
+// version's members at any time), and start over when it does not.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,9 @@ class Collection {
   bool Open(Request& r, char type);
   bool exists() const { return meta_.has_value(); }
   int64_t count() const { return count_; }
+  // The version members are read and written under (0 before the first
+  // PutMember of a collection that did not exist).
+  uint64_t version() const { return version_; }
 
   // False, having replied, on a storage error.
   bool ReadMember(Request& r, const std::string& member, std::optional<std::string>* value);
@@ -41,8 +48,12 @@ class Collection {
   bool ForEach(Request& r, const std::function<bool(const std::string&, const std::string&)>& visit);
   bool Commit(Request& r);
   // The batch Commit writes, for records beside the members (a sorted set's
-  // score index).
+  // score index, under version()).
   Keyspace::Batch& batch() { return batch_; }
+  // For commands without the key's lock, after a read that missed or came
+  // up short: true if the key still holds the version Open read; false
+  // (having set r.retry, so that the command runs again) if not.
+  bool Settled(Request& r);
 
  private:
   // Whether `member` is there now, staged changes included.
@@ -51,11 +62,12 @@ class Collection {
   std::string key_;
   char type_ = 0;
   std::optional<Keyspace::Value> meta_;
+  uint64_t version_ = 0;
+  bool created_ = false;  // version_ is new: Commit writes the owner record too
   int64_t count_ = 0;
   Keyspace::Batch batch_;
   std::map<std::string, bool> staged_;  // member -> present after this command
   bool dirty_ = false;
-  bool cleared_old_ = false;
 };
 
 }  // namespace teksdb::server

@@ -13,6 +13,11 @@
 namespace teksdb::server {
 namespace {
 
+// How often a read runs again when its key's version keeps being replaced
+// under it (Request::retry): each time, another writer replaced the key and
+// a compaction removed the version read, in between.
+constexpr int kMaxAttempts = 100;
+
 // Command names to their place in CommandTable().
 const std::unordered_map<std::string, size_t>& IndexByName() {
   static const std::unordered_map<std::string, size_t> index = [] {
@@ -75,7 +80,17 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   }
   Request request{server, client, args, out};
   const auto started = std::chrono::steady_clock::now();
-  command.handler(request);
+  const size_t reply_start = out->size();
+  for (int attempt = 1;; ++attempt) {
+    command.handler(request);
+    if (!request.retry) break;
+    out->resize(reply_start);
+    request.retry = false;
+    if (attempt == kMaxAttempts) {
+      reply::Error(out, "ERR storage: the key kept being replaced while it was read; try again");
+      break;
+    }
+  }
   const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - started);
   server.stats.command(it->second).Record(static_cast<uint64_t>(usec.count()));
@@ -86,6 +101,17 @@ void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s) {
   std::replace(message.begin(), message.end(), '\r', ' ');
   std::replace(message.begin(), message.end(), '\n', ' ');
   reply::Error(r.out, "ERR storage: " + message);
+}
+
+bool StillHolds(Request& r, const std::string& key, uint64_t version) {
+  bool unchanged;
+  const ROCKSDB_NAMESPACE::Status s = r.server.keyspace->Unchanged(key, version, &unchanged);
+  if (!s.ok()) {
+    ReplyStorageError(r, s);
+    return false;
+  }
+  if (!unchanged) r.retry = true;
+  return unchanged;
 }
 
 }  // namespace teksdb::server

@@ -27,6 +27,7 @@
 namespace teksdb::server {
 
 class ExpirySweeper;
+class StaleMemberFilterFactory;
 
 // How many commands the table has (ServerStats keeps one entry each).
 size_t CommandCount();
@@ -44,6 +45,7 @@ struct ServerState {
   ServerStats stats{CommandCount()};
   ScanCursors cursors;                      // SCAN, HSCAN
   const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
+  const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
   std::function<void()> shutdown;  // SHUTDOWN: stops the server
 };
 
@@ -60,6 +62,10 @@ struct Request {
   ClientState& client;
   const std::vector<std::string>& args;
   std::string* out;
+  // Set by a read that found its key's version replaced under it
+  // (Collection::Settled): Execute drops what the handler replied and runs
+  // it again.
+  bool retry = false;
 };
 
 using Handler = void (*)(Request&);
@@ -90,6 +96,11 @@ void AddServerCommands(std::vector<Command>* table);
 
 // Replies shared by handlers.
 void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s);
+// For reads without the key's lock that missed a member, or met fewer than
+// the meta record's count: true if `key` still holds collection `version`;
+// false, having replied a storage error or set r.retry (the version was
+// replaced, and a compaction may have removed its members), if not.
+bool StillHolds(Request& r, const std::string& key, uint64_t version);
 constexpr const char* kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
 constexpr const char* kNotInteger = "ERR value is not an integer or out of range";
 constexpr const char* kSyntaxError = "ERR syntax error";

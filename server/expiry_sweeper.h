@@ -4,18 +4,20 @@
 //
 // A thread walks the meta records in key order, kBatchKeys per tick (one
 // tick every kTickMs), from where the last tick stopped, wrapping around at
-// the end; each expired key it meets is deleted with its members by
+// the end; each expired key it meets is deleted by
 // Keyspace::ReclaimIfExpired, under the key's lock, after checking again
-// that it is still expired. So every expired key is reclaimed within one
+// that it is still expired: one write of its meta record, whatever its
+// size (its members, under a version no meta record names any more, go
+// with the next compaction: stale_member_filter.h). So every expired key is reclaimed within one
 // pass over the keyspace (keys / kBatchKeys ticks). A pass that met no key
 // with an expiry, with no expiry written since it began, puts the sweep to
 // sleep until the next expiry is written: a keyspace without TTLs costs
 // nothing.
 //
-// Why not a compaction filter: a filter that drops an expired meta record
-// cannot drop its members in the same step, and a new collection created
-// under the same name would then inherit them. Ardb and Kvrocks avoid that
-// with a version per key; this encoding has none (keyspace.h).
+// Why the sweep deletes expired meta records rather than the compaction
+// filter: the sweep's write goes through the key's lock, so it is ordered
+// against commands like any other change of the key, and it runs on a
+// schedule, not only when a compaction happens to reach the key.
 //
 // Thread safety: the sweep runs on its own thread; it touches keys only
 // through Keyspace, whose key locks order it against commands.

@@ -1,8 +1,10 @@
 // Hash commands: HSET HMSET HGET HMGET HGETALL HDEL HLEN HEXISTS HKEYS HVALS
 // HINCRBY. A hash is a Collection (collection.h) of type 'h': a meta record
-// and one record per field under the key's member prefix, so HGETALL is a
-// seek and a scan and HSET of one field two puts. Writes run under the
-// key's lock; an emptied hash is deleted, as in Redis.
+// and one record per field under the hash's version, so HGETALL is a seek
+// and a scan and HSET of one field two puts. Writes run under the key's
+// lock; an emptied hash is deleted, as in Redis. Reads take no lock and
+// check, after a miss or a short scan, that the hash was not replaced
+// under them (Collection::Settled).
 #include <limits>
 
 #include "collection.h"
@@ -43,10 +45,18 @@ void HMSet(Request& r) {
   if (SetFields(r) >= 0) reply::Ok(r.out);
 }
 
+// Reads one field of an open hash without the key's lock; false (having
+// replied, or asked for a retry) when the command must stop.
+bool ReadField(Request& r, Collection& hash, const std::string& field,
+               std::optional<std::string>* value) {
+  if (!hash.ReadMember(r, field, value)) return false;
+  return value->has_value() || hash.Settled(r);
+}
+
 void HGet(Request& r) {
   Collection hash;
   std::optional<std::string> value;
-  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMember(r, r.args[2], &value)) return;
+  if (!hash.Open(r, Keyspace::kHash) || !ReadField(r, hash, r.args[2], &value)) return;
   value ? reply::Bulk(r.out, *value) : reply::Null(r.out);
 }
 
@@ -56,7 +66,7 @@ void HMGet(Request& r) {
   std::string replies;
   for (size_t i = 2; i < r.args.size(); ++i) {
     std::optional<std::string> value;
-    if (!hash.ReadMember(r, r.args[i], &value)) return;
+    if (!ReadField(r, hash, r.args[i], &value)) return;
     value ? reply::Bulk(&replies, *value) : reply::Null(&replies);
   }
   reply::ArrayHeader(r.out, r.args.size() - 2);
@@ -69,13 +79,16 @@ void Fields(Request& r, bool fields, bool values) {
   if (!hash.Open(r, Keyspace::kHash)) return;
   std::string replies;
   size_t n = 0;
+  int64_t seen = 0;
   if (!hash.ForEach(r, [&](const std::string& field, const std::string& value) {
         if (fields) reply::Bulk(&replies, field), ++n;
         if (values) reply::Bulk(&replies, value), ++n;
+        ++seen;
         return true;
       })) {
     return;
   }
+  if (seen < hash.count() && !hash.Settled(r)) return;
   reply::ArrayHeader(r.out, n);
   r.out->append(replies);
 }
@@ -100,7 +113,7 @@ void HLen(Request& r) {
 void HExists(Request& r) {
   Collection hash;
   std::optional<std::string> value;
-  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMember(r, r.args[2], &value)) return;
+  if (!hash.Open(r, Keyspace::kHash) || !ReadField(r, hash, r.args[2], &value)) return;
   reply::Integer(r.out, value ? 1 : 0);
 }
 

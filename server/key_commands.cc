@@ -27,9 +27,7 @@ void Del(Request& r) {
     const Status s = r.server.keyspace->Read(key, &v);
     if (!s.ok()) return ReplyStorageError(r, s);
     if (!v) continue;
-    const Status d = r.server.keyspace->DeleteMembers(key, &batch);
-    if (!d.ok()) return ReplyStorageError(r, d);
-    batch.Delete(key);
+    batch.Delete(key);  // a collection's members go with its version
     ++deleted;
   }
   const Status s = r.server.keyspace->Commit(&batch);
@@ -94,8 +92,6 @@ void ExpireGeneric(Request& r, int64_t unit_ms, bool absolute) {
   }
   Keyspace::Batch batch;
   if (when <= Keyspace::NowMs()) {
-    s = r.server.keyspace->DeleteMembers(key, &batch);
-    if (!s.ok()) return ReplyStorageError(r, s);
     batch.Delete(key);
   } else {
     v->expire_ms = when;

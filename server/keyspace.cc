@@ -1,5 +1,5 @@
-// Keyspace implementation: the meta record's encoding, reads, batches,
-// stripe locks and scans.
+// Keyspace implementation: reads, batches, stripe locks and scans over
+// storage_format.h's records.
 #include "keyspace.h"
 
 #include <algorithm>
@@ -11,9 +11,13 @@ namespace teksdb::server {
 
 using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
+using storage_format::DecodeMeta;
+using storage_format::IndexPrefix;
+using storage_format::MemberPrefix;
+using storage_format::MetaKey;
 
 Keyspace::Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync)
-    : db_(db), stripes_(new std::mutex[kStripes]) {
+    : db_(db), stripes_(new std::mutex[kStripes]), versions_(db) {
   write_options_.sync = sync;
 }
 
@@ -34,25 +38,6 @@ const char* Keyspace::TypeName(char type) {
   }
 }
 
-std::string Keyspace::Encode(const Value& value) {
-  std::string bytes(9, '\0');
-  bytes[0] = value.type;
-  const uint64_t e = static_cast<uint64_t>(value.expire_ms);
-  for (int i = 0; i < 8; ++i) bytes[1 + i] = static_cast<char>(e >> (56 - 8 * i));
-  bytes += value.payload;
-  return bytes;
-}
-
-bool Keyspace::Decode(const Slice& bytes, Value* value) {
-  if (bytes.size() < 9) return false;
-  value->type = bytes[0];
-  uint64_t e = 0;
-  for (int i = 0; i < 8; ++i) e = (e << 8) | static_cast<unsigned char>(bytes[1 + i]);
-  value->expire_ms = static_cast<int64_t>(e);
-  value->payload.assign(bytes.data() + 9, bytes.size() - 9);
-  return true;
-}
-
 Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
                          bool* expired) const {
   value->reset();
@@ -63,7 +48,7 @@ Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
   if (s.IsNotFound()) return Status::OK();
   if (!s.ok()) return s;
   Value v;
-  if (!Decode(bytes, &v)) return Status::Corruption("meta record of '" + key + "'");
+  if (!DecodeMeta(bytes, &v)) return Status::Corruption("meta record of '" + key + "'");
   *expired = v.expire_ms != 0 && v.expire_ms <= NowMs();
   *value = std::move(v);
   return Status::OK();
@@ -76,34 +61,35 @@ Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const
   return s;
 }
 
-std::string Keyspace::Prefixed(char tag, const std::string& key) {
-  std::string prefix(1, tag);
-  const uint32_t n = static_cast<uint32_t>(key.size());
-  for (int i = 0; i < 4; ++i) prefix.push_back(static_cast<char>(n >> (24 - 8 * i)));
-  return prefix + key;
+Status Keyspace::Unchanged(const std::string& key, uint64_t version, bool* unchanged) const {
+  std::optional<Value> now;
+  bool expired;
+  const Status s = ReadAny(key, &now, &expired);
+  *unchanged = s.ok() && now && now->version == version;
+  return s;
 }
 
-void Keyspace::Batch::PutMember(const std::string& key, const std::string& member,
+void Keyspace::Batch::PutMember(uint64_t version, const std::string& member,
                                 const std::string& value) {
-  batch_.Put(MemberPrefix(key) + member, value);
+  batch_.Put(MemberPrefix(version) + member, value);
 }
 
-void Keyspace::Batch::DeleteMember(const std::string& key, const std::string& member) {
-  batch_.Delete(MemberPrefix(key) + member);
+void Keyspace::Batch::DeleteMember(uint64_t version, const std::string& member) {
+  batch_.Delete(MemberPrefix(version) + member);
 }
 
-void Keyspace::Batch::PutIndex(const std::string& key, const std::string& entry) {
-  batch_.Put(IndexPrefix(key) + entry, Slice());
+void Keyspace::Batch::PutIndex(uint64_t version, const std::string& entry) {
+  batch_.Put(IndexPrefix(version) + entry, Slice());
 }
 
-void Keyspace::Batch::DeleteIndex(const std::string& key, const std::string& entry) {
-  batch_.Delete(IndexPrefix(key) + entry);
+void Keyspace::Batch::DeleteIndex(uint64_t version, const std::string& entry) {
+  batch_.Delete(IndexPrefix(version) + entry);
 }
 
-Status Keyspace::ForEachIndexEntry(const std::string& key,
+Status Keyspace::ForEachIndexEntry(uint64_t version,
                                    const std::function<bool(const std::string&)>& visit,
                                    const std::string& from) const {
-  return ScanPrefix(IndexPrefix(key), from, [&](const std::string& entry, const Slice&) {
+  return ScanPrefix(IndexPrefix(version), from, [&](const std::string& entry, const Slice&) {
     return visit(entry);
   });
 }
@@ -111,8 +97,13 @@ Status Keyspace::ForEachIndexEntry(const std::string& key,
 Status Keyspace::ScanPrefix(
     const std::string& prefix, const std::string& from,
     const std::function<bool(const std::string&, const Slice&)>& visit) const {
-  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
-      db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
+  // The bound keeps the iterator from stepping past the prefix, into
+  // records (tombstones included) of other versions.
+  const std::string end = storage_format::PrefixEnd(prefix);
+  const Slice upper(end);
+  ROCKSDB_NAMESPACE::ReadOptions read;
+  if (!end.empty()) read.iterate_upper_bound = &upper;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->NewIterator(read));
   for (it->Seek(prefix + from); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     Slice rest = it->key();
     rest.remove_prefix(prefix.size());
@@ -121,46 +112,33 @@ Status Keyspace::ScanPrefix(
   return it->status();
 }
 
-Status Keyspace::ReadMember(const std::string& key, const std::string& member,
+Status Keyspace::ReadMember(uint64_t version, const std::string& member,
                             std::optional<std::string>* value) const {
   value->reset();
   std::string bytes;
-  const Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), MemberPrefix(key) + member, &bytes);
+  const Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), MemberPrefix(version) + member, &bytes);
   if (s.IsNotFound()) return Status::OK();
   if (s.ok()) *value = std::move(bytes);
   return s;
 }
 
 Status Keyspace::ForEachMember(
-    const std::string& key,
+    uint64_t version,
     const std::function<bool(const std::string&, const std::string&)>& visit,
     const std::string& from) const {
-  return ScanPrefix(MemberPrefix(key), from, [&](const std::string& member, const Slice& value) {
+  return ScanPrefix(MemberPrefix(version), from, [&](const std::string& member, const Slice& value) {
     return visit(member, value.ToString());
   });
 }
 
-Status Keyspace::DeleteMembers(const std::string& key, Batch* batch) const {
-  std::optional<Value> old;
-  bool expired;
-  Status s = ReadAny(key, &old, &expired);
-  if (!s.ok() || !old || old->type == kString) return s;
-  if (old->type == kZSet) {
-    s = ForEachIndexEntry(key, [&](const std::string& entry) {
-      batch->DeleteIndex(key, entry);
-      return true;
-    });
-    if (!s.ok()) return s;
-  }
-  return ForEachMember(key, [&](const std::string& member, const std::string&) {
-    batch->DeleteMember(key, member);
-    return true;
-  });
+void Keyspace::Batch::Put(const std::string& key, const Value& value) {
+  batch_.Put(MetaKey(key), storage_format::EncodeMeta(value));
+  sets_expiry_ |= value.expire_ms != 0;
 }
 
-void Keyspace::Batch::Put(const std::string& key, const Value& value) {
-  batch_.Put(MetaKey(key), Encode(value));
-  sets_expiry_ |= value.expire_ms != 0;
+void Keyspace::Batch::PutNew(const std::string& key, const Value& value) {
+  Put(key, value);
+  batch_.Put(storage_format::OwnerKey(value.version), key);
 }
 
 void Keyspace::Batch::Delete(const std::string& key) { batch_.Delete(MetaKey(key)); }
@@ -186,8 +164,9 @@ Status Keyspace::ForEachKey(const std::function<bool(const std::string&, const V
       db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
   const int64_t now = NowMs();
   Value value;
-  for (it->Seek(MetaKey(start)); it->Valid() && it->key().starts_with("M"); it->Next()) {
-    if (!Decode(it->value(), &value)) return Status::Corruption("meta record");
+  const Slice meta_tag(&storage_format::kMetaTag, 1);
+  for (it->Seek(MetaKey(start)); it->Valid() && it->key().starts_with(meta_tag); it->Next()) {
+    if (!DecodeMeta(it->value(), &value)) return Status::Corruption("meta record");
     if (!include_expired && value.expire_ms != 0 && value.expire_ms <= now) continue;
     Slice key = it->key();
     key.remove_prefix(1);
@@ -204,8 +183,6 @@ Status Keyspace::ReclaimIfExpired(const std::string& key, bool* reclaimed) {
   Status s = ReadAny(key, &value, &expired);
   if (!s.ok() || !expired) return s;
   Batch batch;
-  s = DeleteMembers(key, &batch);
-  if (!s.ok()) return s;
   batch.Delete(key);
   s = Commit(&batch);
   *reclaimed = s.ok();
@@ -213,10 +190,8 @@ Status Keyspace::ReclaimIfExpired(const std::string& key, bool* reclaimed) {
 }
 
 Status Keyspace::Clear() {
-  // Every record of every key sorts below "\xff\xff": meta records ("M..")
-  // and, later, members.
   return db_->DeleteRange(write_options_, db_->DefaultColumnFamily(), Slice(""),
-                          Slice("\xff\xff\xff\xff", 4));
+                          storage_format::ServerRecords());
 }
 
 }  // namespace teksdb::server

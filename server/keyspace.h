@@ -1,21 +1,15 @@
-// Keyspace: Redis keys stored in a RocksDB database, Ardb-style. Each key
-// has one meta record, "M" + key -> [type][expiry][payload]: the type byte
-// ('s' string, 'h' hash, 'S' set, 'l' list, 'z' sorted set), the expiry as milliseconds since the epoch, 8
-// bytes big-endian (0: none), and the payload: a string's value, a
-// collection's member count (8 bytes big-endian). A collection's members
-// are records of their own under the key's member prefix, "H" + the key's
-// length (4 bytes big-endian) + key, followed by the field: so one key's
-// members are contiguous and in order, a whole hash is a seek and a short
-// scan (the paper's range_query), and updating one field is two puts. A
-// sorted set also keeps a score index: "Z" + the key's length + key +
-// score (8 bytes that sort as the doubles do) + member, so ranges by score
-// and by rank are seeks and scans.
+// Keyspace: Redis keys stored in a RocksDB database, in storage_format.h's
+// layout: a meta record per key, and a collection's members, score index
+// and owner record under the collection's version. Reads and writes of
+// members take the version from the meta record (Value::version), so a
+// write that replaces or deletes a key (SET over a hash, DEL, an expiry
+// reached and swept, a new hash where an expired one was) writes only the
+// meta record, O(1) whatever the key held; the old version's records are
+// invisible from then on and compactions remove them
+// (stale_member_filter.h).
 //
 // Expired keys read as absent (expiry is enforced on read), and the
-// background sweep (expiry_sweeper.h) deletes them with their members. A write that
-// replaces a key (SET over a hash, a new hash where an expired one was,
-// DEL) first deletes the old key's members in the same batch
-// (DeleteMembers), so none outlive their key.
+// background sweep (expiry_sweeper.h) deletes their meta records.
 //
 // Thread safety: reads take no lock (one RocksDB read each). Every write of
 // a key runs under that key's lock (LockKeys; a stripe of 1024 mutexes, by
@@ -23,7 +17,9 @@
 // EXPIRE, ...) are atomic against every other write of the key, and two
 // clients incrementing one counter never lose an increment. Multi-key
 // writes lock every stripe they touch in stripe order, and write one
-// WriteBatch, so they are atomic too.
+// WriteBatch, so they are atomic too. A read without the key's lock may
+// find records of the version it read removed by a compaction once another
+// write replaced it: Unchanged tells such a read to start again.
 #pragma once
 
 #include <atomic>
@@ -36,27 +32,27 @@
 #include <vector>
 
 #include "rocksdb/db.h"
+#include "storage_format.h"
+#include "version_allocator.h"
 
 namespace teksdb::server {
 
 class Keyspace {
  public:
-  static constexpr char kString = 's';
-  static constexpr char kHash = 'h';
-  static constexpr char kSet = 'S';
-  static constexpr char kList = 'l';
-  static constexpr char kZSet = 'z';
+  static constexpr char kString = storage_format::kString;
+  static constexpr char kHash = storage_format::kHash;
+  static constexpr char kSet = storage_format::kSet;
+  static constexpr char kList = storage_format::kList;
+  static constexpr char kZSet = storage_format::kZSet;
 
   // What TYPE replies for a type byte.
   static const char* TypeName(char type);
 
-  struct Value {
-    char type = kString;
-    int64_t expire_ms = 0;  // 0: never
-    std::string payload;
-  };
+  // A meta record: type, expiry, payload and, for a collection, version.
+  using Value = storage_format::Meta;
 
   // `sync`: every write waits for the WAL to reach the disk.
+  // REQUIRES: storage_format::Prepare(db) accepted the database.
   Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync);
 
   // The key's value, unless it is absent or expired.
@@ -65,16 +61,28 @@ class Keyspace {
   ROCKSDB_NAMESPACE::Status ReadAny(const std::string& key, std::optional<Value>* value,
                                     bool* expired) const;
 
+  // Whether `key` still holds `version` (absent or another type: no), for
+  // reads without the key's lock that met fewer members than they expected.
+  ROCKSDB_NAMESPACE::Status Unchanged(const std::string& key, uint64_t version,
+                                      bool* unchanged) const;
+
+  // A version for a new collection, never handed out before.
+  ROCKSDB_NAMESPACE::Status NewVersion(uint64_t* version) { return versions_.Next(version); }
+
   // A batch of writes, applied atomically by Commit.
   class Batch {
    public:
+    // Writes the meta record of `key`, replacing whatever it held.
     void Put(const std::string& key, const Value& value);
+    // Put of a collection whose version is new (NewVersion): its owner
+    // record too.
+    void PutNew(const std::string& key, const Value& value);
     void Delete(const std::string& key);
-    void PutMember(const std::string& key, const std::string& member, const std::string& value);
-    void DeleteMember(const std::string& key, const std::string& member);
+    void PutMember(uint64_t version, const std::string& member, const std::string& value);
+    void DeleteMember(uint64_t version, const std::string& member);
     // Score index entries of a sorted set (`entry`: encoded score + member).
-    void PutIndex(const std::string& key, const std::string& entry);
-    void DeleteIndex(const std::string& key, const std::string& entry);
+    void PutIndex(uint64_t version, const std::string& entry);
+    void DeleteIndex(uint64_t version, const std::string& entry);
 
    private:
     friend class Keyspace;
@@ -83,22 +91,18 @@ class Keyspace {
   };
   ROCKSDB_NAMESPACE::Status Commit(Batch* batch);
 
-  // Adds to `batch` the deletion of every member of `key`, if what is stored
-  // there (live or expired) is a collection. For writes that replace the key.
-  ROCKSDB_NAMESPACE::Status DeleteMembers(const std::string& key, Batch* batch) const;
-
-  // One member's value, or nullopt.
-  ROCKSDB_NAMESPACE::Status ReadMember(const std::string& key, const std::string& member,
+  // One member's value in collection `version`, or nullopt.
+  ROCKSDB_NAMESPACE::Status ReadMember(uint64_t version, const std::string& member,
                                        std::optional<std::string>* value) const;
-  // Every member of `key` from `from` on, in member order, passed to
-  // `visit` until it returns false.
+  // Every member of collection `version` from `from` on, in member order,
+  // passed to `visit` until it returns false.
   ROCKSDB_NAMESPACE::Status ForEachMember(
-      const std::string& key,
+      uint64_t version,
       const std::function<bool(const std::string& member, const std::string& value)>& visit,
       const std::string& from = std::string()) const;
   // The same over a sorted set's score index (entries: score + member).
   ROCKSDB_NAMESPACE::Status ForEachIndexEntry(
-      const std::string& key,
+      uint64_t version,
       const std::function<bool(const std::string& entry)>& visit,
       const std::string& from = std::string()) const;
 
@@ -111,26 +115,21 @@ class Keyspace {
       const std::function<bool(const std::string& key, const Value& value)>& visit,
       const std::string& start = std::string(), bool include_expired = false) const;
 
-  // Deletes `key` and its members if it is expired (under its lock); sets
-  // *reclaimed when it did. For the background expiry sweep.
+  // Deletes `key` if it is expired (under its lock; its members go with
+  // compactions); sets *reclaimed when it did. For the background expiry
+  // sweep.
   ROCKSDB_NAMESPACE::Status ReclaimIfExpired(const std::string& key, bool* reclaimed);
 
   // How many committed batches have set an expiry so far: the sweep idles
   // while this stands still and no key it saw had an expiry.
   uint64_t expiry_writes() const { return expiry_writes_.load(std::memory_order_relaxed); }
 
-  // Removes every key.
+  // Removes every key (the server records stay).
   ROCKSDB_NAMESPACE::Status Clear();
 
   static int64_t NowMs();
 
  private:
-  static std::string MetaKey(const std::string& key) { return "M" + key; }
-  static std::string MemberPrefix(const std::string& key) { return Prefixed('H', key); }
-  static std::string IndexPrefix(const std::string& key) { return Prefixed('Z', key); }
-  static std::string Prefixed(char tag, const std::string& key);
-  static std::string Encode(const Value& value);
-  static bool Decode(const ROCKSDB_NAMESPACE::Slice& bytes, Value* value);
   // Every record under `prefix`, from prefix + `from` on: the rest of its
   // key and its value, until `visit` returns false.
   ROCKSDB_NAMESPACE::Status ScanPrefix(
@@ -142,6 +141,7 @@ class Keyspace {
   static constexpr size_t kStripes = 1024;
   std::unique_ptr<std::mutex[]> stripes_;
   std::atomic<uint64_t> expiry_writes_{0};
+  VersionAllocator versions_;
 };
 
 }  // namespace teksdb::server

@@ -1,10 +1,13 @@
 // List commands: LPUSH RPUSH LPOP RPOP LRANGE LLEN LINDEX. A list is a meta
-// record (type 'l'; payload: element count, then the index of the first
-// element, 8 bytes big-endian each) and one record per element under the
-// key's member prefix, named by its index biased by 2^63 and written
+// record (type 'l'; its version; payload: element count, then the index of
+// the first element, 8 bytes big-endian each) and one record per element
+// under the list's version, named by its index biased by 2^63 and written
 // big-endian, so elements sort in list order: LPUSH writes below the first
 // index, RPUSH above the last, LRANGE is a seek and a scan, LINDEX one
-// read. Writes run under the key's lock; an emptied list is deleted.
+// read. Writes run under the key's lock; an emptied list is deleted. Reads
+// take no lock: one that misses an element the count promised checks that
+// the list was not replaced under it, and runs again if it was
+// (StillHolds).
 #include <algorithm>
 
 #include "commands.h"
@@ -16,20 +19,14 @@ namespace {
 
 using ROCKSDB_NAMESPACE::Status;
 
+using storage_format::AppendU64;
+
 struct ListMeta {
   int64_t count = 0;
   int64_t first = 0;  // index of the first element
   int64_t expire_ms = 0;
+  uint64_t version = 0;
 };
-
-uint64_t ReadU64(const std::string& s, size_t at) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
-  return v;
-}
-void AppendU64(std::string* s, uint64_t v) {
-  for (int i = 0; i < 8; ++i) s->push_back(static_cast<char>(v >> (56 - 8 * i)));
-}
 
 std::string Element(int64_t index) {
   std::string name;
@@ -41,7 +38,7 @@ Keyspace::Value Encode(const ListMeta& m) {
   std::string payload;
   AppendU64(&payload, static_cast<uint64_t>(m.count));
   AppendU64(&payload, static_cast<uint64_t>(m.first));
-  return Keyspace::Value{Keyspace::kList, m.expire_ms, std::move(payload)};
+  return Keyspace::Value{Keyspace::kList, m.expire_ms, std::move(payload), m.version};
 }
 
 // Reads the list r.args[1]: false (having replied) on a storage error or
@@ -54,12 +51,14 @@ bool ReadList(Request& r, ListMeta* meta, bool* exists) {
   *exists = v.has_value() && v->payload.size() >= 16;
   *meta = ListMeta{};
   if (*exists) {
-    meta->count = static_cast<int64_t>(ReadU64(v->payload, 0));
-    meta->first = static_cast<int64_t>(ReadU64(v->payload, 8));
+    meta->count = static_cast<int64_t>(storage_format::ReadU64(v->payload.data()));
+    meta->first = static_cast<int64_t>(storage_format::ReadU64(v->payload.data() + 8));
     meta->expire_ms = v->expire_ms;
+    meta->version = v->version;
   }
   return true;
 }
+
 
 void Push(Request& r, bool left) {
   const std::string& key = r.args[1];
@@ -69,18 +68,18 @@ void Push(Request& r, bool left) {
   if (!ReadList(r, &meta, &exists)) return;
   Keyspace::Batch batch;
   if (!exists) {
-    const Status s = r.server.keyspace->DeleteMembers(key, &batch);
+    const Status s = r.server.keyspace->NewVersion(&meta.version);
     if (!s.ok()) return ReplyStorageError(r, s);
   }
   for (size_t i = 2; i < r.args.size(); ++i) {
     if (left) {
-      batch.PutMember(key, Element(--meta.first), r.args[i]);
+      batch.PutMember(meta.version, Element(--meta.first), r.args[i]);
     } else {
-      batch.PutMember(key, Element(meta.first + meta.count), r.args[i]);
+      batch.PutMember(meta.version, Element(meta.first + meta.count), r.args[i]);
     }
     ++meta.count;
   }
-  batch.Put(key, Encode(meta));
+  exists ? batch.Put(key, Encode(meta)) : batch.PutNew(key, Encode(meta));
   const Status s = r.server.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::Integer(r.out, meta.count);
@@ -110,10 +109,10 @@ void Pop(Request& r, bool left) {
   for (int64_t i = 0; i < n; ++i) {
     const int64_t index = left ? meta.first + i : meta.first + meta.count - 1 - i;
     std::optional<std::string> value;
-    const Status s = r.server.keyspace->ReadMember(key, Element(index), &value);
+    const Status s = r.server.keyspace->ReadMember(meta.version, Element(index), &value);
     if (!s.ok()) return ReplyStorageError(r, s);
     values.push_back(value.value_or(""));
-    batch.DeleteMember(key, Element(index));
+    batch.DeleteMember(meta.version, Element(index));
   }
   meta.count -= n;
   if (left) meta.first += n;
@@ -151,8 +150,9 @@ void LIndex(Request& r) {
   index = Normalize(index, meta.count);
   if (index < 0 || index >= meta.count) return reply::Null(r.out);
   std::optional<std::string> value;
-  const Status s = r.server.keyspace->ReadMember(r.args[1], Element(meta.first + index), &value);
+  const Status s = r.server.keyspace->ReadMember(meta.version, Element(meta.first + index), &value);
   if (!s.ok()) return ReplyStorageError(r, s);
+  if (!value && !StillHolds(r, r.args[1], meta.version)) return;
   value ? reply::Bulk(r.out, *value) : reply::Null(r.out);
 }
 
@@ -171,13 +171,14 @@ void LRange(Request& r) {
   const std::string first = Element(meta.first + start);
   const size_t want = static_cast<size_t>(stop - start + 1);
   const Status s = r.server.keyspace->ForEachMember(
-      r.args[1],
+      meta.version,
       [&](const std::string&, const std::string& value) {
         values.push_back(value);
         return values.size() < want;
       },
       first);
   if (!s.ok()) return ReplyStorageError(r, s);
+  if (values.size() < want && !StillHolds(r, r.args[1], meta.version)) return;
   reply::ArrayHeader(r.out, values.size());
   for (const std::string& v : values) reply::Bulk(r.out, v);
 }

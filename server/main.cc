@@ -11,7 +11,10 @@
 // decides the memtable. --sync makes every write wait for the WAL on disk,
 // so no acknowledged write is lost to a crash. Logs one line at start
 // (address, memtable in use) and one at stop, on stderr; refuses to start,
-// naming why, on bad flags or when the memtable asked for did not load.
+// naming why, on bad flags, when the memtable asked for did not load, or
+// when the database holds data of another format (storage_format.h). The
+// server installs its own compaction filter (stale_member_filter.h); an
+// OPTIONS file that names one is refused.
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -24,6 +27,8 @@
 #include "rocksdb/db.h"
 #include "rocksdb/utilities/options_util.h"
 #include "server.h"
+#include "stale_member_filter.h"
+#include "storage_format.h"
 #include "strict_integer.h"
 #include "teksdb/teks_db.h"
 #include "teksdb/open_db.h"
@@ -95,7 +100,8 @@ Flags ParseFlags(int argc, char** argv) {
   return f;
 }
 
-ROCKSDB_NAMESPACE::Options MakeOptions(const Flags& f) {
+ROCKSDB_NAMESPACE::Options MakeOptions(
+    const Flags& f, const std::shared_ptr<teksdb::server::StaleMemberFilterFactory>& filter) {
   ROCKSDB_NAMESPACE::Options options;
   if (!f.rocksdb_options.empty()) {
     ROCKSDB_NAMESPACE::ConfigOptions config;
@@ -110,8 +116,13 @@ ROCKSDB_NAMESPACE::Options MakeOptions(const Flags& f) {
       if (family.name == ROCKSDB_NAMESPACE::kDefaultColumnFamilyName) cf_options = family.options;
     }
     options = ROCKSDB_NAMESPACE::Options(db_options, cf_options);
+    if (options.compaction_filter != nullptr || options.compaction_filter_factory != nullptr) {
+      Fail("--rocksdb-options " + f.rocksdb_options +
+           ": names a compaction filter; teksdb-server sets its own (stale member removal)");
+    }
   }
   options.create_if_missing = true;
+  options.compaction_filter_factory = filter;
   options.memtable_factory = f.memtable == "teks"
                                  ? teksdb::NewTeksTableFactory()
                                  : std::make_shared<ROCKSDB_NAMESPACE::SkipListFactory>();
@@ -122,7 +133,8 @@ ROCKSDB_NAMESPACE::Options MakeOptions(const Flags& f) {
 
 int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
-  const ROCKSDB_NAMESPACE::Options options = MakeOptions(flags);
+  const auto filter = std::make_shared<teksdb::server::StaleMemberFilterFactory>();
+  const ROCKSDB_NAMESPACE::Options options = MakeOptions(flags, filter);
   std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
   ROCKSDB_NAMESPACE::Status s;
   if (flags.memtable == "teks") {
@@ -138,6 +150,9 @@ int main(int argc, char** argv) {
   const std::string memtable = db->GetOptions().memtable_factory->Name();
   const std::string wanted = flags.memtable == "teks" ? "TeksTableFactory" : "SkipListFactory";
   if (memtable != wanted) Fail("asked for " + wanted + " but the DB runs " + memtable);
+  s = teksdb::server::storage_format::Prepare(db.get());
+  if (!s.ok()) Fail(flags.dir + ": " + s.ToString());
+  filter->Attach(db.get());
 
   teksdb::server::Keyspace keyspace(db.get(), flags.sync);
   auto sweeper = std::make_unique<teksdb::server::ExpirySweeper>(&keyspace);
@@ -145,6 +160,7 @@ int main(int argc, char** argv) {
   state.keyspace = &keyspace;
   state.sweeper = sweeper.get();
   state.db = db.get();
+  state.stale_filter = filter.get();
   state.requirepass = flags.requirepass;
   state.memtable = memtable;
   state.started_ms = teksdb::server::Keyspace::NowMs();
@@ -161,6 +177,7 @@ int main(int argc, char** argv) {
   state.sweeper = nullptr;
   sweeper.reset();  // joins the sweep before the database closes
   s = db->Close();
+  filter->Detach();
   std::fprintf(stderr, "teksdb-server: stopped after %llu commands%s\n",
                static_cast<unsigned long long>(state.commands.load()),
                s.ok() ? "" : (", close failed: " + s.ToString()).c_str());

@@ -117,7 +117,7 @@ void HScan(Request& r) {
   std::optional<std::string> next;
   int64_t examined = 0;
   const Status s = r.server.keyspace->ForEachMember(
-      r.args[1],
+      hash.version(),
       [&](const std::string& field, const std::string& value) {
         if (examined++ == options.count) {
           next = field;
@@ -132,6 +132,8 @@ void HScan(Request& r) {
       },
       options.position);
   if (!s.ok()) return ReplyStorageError(r, s);
+  // A last page may have come up short (Collection::Settled).
+  if (!next && !hash.Settled(r)) return;
   reply::ArrayHeader(r.out, 2);
   reply::Bulk(r.out, NextCursor(r, next));
   reply::ArrayHeader(r.out, matched * 2);

@@ -1,8 +1,8 @@
 // Connection and server commands: PING ECHO SELECT QUIT AUTH HELLO COMMAND CLIENT
 // CONFIG INFO SHUTDOWN. INFO's sections follow Redis's names and fields
 // where they exist (Server, Clients, Memory with memtable_bytes, Stats with
-// instantaneous_ops_per_sec and expired_keys, Commandstats, Latencystats,
-// Keyspace). One database (SELECT 0 only); CONFIG GET answers the
+// instantaneous_ops_per_sec, expired_keys and stale_records_removed,
+// Commandstats, Latencystats, Keyspace). One database (SELECT 0 only); CONFIG GET answers the
 // few parameters clients ask about (redis-benchmark asks "save" and
 // "appendonly").
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "ascii_case.h"
 #include "commands.h"
 #include "expiry_sweeper.h"
+#include "stale_member_filter.h"
 #include "glob_match.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -217,7 +218,9 @@ std::vector<std::pair<std::string, std::function<std::string()>>> InfoSections(S
          return InfoField("total_connections_received", s.connections.load()) +
                 InfoField("total_commands_processed", s.commands.load()) +
                 InfoField("instantaneous_ops_per_sec", s.stats.OpsPerSecond()) +
-                InfoField("expired_keys", s.sweeper ? s.sweeper->reclaimed() : 0);
+                InfoField("expired_keys", s.sweeper ? s.sweeper->reclaimed() : 0) +
+                InfoField("stale_records_removed",
+                          s.stale_filter ? s.stale_filter->dropped() : 0);
        }},
       {"commandstats", [&s] { return CommandSection(s, false); }},
       {"latencystats", [&s] { return CommandSection(s, true); }},

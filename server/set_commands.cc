@@ -1,7 +1,9 @@
 // Set commands: SADD SREM SMEMBERS SISMEMBER SCARD SPOP. A set is a meta
-// record (type 'S', its member count) and one empty record per member
-// under the key's member prefix (keyspace.h). Writes run under the key's
-// lock; an emptied set is deleted, as in Redis.
+// record (type 'S', its version and member count) and one empty record per
+// member under the set's version (keyspace.h). Writes run under the key's
+// lock; an emptied set is deleted, as in Redis. Reads take no lock and
+// check, after a miss or a short scan, that the set was not replaced under
+// them (Collection::Settled).
 #include <algorithm>
 #include <random>
 
@@ -48,6 +50,7 @@ void SMembers(Request& r) {
       })) {
     return;
   }
+  if (static_cast<int64_t>(members.size()) < set.count() && !set.Settled(r)) return;
   reply::ArrayHeader(r.out, members.size());
   for (const std::string& m : members) reply::Bulk(r.out, m);
 }
@@ -57,6 +60,7 @@ void SIsMember(Request& r) {
   if (!set.Open(r, Keyspace::kSet)) return;
   std::optional<std::string> value;
   if (!set.ReadMember(r, r.args[2], &value)) return;
+  if (!value && !set.Settled(r)) return;
   reply::Integer(r.out, value ? 1 : 0);
 }
 

@@ -28,14 +28,10 @@ bool Commit(Request& r, Keyspace::Batch* batch) {
   return s.ok();
 }
 
-// Replaces whatever `key` held (a collection's members too) with a string.
+// Replaces whatever `key` held with a string: one write, without reading
+// (a collection's members go with its version, keyspace.h).
 bool PutString(Request& r, const std::string& key, std::string value, int64_t expire_ms) {
   Keyspace::Batch batch;
-  const Status s = r.server.keyspace->DeleteMembers(key, &batch);
-  if (!s.ok()) {
-    ReplyStorageError(r, s);
-    return false;
-  }
   batch.Put(key, Keyspace::Value{Keyspace::kString, expire_ms, std::move(value)});
   return Commit(r, &batch);
 }
@@ -95,8 +91,9 @@ void Set(Request& r) {
   }
   const std::string& key = r.args[1];
   auto locks = r.server.keyspace->LockKeys({key});
+  // Only the options read the old value: a plain SET writes blind.
   std::optional<Keyspace::Value> old;
-  if (!ReadKey(r, key, &old)) return;
+  if ((nx || xx || get || keep_ttl) && !ReadKey(r, key, &old)) return;
   if (get && old && old->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
   const bool write = !(nx && old) && !(xx && !old);
   if (write) {
@@ -146,8 +143,6 @@ void MSet(Request& r) {
   auto locks = r.server.keyspace->LockKeys(keys);
   Keyspace::Batch batch;
   for (size_t i = 1; i < r.args.size(); i += 2) {
-    const Status s = r.server.keyspace->DeleteMembers(r.args[i], &batch);
-    if (!s.ok()) return ReplyStorageError(r, s);
     batch.Put(r.args[i], Keyspace::Value{Keyspace::kString, 0, r.args[i + 1]});
   }
   if (Commit(r, &batch)) reply::Ok(r.out);

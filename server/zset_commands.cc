@@ -3,7 +3,10 @@
 // ZPOPMIN. A sorted set is a Collection (collection.h) of type 'z' whose
 // member records hold their scores, plus a score index (keyspace.h):
 // "score + member" entries whose bytes sort as (score, member) do, as
-// Redis orders them. Scores print as Redis 7.0's d2string does.
+// Redis orders them, both under the sorted set's version. Scores print as
+// Redis 7.0's d2string does. Reads take no lock and check, after a miss or
+// a short scan, that the set was not replaced under them
+// (Collection::Settled).
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -88,9 +91,11 @@ double EntryScore(const std::string& entry) {
 bool SetScore(Request& r, Collection* zset, const std::string& member, double score,
               const std::optional<double>& old) {
   bool existed;
-  if (old) zset->batch().DeleteIndex(r.args[1], IndexEntry(*old, member));
-  zset->batch().PutIndex(r.args[1], IndexEntry(score, member));
-  return zset->PutMember(r, member, RawScore(score), &existed);
+  // PutMember first: it gives a new sorted set its version.
+  if (!zset->PutMember(r, member, RawScore(score), &existed)) return false;
+  if (old) zset->batch().DeleteIndex(zset->version(), IndexEntry(*old, member));
+  zset->batch().PutIndex(zset->version(), IndexEntry(score, member));
+  return true;
 }
 
 bool ReadScore(Request& r, Collection* zset, const std::string& member, std::optional<double>* score) {
@@ -99,6 +104,13 @@ bool ReadScore(Request& r, Collection* zset, const std::string& member, std::opt
   score->reset();
   if (raw) *score = ScoreOf(*raw);
   return true;
+}
+
+// ReadScore for commands without the key's lock: a miss is checked
+// (Collection::Settled).
+bool ReadScoreUnlocked(Request& r, Collection* zset, const std::string& member,
+                       std::optional<double>* score) {
+  return ReadScore(r, zset, member, score) && (score->has_value() || zset->Settled(r));
 }
 
 // ZADD and ZINCRBY.
@@ -191,7 +203,7 @@ void ZRem(Request& r) {
     bool existed;
     if (!zset.DeleteMember(r, r.args[i], &existed)) return;
     if (existed && score) {
-      zset.batch().DeleteIndex(r.args[1], IndexEntry(*score, r.args[i]));
+      zset.batch().DeleteIndex(zset.version(), IndexEntry(*score, r.args[i]));
       ++removed;
     }
   }
@@ -201,7 +213,7 @@ void ZRem(Request& r) {
 void ZScore(Request& r) {
   Collection zset;
   std::optional<double> score;
-  if (!zset.Open(r, Keyspace::kZSet) || !ReadScore(r, &zset, r.args[2], &score)) return;
+  if (!zset.Open(r, Keyspace::kZSet) || !ReadScoreUnlocked(r, &zset, r.args[2], &score)) return;
   score ? reply::Bulk(r.out, FormatScore(*score)) : reply::Null(r.out);
 }
 
@@ -210,15 +222,16 @@ void ZCard(Request& r) {
   if (zset.Open(r, Keyspace::kZSet)) reply::Integer(r.out, zset.count());
 }
 
-// Every index entry of the open sorted set, in order.
-bool AllEntries(Request& r, const Collection& zset, std::vector<std::string>* entries) {
+// Every index entry of the open sorted set, in order, without the key's
+// lock (a short scan is checked: Collection::Settled).
+bool AllEntries(Request& r, Collection& zset, std::vector<std::string>* entries) {
   if (!zset.exists()) return true;
-  const Status s = r.server.keyspace->ForEachIndexEntry(r.args[1], [&](const std::string& e) {
+  const Status s = r.server.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
     entries->push_back(e);
     return true;
   });
-  if (!s.ok()) ReplyStorageError(r, s);
-  return s.ok();
+  if (!s.ok()) return ReplyStorageError(r, s), false;
+  return static_cast<int64_t>(entries->size()) >= zset.count() || zset.Settled(r);
 }
 
 void ReplyEntries(Request& r, const std::vector<std::string>& entries, bool with_scores) {
@@ -292,7 +305,7 @@ void ZRangeByScore(Request& r) {
   if (zset.exists() && offset >= 0 && limit != 0) {
     int64_t skipped = 0;
     const Status s = r.server.keyspace->ForEachIndexEntry(
-        r.args[1],
+        zset.version(),
         [&](const std::string& e) {
           const double score = EntryScore(e);
           if (score < min || (min_ex && score == min)) return true;
@@ -303,6 +316,8 @@ void ZRangeByScore(Request& r) {
         },
         std::isinf(min) && min < 0 ? std::string() : IndexEntry(min, ""));
     if (!s.ok()) return ReplyStorageError(r, s);
+    // How many entries the range holds is not known: always checked.
+    if (!zset.Settled(r)) return;
   }
   ReplyEntries(r, entries, with_scores);
 }
@@ -310,16 +325,18 @@ void ZRangeByScore(Request& r) {
 void ZRank(Request& r) {
   Collection zset;
   std::optional<double> score;
-  if (!zset.Open(r, Keyspace::kZSet) || !ReadScore(r, &zset, r.args[2], &score)) return;
+  if (!zset.Open(r, Keyspace::kZSet) || !ReadScoreUnlocked(r, &zset, r.args[2], &score)) return;
   if (!score) return reply::Null(r.out);
   int64_t rank = 0;
+  bool found = false;
   const std::string target = IndexEntry(*score, r.args[2]);
-  const Status s = r.server.keyspace->ForEachIndexEntry(r.args[1], [&](const std::string& e) {
-    if (e == target) return false;
-    ++rank;
-    return true;
+  const Status s = r.server.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
+    found = e == target;
+    rank += found ? 0 : 1;
+    return !found;
   });
   if (!s.ok()) return ReplyStorageError(r, s);
+  if (!found && !zset.Settled(r)) return;
   reply::Integer(r.out, rank);
 }
 
@@ -335,7 +352,7 @@ void ZPopMin(Request& r) {
   if (!zset.Open(r, Keyspace::kZSet)) return;
   std::vector<std::string> popped;
   if (zset.exists() && count > 0) {
-    const Status s = r.server.keyspace->ForEachIndexEntry(r.args[1], [&](const std::string& e) {
+    const Status s = r.server.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
       popped.push_back(e);
       return static_cast<int64_t>(popped.size()) < count;
     });
@@ -343,7 +360,7 @@ void ZPopMin(Request& r) {
     for (const std::string& e : popped) {
       bool existed;
       if (!zset.DeleteMember(r, e.substr(8), &existed)) return;
-      zset.batch().DeleteIndex(r.args[1], e);
+      zset.batch().DeleteIndex(zset.version(), e);
     }
     if (!zset.Commit(r)) return;
   }

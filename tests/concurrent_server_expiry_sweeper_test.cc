@@ -1,9 +1,10 @@
 // Tests of teksdb-server's ExpirySweeper, whose thread runs beside the
 // test's own writes (so also under ThreadSanitizer): expired keys of every
-// type are deleted with all their records (meta, members, score index), keys
-// without an expiry or not yet expired are left alone, a keyspace larger
-// than one tick is swept whole, and a sweep that found nothing to do
-// wakes again when an expiry is written.
+// type are deleted (their meta records; the next compaction removes their
+// members and score index, stale_member_filter.h), keys without an expiry
+// or not yet expired are left alone, a keyspace larger than one tick is
+// swept whole, and a sweep that found nothing to do wakes again when an
+// expiry is written.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,6 +14,8 @@
 #include "expiry_sweeper.h"
 #include "keyspace.h"
 #include "rocksdb/db.h"
+#include "stale_member_filter.h"
+#include "storage_format.h"
 #include "teksdb/open_db.h"
 #include "test_support.h"
 
@@ -24,19 +27,24 @@ class ExpirySweeperTest : public ::testing::Test {
   void SetUp() override {
     ROCKSDB_NAMESPACE::Options options;
     options.create_if_missing = true;
+    options.compaction_filter_factory = filter_;
     ASSERT_TRUE(teksdb::OpenDB(options, dir_.path(), &db_).ok());
+    ASSERT_TRUE(storage_format::Prepare(db_.get()).ok());
+    filter_->Attach(db_.get());
     keyspace_ = std::make_unique<Keyspace>(db_.get(), false);
   }
 
   // Writes `key` as a collection of `type` with `members` members (and
   // score index entries for a sorted set), expiring at `expire_ms`.
   void PutCollection(const std::string& key, char type, int members, int64_t expire_ms) {
+    uint64_t version = 0;
+    ASSERT_TRUE(keyspace_->NewVersion(&version).ok());
     Keyspace::Batch batch;
     for (int i = 0; i < members; ++i) {
-      batch.PutMember(key, "m" + std::to_string(i), "v");
-      if (type == Keyspace::kZSet) batch.PutIndex(key, "score" + std::to_string(i));
+      batch.PutMember(version, "m" + std::to_string(i), "v");
+      if (type == Keyspace::kZSet) batch.PutIndex(version, "score" + std::to_string(i));
     }
-    batch.Put(key, Keyspace::Value{type, expire_ms, std::string(8, '\0')});
+    batch.PutNew(key, Keyspace::Value{type, expire_ms, std::string(8, '\0'), version});
     ASSERT_TRUE(keyspace_->Commit(&batch).ok());
   }
 
@@ -46,12 +54,21 @@ class ExpirySweeperTest : public ::testing::Test {
     ASSERT_TRUE(keyspace_->Commit(&batch).ok());
   }
 
-  // Every record in the database, of any kind.
+  // Every data record in the database, of any kind (not the server's own).
   int CountRecords() {
     std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->NewIterator({}));
     int n = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+    for (it->SeekToFirst(); it->Valid() && it->key().compare(storage_format::ServerRecords()) < 0;
+         it->Next()) {
+      ++n;
+    }
     return n;
+  }
+
+  void CompactAll() {
+    ROCKSDB_NAMESPACE::CompactRangeOptions all;
+    all.bottommost_level_compaction = ROCKSDB_NAMESPACE::BottommostLevelCompaction::kForce;
+    ASSERT_TRUE(db_->CompactRange(all, nullptr, nullptr).ok());
   }
 
   // Waits up to 10 s for `done`.
@@ -62,11 +79,12 @@ class ExpirySweeperTest : public ::testing::Test {
   }
 
   test::TempDir dir_{"teksdb-sweeper"};
+  std::shared_ptr<StaleMemberFilterFactory> filter_ = std::make_shared<StaleMemberFilterFactory>();
   std::unique_ptr<ROCKSDB_NAMESPACE::DB> db_;
   std::unique_ptr<Keyspace> keyspace_;
 };
 
-TEST_F(ExpirySweeperTest, DeletesExpiredKeysWithEveryRecordAndLeavesTheRest) {
+TEST_F(ExpirySweeperTest, DeletesExpiredKeysWhoseRecordsTheNextCompactionRemoves) {
   const int64_t past = Keyspace::NowMs() - 1;
   const int64_t future = Keyspace::NowMs() + 3600 * 1000;
   PutString("gone-string", past);
@@ -74,11 +92,15 @@ TEST_F(ExpirySweeperTest, DeletesExpiredKeysWithEveryRecordAndLeavesTheRest) {
   PutCollection("gone-zset", Keyspace::kZSet, 5, past);
   PutString("kept-forever", 0);
   PutCollection("kept-later", Keyspace::kSet, 3, future);
-  ASSERT_EQ(CountRecords(), 1 + 6 + 11 + 1 + 4);
+  // Meta, owner and members (and index entries) each.
+  ASSERT_EQ(CountRecords(), 1 + 7 + 12 + 1 + 5);
 
   ExpirySweeper sweeper(keyspace_.get());
   ASSERT_TRUE(Eventually([&] { return sweeper.reclaimed() == 3; }));
-  EXPECT_EQ(CountRecords(), 1 + 4);
+  EXPECT_EQ(CountRecords(), 6 + 11 + 1 + 5);  // only the meta records went
+  CompactAll();
+  EXPECT_EQ(CountRecords(), 1 + 5);
+  EXPECT_EQ(filter_->dropped(), 6u + 11);
   std::optional<Keyspace::Value> value;
   ASSERT_TRUE(keyspace_->Read("kept-later", &value).ok());
   EXPECT_TRUE(value.has_value());
@@ -109,7 +131,7 @@ TEST_F(ExpirySweeperTest, ReclaimIfExpiredLeavesALiveKey) {
   EXPECT_FALSE(reclaimed);
   ASSERT_TRUE(keyspace_->ReclaimIfExpired("absent", &reclaimed).ok());
   EXPECT_FALSE(reclaimed);
-  EXPECT_EQ(CountRecords(), 3);
+  EXPECT_EQ(CountRecords(), 4);
 }
 
 }  // namespace

@@ -1,0 +1,115 @@
+// StorageFormat implementation: key and meta encodings, and the format
+// record's check at start.
+#include "storage_format.h"
+
+#include <memory>
+
+namespace teksdb::server::storage_format {
+
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+
+namespace {
+constexpr size_t kVersionBytes = 8;
+constexpr size_t kMetaHeader = 1 + 8;  // type, expiry
+const char kFormatPrefix[] = "teksdb-server format ";
+
+std::string Versioned(char tag, uint64_t version) {
+  std::string key(1, tag);
+  AppendU64(&key, version);
+  return key;
+}
+
+bool KnownType(char type) {
+  return type == kString || type == kHash || type == kSet || type == kList || type == kZSet;
+}
+}  // namespace
+
+std::string FormatKey() { return ServerRecords().ToString() + "format"; }
+std::string VersionCeilingKey() { return ServerRecords().ToString() + "version-ceiling"; }
+
+void AppendU64(std::string* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (56 - 8 * i)));
+}
+
+uint64_t ReadU64(const char* bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[i]);
+  return v;
+}
+
+std::string PrefixEnd(const std::string& prefix) {
+  std::string end = prefix;
+  while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
+  if (!end.empty()) end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+  return end;
+}
+
+std::string MetaKey(const Slice& key) {
+  std::string meta_key(1, kMetaTag);
+  meta_key.append(key.data(), key.size());
+  return meta_key;
+}
+
+std::string EncodeMeta(const Meta& meta) {
+  std::string bytes(1, meta.type);
+  bytes.reserve(kMetaHeader + kVersionBytes + meta.payload.size());
+  AppendU64(&bytes, static_cast<uint64_t>(meta.expire_ms));
+  if (IsCollection(meta.type)) AppendU64(&bytes, meta.version);
+  bytes += meta.payload;
+  return bytes;
+}
+
+bool DecodeMeta(const Slice& bytes, Meta* meta) {
+  if (bytes.size() < kMetaHeader || !KnownType(bytes[0])) return false;
+  meta->type = bytes[0];
+  meta->expire_ms = static_cast<int64_t>(ReadU64(bytes.data() + 1));
+  size_t at = kMetaHeader;
+  meta->version = 0;
+  if (IsCollection(meta->type)) {
+    if (bytes.size() < kMetaHeader + kVersionBytes) return false;
+    meta->version = ReadU64(bytes.data() + at);
+    at += kVersionBytes;
+  }
+  meta->payload.assign(bytes.data() + at, bytes.size() - at);
+  return true;
+}
+
+std::string MemberPrefix(uint64_t version) { return Versioned(kMemberTag, version); }
+std::string IndexPrefix(uint64_t version) { return Versioned(kIndexTag, version); }
+std::string OwnerKey(uint64_t version) { return Versioned(kOwnerTag, version); }
+
+bool ParseVersionedKey(const Slice& record, char* tag, uint64_t* version) {
+  if (record.size() < 1 + kVersionBytes) return false;
+  if (record[0] != kMemberTag && record[0] != kIndexTag && record[0] != kOwnerTag) return false;
+  *tag = record[0];
+  *version = ReadU64(record.data() + 1);
+  return true;
+}
+
+Status Prepare(ROCKSDB_NAMESPACE::DB* db) {
+  const std::string expected = kFormatPrefix + std::to_string(kFormat);
+  std::string found;
+  Status s = db->Get(ROCKSDB_NAMESPACE::ReadOptions(), FormatKey(), &found);
+  if (s.ok()) {
+    if (found == expected) return Status::OK();
+    return Status::InvalidArgument("the database holds '" + found.substr(0, 64) +
+                                   "' data; this teksdb-server reads '" + expected +
+                                   "' only: use the teksdb-server that wrote it, or a new --dir");
+  }
+  if (!s.IsNotFound()) return s;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
+  it->SeekToFirst();
+  if (!it->status().ok()) return it->status();
+  if (it->Valid()) {
+    return Status::InvalidArgument(
+        "the database holds records but no format record: data of teksdb-server format 1 "
+        "(before versioned collections) or of another program; this teksdb-server reads '" +
+        expected + "' only: use a new --dir");
+  }
+  ROCKSDB_NAMESPACE::WriteOptions durable;
+  durable.sync = true;
+  return db->Put(durable, FormatKey(), expected);
+}
+
+}  // namespace teksdb::server::storage_format

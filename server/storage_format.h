@@ -1,0 +1,107 @@
+// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 2,
+// versioned collections), in one place: the record keys, the meta record's
+// encoding, and the format record that a database carries from its
+// creation. Keyspace (keyspace.h) reads and writes through it; the stale
+// member filter (stale_member_filter.h) decodes with it.
+//
+// Records, in key order (every byte string below is a RocksDB key):
+//   "H" version member          a collection member: a hash field (value:
+//                               the field's value), a set member (empty), a
+//                               list element (member: its index biased by
+//                               2^63, big-endian), a sorted-set member
+//                               (value: its score)
+//   "M" key                     the key's meta record: [type][expiry][version]
+//                               [payload], below
+//   "O" version                 owner record of a collection version: the
+//                               key it was created for (the stale member
+//                               filter's way from a member to its meta)
+//   "Z" version score member    a sorted set's score index
+//   "\xff" name                 server records: the format, the version
+//                               ceiling (version_allocator.h); FLUSHALL
+//                               keeps them, every other record sorts below
+//                               kServerRecords
+// versions are 8 bytes big-endian, so one version's members are contiguous
+// and in member order (a whole hash is a seek and a scan).
+//
+// Meta value: the type byte ('s' string, 'h' hash, 'S' set, 'l' list, 'z'
+// sorted set), the expiry (milliseconds since the epoch, 8 bytes
+// big-endian; 0: none), then for a collection its version (8 bytes
+// big-endian), then the payload: a string's value; a hash's, set's or
+// sorted set's member count; a list's count and first index.
+//
+// Invariants: a version names one collection for ever (version_allocator.h
+// never hands one out twice, restarts included), so members are reached
+// only through the meta record's current version, and replacing or deleting
+// a collection is one write of its meta record, whatever its size: the
+// members of the old version are invisible from that write on and are
+// removed by compactions (stale_member_filter.h).
+//
+// Thread safety: pure functions and constants.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "rocksdb/db.h"
+#include "rocksdb/slice.h"
+
+namespace teksdb::server::storage_format {
+
+// Bumped whenever a record's layout changes; a database of another format
+// is refused at start (Prepare).
+constexpr int kFormat = 2;
+
+constexpr char kString = 's';
+constexpr char kHash = 'h';
+constexpr char kSet = 'S';
+constexpr char kList = 'l';
+constexpr char kZSet = 'z';
+
+constexpr char kMemberTag = 'H';
+constexpr char kMetaTag = 'M';
+constexpr char kOwnerTag = 'O';
+constexpr char kIndexTag = 'Z';
+
+// Every data record sorts below this key; server records start with it.
+inline ROCKSDB_NAMESPACE::Slice ServerRecords() { return ROCKSDB_NAMESPACE::Slice("\xff", 1); }
+std::string FormatKey();
+std::string VersionCeilingKey();
+
+// A meta record's contents. `version` is 0 for strings.
+struct Meta {
+  char type = kString;
+  int64_t expire_ms = 0;  // 0: never
+  std::string payload;
+  uint64_t version = 0;
+};
+
+inline bool IsCollection(char type) { return type != kString; }
+
+std::string MetaKey(const ROCKSDB_NAMESPACE::Slice& key);
+std::string EncodeMeta(const Meta& meta);
+// False for bytes no meta record holds (too short, an unknown type).
+bool DecodeMeta(const ROCKSDB_NAMESPACE::Slice& bytes, Meta* meta);
+
+// "H" version and "Z" version: the prefixes of one version's records.
+std::string MemberPrefix(uint64_t version);
+std::string IndexPrefix(uint64_t version);
+std::string OwnerKey(uint64_t version);
+// The tag and version of a member, index or owner record's key; false for
+// any other record.
+bool ParseVersionedKey(const ROCKSDB_NAMESPACE::Slice& record, char* tag, uint64_t* version);
+
+// The smallest key above every key that starts with `prefix` (empty when
+// there is none: `prefix` is all 0xff bytes).
+std::string PrefixEnd(const std::string& prefix);
+
+void AppendU64(std::string* out, uint64_t v);
+uint64_t ReadU64(const char* bytes);
+
+// At start: writes the format record into a database with no records at
+// all, accepts one that has this format's, and refuses (InvalidArgument,
+// saying what it found and what this server reads) any other: data of an
+// older teksdb-server (format 1 had no format record) or of another
+// program.
+ROCKSDB_NAMESPACE::Status Prepare(ROCKSDB_NAMESPACE::DB* db);
+
+}  // namespace teksdb::server::storage_format

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""teksdb-server's versioned collections (server/storage_format.h), through
+the protocol, with write buffers so small that flushes and compactions run
+all the time (the stale member filter removing records as the test reads):
+  - a collection deleted (DEL), replaced (SET, another type), expired or
+    expired and swept, then created again, shows only its new members, for
+    hashes, sets, sorted sets and lists;
+  - DEL of a 100,000-field hash is one write: replied at once, and no read
+    after it sees a member, also after the compactions that remove them;
+  - one client deleting and re-creating a hash generation after generation
+    while others read it: every read sees one whole generation or nothing,
+    never a member of an older one;
+  - INFO counts the records the compaction filter removed;
+  - a restart keeps the data (the format record is accepted); a database
+    of another format is refused at start, naming it.
+
+Usage: server_stale_members_test.py PATH/TO/teksdb-server
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_checks import Checks  # noqa: E402
+from server_redis_differential_test import Client, free_port  # noqa: E402
+
+checks = Checks("server_stale_members")
+check = checks.check
+
+# Small memtables and eager compactions: stale records meet the filter
+# within the test's lifetime.
+OPTIONS = """[Version]
+  rocksdb_version=7.8.3
+  options_file_version=1.1
+[DBOptions]
+  create_if_missing=true
+[CFOptions "default"]
+  write_buffer_size=65536
+  level0_file_num_compaction_trigger=2
+  target_file_size_base=262144
+  max_bytes_for_level_base=1048576
+"""
+
+
+def start(server_bin, directory, port, options):
+    log = open(directory + ".log", "a")
+    checks.logs.append(log.name)
+    proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port), "--threads", "2",
+                             "--rocksdb-options", options], stderr=log)
+    Client(port).command("PING")
+    return proc
+
+
+def stop(proc):
+    proc.terminate()
+    proc.wait(timeout=60)
+
+
+def members(c, key):
+    """What a read of the whole collection at `key` returns, as a sorted list
+    (hash: field=value pairs)."""
+    kind = c.command("TYPE", key)[1].decode()
+    if kind == "hash":
+        flat = [x[1].decode() for x in c.command("HGETALL", key)[1]]
+        return sorted(f"{flat[i]}={flat[i + 1]}" for i in range(0, len(flat), 2))
+    if kind == "set":
+        return sorted(x[1].decode() for x in c.command("SMEMBERS", key)[1])
+    if kind == "zset":
+        return [x[1].decode() for x in c.command("ZRANGE", key, 0, -1)[1]]
+    if kind == "list":
+        return [x[1].decode() for x in c.command("LRANGE", key, 0, -1)[1]]
+    return []
+
+
+def create(c, kind, key, names):
+    if kind == "hash":
+        flat = [x for n in names for x in (n, "v")]
+        return c.command("HSET", key, *flat)
+    if kind == "set":
+        return c.command("SADD", key, *names)
+    if kind == "zset":
+        return c.command("ZADD", key, *[x for i, n in enumerate(names) for x in (i, n)])
+    return c.command("RPUSH", key, *names)
+
+
+def expected(kind, names):
+    return sorted(f"{n}=v" for n in names) if kind == "hash" else (
+        sorted(names) if kind == "set" else list(names))
+
+
+def churn(c, n):
+    """Writes enough elsewhere to flush memtables and trigger compactions."""
+    for i in range(n):
+        c.command("SET", f"filler{i % 500}", "x" * 1000)
+
+
+def main():
+    server_bin = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="teksdb-stale-")
+    options = os.path.join(tmp, "OPTIONS")
+    with open(options, "w") as f:
+        f.write(OPTIONS)
+    db = os.path.join(tmp, "db")
+    port = free_port()
+    proc = start(server_bin, db, port, options)
+    try:
+        c = Client(port)
+        # --- a key's old members never come back -----------------------------
+        other_type = {"hash": "set", "set": "zset", "zset": "list", "list": "hash"}
+        for kind in ("hash", "set", "zset", "list"):
+            for how in ("del", "string", "other-type", "expire", "expire-swept"):
+                key = f"{kind}-{how}"
+                new = ["new0", "new1"]
+                create(c, kind, key, [f"old{i}" for i in range(20)])
+                if how == "del":
+                    c.command("DEL", key)
+                elif how == "string":
+                    c.command("SET", key, "a string now")
+                    c.command("DEL", key)
+                elif how == "other-type":
+                    c.command("DEL", key)
+                    create(c, other_type[kind], key, [f"other{i}" for i in range(5)])
+                    c.command("DEL", key)
+                else:
+                    c.command("PEXPIRE", key, 1)
+                    # Expired: read as absent at once; swept within a few ticks.
+                    time.sleep(0.01 if how == "expire" else 0.5)
+                create(c, kind, key, new)
+                got = members(c, key)
+                check(got == expected(kind, new),
+                      f"{kind}, {how}, then created again: only the new members ({got})")
+        churn(c, 3000)
+        for kind in ("hash", "set", "zset", "list"):
+            got = members(c, f"{kind}-del")
+            check(got == expected(kind, ["new0", "new1"]),
+                  f"{kind}: still only the new members after compactions ({got})")
+
+        # --- DEL of a big hash is one write ------------------------------------
+        for start_i in range(0, 100000, 1000):
+            c.command("HSET", "big", *[x for i in range(start_i, start_i + 1000)
+                                       for x in (f"f{i}", "v")])
+        check(c.command("HLEN", "big") == (b":", b"100000"), "a hash of 100,000 fields")
+        began = time.time()
+        deleted = c.command("DEL", "big")
+        took = time.time() - began
+        check(deleted == (b":", b"1"), f"DEL of it replies 1 ({took * 1e3:.1f} ms round trip)")
+        check(c.command("HLEN", "big") == (b":", b"0") and members(c, "big") == [],
+              "no member of the deleted hash is read")
+        c.command("HSET", "big", "fresh", "v")
+        churn(c, 3000)
+        check(members(c, "big") == ["fresh=v"], "re-created: only its own field, after compactions")
+
+        # --- concurrent DEL and HSET, readers never see a mix ------------------
+        stop_flag = threading.Event()
+        bad = []
+        reads = [0]
+        generations = [0]
+
+        def writer():
+            w = Client(port)
+            n = 0
+            while not stop_flag.is_set():
+                n += 1
+                w.command("DEL", "gen")
+                w.command("HSET", "gen", f"g{n}a", n, f"g{n}b", n, f"g{n}c", n)
+                if n % 7 == 0:
+                    w.command("SET", "gen", "string")
+                generations[0] = n
+                w.command("SET", f"churn{n % 300}", "y" * 2000)
+
+        def reader():
+            r = Client(port)
+            while not stop_flag.is_set():
+                kind, reply = r.command("HGETALL", "gen")
+                reads[0] += 1
+                if kind == b"-":
+                    if not reply.startswith(b"WRONGTYPE"):
+                        bad.append(reply)
+                    continue
+                flat = [x[1].decode() for x in reply]
+                fields = sorted(flat[0::2])
+                if not fields:
+                    continue
+                gen = fields[0][1:-1]
+                if fields != [f"g{gen}a", f"g{gen}b", f"g{gen}c"] or set(flat[1::2]) != {gen}:
+                    bad.append(flat)
+
+        threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader)
+                                                      for _ in range(2)]
+        for t in threads:
+            t.start()
+        time.sleep(8)
+        stop_flag.set()
+        for t in threads:
+            t.join()
+        check(not bad and reads[0] > 100 and generations[0] > 100,
+              f"{generations[0]} generations, {reads[0]} reads beside them: each read saw one "
+              f"whole generation or none ({bad[:3]})")
+
+        info = c.command("INFO", "stats")[1].decode()
+        removed = int(info.split("stale_records_removed:")[1].split()[0])
+        check(removed > 100000, f"INFO: the compaction filter removed {removed} stale records")
+
+        # --- restart, and a database of another format -------------------------
+        stop(proc)
+        proc = start(server_bin, db, port, options)
+        c = Client(port)
+        check(members(c, "hash-del") == ["new0=v", "new1=v"], "after a restart the data reads back")
+        stop(proc)
+        proc = None
+        other = os.path.join(tmp, "other")
+        made = subprocess.run(["ldb", f"--db={other}", "--create_if_missing", "put",
+                               "\xfeformat-of-another-program", "1"], capture_output=True,
+                              text=True)
+        if made.returncode == 0:
+            run = subprocess.run([server_bin, "--dir", other, "--port", str(free_port())],
+                                 capture_output=True, text=True, timeout=60)
+            check(run.returncode != 0 and "no format record" in run.stderr,
+                  f"a database of another program is refused: {run.stderr.strip()[-200:]}")
+        else:
+            check(False, f"ldb could not write a foreign database: {made.stderr.strip()}")
+    finally:
+        if proc:
+            stop(proc)
+    return checks.finish(tmp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
