@@ -28,7 +28,7 @@ std::string EncodeCount(int64_t count) {
 bool Collection::Open(Request& r, char type) {
   key_ = r.args[1];
   type_ = type;
-  const Status s = r.server.keyspace->Read(key_, &meta_);
+  const Status s = r.keyspace->Read(key_, &meta_);
   if (!s.ok()) {
     ReplyStorageError(r, s);
     return false;
@@ -48,7 +48,7 @@ bool Collection::ReadMember(Request& r, const std::string& member,
                             std::optional<std::string>* value) {
   value->reset();
   if (version_ == 0 || created_) return true;
-  const Status s = r.server.keyspace->ReadMember(version_, member, value);
+  const Status s = r.keyspace->ReadMember(version_, member, value);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
@@ -68,7 +68,7 @@ bool Collection::Present(Request& r, const std::string& member, bool* present) {
 bool Collection::PutMember(Request& r, const std::string& member, const std::string& value,
                            bool* existed) {
   if (version_ == 0) {
-    const Status s = r.server.keyspace->NewVersion(&version_);
+    const Status s = r.keyspace->NewVersion(&version_);
     if (!s.ok()) {
       ReplyStorageError(r, s);
       return false;
@@ -106,7 +106,7 @@ bool Collection::DeleteListed(Request& r, int64_t* removed) {
 bool Collection::ForEach(Request& r,
                          const std::function<bool(const std::string&, const std::string&)>& visit) {
   if (!meta_) return true;
-  const Status s = r.server.keyspace->ForEachMember(version_, visit);
+  const Status s = r.keyspace->ForEachMember(version_, visit);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
@@ -121,7 +121,7 @@ bool Collection::Commit(Request& r) {
   } else {
     batch_.Put(key_, meta);
   }
-  const Status s = r.server.keyspace->Commit(&batch_);
+  const Status s = r.keyspace->Commit(&batch_);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }

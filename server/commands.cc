@@ -78,7 +78,8 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
     reply::Error(out, "NOAUTH Authentication required.");
     return;
   }
-  Request request{server, client, args, out};
+  Request request{server, client, args, out,
+                  client.keyspace != nullptr ? client.keyspace : server.keyspace};
   const auto started = std::chrono::steady_clock::now();
   const size_t reply_start = out->size();
   for (int attempt = 1;; ++attempt) {
@@ -105,7 +106,7 @@ void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s) {
 
 bool StillHolds(Request& r, const std::string& key, uint64_t version) {
   bool unchanged;
-  const ROCKSDB_NAMESPACE::Status s = r.server.keyspace->Unchanged(key, version, &unchanged);
+  const ROCKSDB_NAMESPACE::Status s = r.keyspace->Unchanged(key, version, &unchanged);
   if (!s.ok()) {
     ReplyStorageError(r, s);
     return false;

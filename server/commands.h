@@ -55,6 +55,9 @@ struct ClientState {
   bool authenticated = false;
   std::string name;
   bool close_after_reply = false;  // QUIT, SHUTDOWN, protocol errors
+  // The connection's view of the keyspace (its pipeline's write group,
+  // keyspace.h); null: the server's own.
+  Keyspace* keyspace = nullptr;
 };
 
 struct Request {
@@ -62,6 +65,7 @@ struct Request {
   ClientState& client;
   const std::vector<std::string>& args;
   std::string* out;
+  Keyspace* keyspace;  // what handlers read and write through (ClientState's)
   // Set by a read that found its key's version replaced under it
   // (Collection::Settled): Execute drops what the handler replied and runs
   // it again.

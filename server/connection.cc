@@ -6,7 +6,8 @@
 namespace teksdb::server {
 
 Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
-    : socket_(std::move(socket)), server_(server) {
+    : socket_(std::move(socket)), server_(server), keyspace_(server->keyspace->InGroup(&group_)) {
+  client_.keyspace = &keyspace_;
   client_.authenticated = server_->requirepass.empty();
   client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
   server_->connected.fetch_add(1, std::memory_order_relaxed);
@@ -29,7 +30,9 @@ void Connection::Read() {
 void Connection::Process() {
   while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply) {
     if (parser_.HasCommand()) {
+      group_.BeginCommand();
       Execute(*server_, client_, parser_.TakeCommand(), &replies_);
+      group_.EndCommand();
       continue;
     }
     if (!parser_.error().empty()) {
@@ -41,6 +44,9 @@ void Connection::Process() {
     unparsed_pos_ += parser_.Consume(unparsed_.data() + unparsed_pos_,
                                      unparsed_.size() - unparsed_pos_);
   }
+  // Every reply above is sent only once the writes it reports are in the
+  // database (a failed write has rewritten them).
+  keyspace_.FlushGroup();
   if (!replies_.empty()) return Write();
   if (client_.close_after_reply) return;
   Read();

@@ -9,6 +9,11 @@
 // holds at most one batch of its replies (plus the one reply that crossed
 // the mark) and the command being parsed (RespParser's limits) for it.
 // A protocol error is replied, then the connection closes, as in Redis.
+//
+// The commands run between two writes form a pipeline whose writes go to
+// the database together (write_group.h): they are staged in the
+// connection's WriteGroup as they run, and flushed in one DB::Write before
+// their replies are written.
 #pragma once
 
 #include <asio.hpp>
@@ -16,7 +21,9 @@
 #include <string>
 
 #include "commands.h"
+#include "keyspace.h"
 #include "resp_parser.h"
+#include "write_group.h"
 
 namespace teksdb::server {
 
@@ -44,6 +51,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string unparsed_;  // bytes read but not yet consumed by the parser
   size_t unparsed_pos_ = 0;
   std::string replies_;
+  WriteGroup group_{&replies_};
+  Keyspace keyspace_;  // the server's, in group_'s view
 };
 
 }  // namespace teksdb::server

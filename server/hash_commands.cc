@@ -18,7 +18,7 @@ namespace {
 // Sets the field/value pairs from r.args[2]; how many fields were new, or
 // -1 after replying an error.
 int64_t SetFields(Request& r) {
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection hash;
   if (!hash.Open(r, Keyspace::kHash)) return -1;
   int64_t added = 0;
@@ -97,7 +97,7 @@ void HKeys(Request& r) { Fields(r, true, false); }
 void HVals(Request& r) { Fields(r, false, true); }
 
 void HDel(Request& r) {
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection hash;
   int64_t removed;
   if (hash.Open(r, Keyspace::kHash) && hash.DeleteListed(r, &removed) && hash.Commit(r)) {
@@ -120,7 +120,7 @@ void HExists(Request& r) {
 void HIncrBy(Request& r) {
   int64_t delta;
   if (!ParseStrictInt64(r.args[3], &delta)) return reply::Error(r.out, kNotInteger);
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection hash;
   std::optional<std::string> old;
   if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMember(r, r.args[2], &old)) return;

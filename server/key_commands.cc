@@ -16,7 +16,7 @@ using ROCKSDB_NAMESPACE::Status;
 
 void Del(Request& r) {
   const std::vector<std::string> keys(r.args.begin() + 1, r.args.end());
-  auto locks = r.server.keyspace->LockKeys(keys);
+  auto locks = r.keyspace->LockKeys(keys);
   Keyspace::Batch batch;
   int64_t deleted = 0;
   std::vector<std::string> seen;
@@ -24,13 +24,13 @@ void Del(Request& r) {
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(key);
     std::optional<Keyspace::Value> v;
-    const Status s = r.server.keyspace->Read(key, &v);
+    const Status s = r.keyspace->Read(key, &v);
     if (!s.ok()) return ReplyStorageError(r, s);
     if (!v) continue;
     batch.Delete(key);  // a collection's members go with its version
     ++deleted;
   }
-  const Status s = r.server.keyspace->Commit(&batch);
+  const Status s = r.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::Integer(r.out, deleted);
 }
@@ -39,7 +39,7 @@ void Exists(Request& r) {
   int64_t count = 0;
   for (size_t i = 1; i < r.args.size(); ++i) {
     std::optional<Keyspace::Value> v;
-    const Status s = r.server.keyspace->Read(r.args[i], &v);
+    const Status s = r.keyspace->Read(r.args[i], &v);
     if (!s.ok()) return ReplyStorageError(r, s);
     count += v ? 1 : 0;
   }
@@ -48,7 +48,7 @@ void Exists(Request& r) {
 
 void Type(Request& r) {
   std::optional<Keyspace::Value> v;
-  const Status s = r.server.keyspace->Read(r.args[1], &v);
+  const Status s = r.keyspace->Read(r.args[1], &v);
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::Simple(r.out, v ? Keyspace::TypeName(v->type) : "none");
 }
@@ -79,9 +79,9 @@ void ExpireGeneric(Request& r, int64_t unit_ms, bool absolute) {
   }
   const int64_t when = base + n * unit_ms;
   const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
+  auto locks = r.keyspace->LockKeys({key});
   std::optional<Keyspace::Value> v;
-  Status s = r.server.keyspace->Read(key, &v);
+  Status s = r.keyspace->Read(key, &v);
   if (!s.ok()) return ReplyStorageError(r, s);
   if (!v) return reply::Integer(r.out, 0);
   // A key without a TTL counts as an infinite one for GT and LT.
@@ -97,7 +97,7 @@ void ExpireGeneric(Request& r, int64_t unit_ms, bool absolute) {
     v->expire_ms = when;
     batch.Put(key, *v);
   }
-  s = r.server.keyspace->Commit(&batch);
+  s = r.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::Integer(r.out, 1);
 }
@@ -109,7 +109,7 @@ void PExpireAt(Request& r) { ExpireGeneric(r, 1, true); }
 
 void TtlGeneric(Request& r, bool ms) {
   std::optional<Keyspace::Value> v;
-  const Status s = r.server.keyspace->Read(r.args[1], &v);
+  const Status s = r.keyspace->Read(r.args[1], &v);
   if (!s.ok()) return ReplyStorageError(r, s);
   if (!v) return reply::Integer(r.out, -2);
   if (v->expire_ms == 0) return reply::Integer(r.out, -1);
@@ -121,15 +121,15 @@ void PTtl(Request& r) { TtlGeneric(r, true); }
 
 void Persist(Request& r) {
   const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
+  auto locks = r.keyspace->LockKeys({key});
   std::optional<Keyspace::Value> v;
-  Status s = r.server.keyspace->Read(key, &v);
+  Status s = r.keyspace->Read(key, &v);
   if (!s.ok()) return ReplyStorageError(r, s);
   if (!v || v->expire_ms == 0) return reply::Integer(r.out, 0);
   v->expire_ms = 0;
   Keyspace::Batch batch;
   batch.Put(key, *v);
-  s = r.server.keyspace->Commit(&batch);
+  s = r.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::Integer(r.out, 1);
 }
@@ -137,7 +137,7 @@ void Persist(Request& r) {
 void Keys(Request& r) {
   std::vector<std::string> keys;
   const std::string& pattern = r.args[1];
-  const Status s = r.server.keyspace->ForEachKey([&](const std::string& key, const Keyspace::Value&) {
+  const Status s = r.keyspace->ForEachKey([&](const std::string& key, const Keyspace::Value&) {
     if (GlobMatch(pattern, key)) keys.push_back(key);
     return true;
   });
@@ -148,7 +148,7 @@ void Keys(Request& r) {
 
 void DbSize(Request& r) {
   int64_t n = 0;
-  const Status s = r.server.keyspace->ForEachKey([&](const std::string&, const Keyspace::Value&) {
+  const Status s = r.keyspace->ForEachKey([&](const std::string&, const Keyspace::Value&) {
     ++n;
     return true;
   });
@@ -161,7 +161,7 @@ void Flush(Request& r) {
                             AsciiLower(r.args[1]) != "async")) {
     return reply::Error(r.out, kSyntaxError);
   }
-  const Status s = r.server.keyspace->Clear();
+  const Status s = r.keyspace->Clear();
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::Ok(r.out);
 }

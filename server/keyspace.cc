@@ -1,11 +1,10 @@
 // Keyspace implementation: reads, batches, stripe locks and scans over
-// storage_format.h's records.
+// storage_format.h's records, directly or through a WriteGroup.
 #include "keyspace.h"
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <set>
 
 namespace teksdb::server {
 
@@ -16,9 +15,41 @@ using storage_format::IndexPrefix;
 using storage_format::MemberPrefix;
 using storage_format::MetaKey;
 
+Keyspace::Shared::Shared(ROCKSDB_NAMESPACE::DB* db_in, bool sync)
+    : db(db_in), stripes(new std::mutex[kStripes]), versions(db_in) {
+  write_options.sync = sync;
+}
+
 Keyspace::Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync)
-    : db_(db), stripes_(new std::mutex[kStripes]), versions_(db) {
-  write_options_.sync = sync;
+    : shared_(std::make_shared<Shared>(db, sync)), db_(db) {}
+
+Keyspace Keyspace::InGroup(WriteGroup* group) const {
+  Keyspace view = *this;
+  view.group_ = group;
+  return view;
+}
+
+Status Keyspace::FlushGroup() {
+  if (group_ == nullptr) return Status::OK();
+  bool set_expiry = false;
+  const Status s = group_->Flush(db_, shared_->write_options, &set_expiry);
+  if (set_expiry) shared_->expiry_writes.fetch_add(1, std::memory_order_relaxed);
+  return s;
+}
+
+Status Keyspace::Get(const std::string& record, ROCKSDB_NAMESPACE::PinnableSlice* value) const {
+  if (group_ != nullptr && group_->staged()) {
+    return group_->batch().GetFromBatchAndDB(db_, ROCKSDB_NAMESPACE::ReadOptions(), record, value);
+  }
+  return db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), db_->DefaultColumnFamily(), record, value);
+}
+
+std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> Keyspace::NewIterator(
+    const ROCKSDB_NAMESPACE::ReadOptions& read) const {
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> base(db_->NewIterator(read));
+  if (group_ == nullptr || !group_->staged()) return base;
+  return std::unique_ptr<ROCKSDB_NAMESPACE::Iterator>(
+      group_->batch().NewIteratorWithBase(db_->DefaultColumnFamily(), base.release(), &read));
 }
 
 int64_t Keyspace::NowMs() {
@@ -43,8 +74,7 @@ Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
   value->reset();
   *expired = false;
   ROCKSDB_NAMESPACE::PinnableSlice bytes;
-  Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), db_->DefaultColumnFamily(), MetaKey(key),
-                      &bytes);
+  Status s = Get(MetaKey(key), &bytes);
   if (s.IsNotFound()) return Status::OK();
   if (!s.ok()) return s;
   Value v;
@@ -103,7 +133,7 @@ Status Keyspace::ScanPrefix(
   const Slice upper(end);
   ROCKSDB_NAMESPACE::ReadOptions read;
   if (!end.empty()) read.iterate_upper_bound = &upper;
-  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->NewIterator(read));
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it = NewIterator(read);
   for (it->Seek(prefix + from); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     Slice rest = it->key();
     rest.remove_prefix(prefix.size());
@@ -115,10 +145,10 @@ Status Keyspace::ScanPrefix(
 Status Keyspace::ReadMember(uint64_t version, const std::string& member,
                             std::optional<std::string>* value) const {
   value->reset();
-  std::string bytes;
-  const Status s = db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), MemberPrefix(version) + member, &bytes);
+  ROCKSDB_NAMESPACE::PinnableSlice bytes;
+  const Status s = Get(MemberPrefix(version) + member, &bytes);
   if (s.IsNotFound()) return Status::OK();
-  if (s.ok()) *value = std::move(bytes);
+  if (s.ok()) value->emplace(bytes.data(), bytes.size());
   return s;
 }
 
@@ -144,24 +174,43 @@ void Keyspace::Batch::PutNew(const std::string& key, const Value& value) {
 void Keyspace::Batch::Delete(const std::string& key) { batch_.Delete(MetaKey(key)); }
 
 Status Keyspace::Commit(Batch* batch) {
-  const Status s = db_->Write(write_options_, &batch->batch_);
-  if (s.ok() && batch->sets_expiry_) expiry_writes_.fetch_add(1, std::memory_order_relaxed);
+  if (group_ != nullptr) {
+    group_->Stage(batch->batch_, batch->sets_expiry_);
+    return Status::OK();
+  }
+  const Status s = db_->Write(shared_->write_options, &batch->batch_);
+  if (s.ok() && batch->sets_expiry_) {
+    shared_->expiry_writes.fetch_add(1, std::memory_order_relaxed);
+  }
   return s;
 }
 
 std::vector<std::unique_lock<std::mutex>> Keyspace::LockKeys(const std::vector<std::string>& keys) {
-  std::set<size_t> stripes;
-  for (const std::string& key : keys) stripes.insert(std::hash<std::string>()(key) % kStripes);
+  std::vector<size_t> stripes;
+  for (const std::string& key : keys) stripes.push_back(std::hash<std::string>()(key) % kStripes);
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
   std::vector<std::unique_lock<std::mutex>> locks;
-  locks.reserve(stripes.size());
-  for (size_t s : stripes) locks.emplace_back(stripes_[s]);
+  if (group_ == nullptr) {
+    locks.reserve(stripes.size());
+    for (size_t s : stripes) locks.emplace_back(shared_->stripes[s]);
+    return locks;
+  }
+  // The group keeps what it takes (write_group.h): free stripes now; if one
+  // is taken, flush (holding nothing after) and wait for them in order.
+  // (A failed flush has rewritten the replies it vouched for.)
+  for (size_t s : stripes) {
+    if (group_->Holds(s) || group_->TryTake(shared_->stripes[s], s)) continue;
+    FlushGroup();
+    group_->Take(shared_->stripes.get(), stripes);
+    break;
+  }
   return locks;
 }
 
 Status Keyspace::ForEachKey(const std::function<bool(const std::string&, const Value&)>& visit,
                             const std::string& start, bool include_expired) const {
-  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
-      db_->NewIterator(ROCKSDB_NAMESPACE::ReadOptions()));
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it = NewIterator(ROCKSDB_NAMESPACE::ReadOptions());
   const int64_t now = NowMs();
   Value value;
   const Slice meta_tag(&storage_format::kMetaTag, 1);
@@ -190,7 +239,10 @@ Status Keyspace::ReclaimIfExpired(const std::string& key, bool* reclaimed) {
 }
 
 Status Keyspace::Clear() {
-  return db_->DeleteRange(write_options_, db_->DefaultColumnFamily(), Slice(""),
+  // A range deletion cannot be staged: what the group holds goes first.
+  const Status flushed = FlushGroup();
+  if (!flushed.ok()) return flushed;
+  return db_->DeleteRange(shared_->write_options, db_->DefaultColumnFamily(), Slice(""),
                           storage_format::ServerRecords());
 }
 

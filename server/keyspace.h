@@ -20,6 +20,13 @@
 // WriteBatch, so they are atomic too. A read without the key's lock may
 // find records of the version it read removed by a compaction once another
 // write replaced it: Unchanged tells such a read to start again.
+//
+// Views. A Keyspace is a view of shared state (the database, the stripes,
+// the version allocator): the server's own commits each write at once; a
+// connection's view (InGroup) stages its writes in the connection's
+// WriteGroup (write_group.h), reads through them, and leaves the stripes
+// it locks to the group, until FlushGroup writes them all in one
+// DB::Write. Copies are cheap; the shared state lives while any view does.
 #pragma once
 
 #include <atomic>
@@ -34,6 +41,7 @@
 #include "rocksdb/db.h"
 #include "storage_format.h"
 #include "version_allocator.h"
+#include "write_group.h"
 
 namespace teksdb::server {
 
@@ -55,6 +63,13 @@ class Keyspace {
   // REQUIRES: storage_format::Prepare(db) accepted the database.
   Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync);
 
+  // A view whose writes are staged in `group` (see Views above).
+  Keyspace InGroup(WriteGroup* group) const;
+  // Writes what this view's group staged, releasing its stripes (nothing
+  // to do without a group). On failure the group has rewritten the replies
+  // it vouched for; the status is returned all the same.
+  ROCKSDB_NAMESPACE::Status FlushGroup();
+
   // The key's value, unless it is absent or expired.
   ROCKSDB_NAMESPACE::Status Read(const std::string& key, std::optional<Value>* value) const;
   // The key's value even if expired (then *expired is set).
@@ -67,7 +82,9 @@ class Keyspace {
                                       bool* unchanged) const;
 
   // A version for a new collection, never handed out before.
-  ROCKSDB_NAMESPACE::Status NewVersion(uint64_t* version) { return versions_.Next(version); }
+  ROCKSDB_NAMESPACE::Status NewVersion(uint64_t* version) {
+    return shared_->versions.Next(version);
+  }
 
   // A batch of writes, applied atomically by Commit.
   class Batch {
@@ -89,6 +106,8 @@ class Keyspace {
     ROCKSDB_NAMESPACE::WriteBatch batch_;
     bool sets_expiry_ = false;
   };
+  // Writes `batch` (in a group's view: stages it, REQUIRES the batch's keys
+  // locked through this view).
   ROCKSDB_NAMESPACE::Status Commit(Batch* batch);
 
   // One member's value in collection `version`, or nullopt.
@@ -106,7 +125,9 @@ class Keyspace {
       const std::function<bool(const std::string& entry)>& visit,
       const std::string& from = std::string()) const;
 
-  // Locks the stripes of `keys` (in stripe order) until the result dies.
+  // Locks the stripes of `keys` (in stripe order) until the result dies; in
+  // a group's view, until the group flushes (the result is then empty), and
+  // a stripe taken by another client makes the group flush first.
   std::vector<std::unique_lock<std::mutex>> LockKeys(const std::vector<std::string>& keys);
 
   // Every live key from `start` on (inclusive), in key order, passed to
@@ -122,7 +143,9 @@ class Keyspace {
 
   // How many committed batches have set an expiry so far: the sweep idles
   // while this stands still and no key it saw had an expiry.
-  uint64_t expiry_writes() const { return expiry_writes_.load(std::memory_order_relaxed); }
+  uint64_t expiry_writes() const {
+    return shared_->expiry_writes.load(std::memory_order_relaxed);
+  }
 
   // Removes every key (the server records stay).
   ROCKSDB_NAMESPACE::Status Clear();
@@ -135,13 +158,24 @@ class Keyspace {
   ROCKSDB_NAMESPACE::Status ScanPrefix(
       const std::string& prefix, const std::string& from,
       const std::function<bool(const std::string&, const ROCKSDB_NAMESPACE::Slice&)>& visit) const;
+  // One record, or one iterator, through the group's staged writes if any.
+  ROCKSDB_NAMESPACE::Status Get(const std::string& record,
+                                ROCKSDB_NAMESPACE::PinnableSlice* value) const;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> NewIterator(
+      const ROCKSDB_NAMESPACE::ReadOptions& read) const;
 
-  ROCKSDB_NAMESPACE::DB* const db_;
-  ROCKSDB_NAMESPACE::WriteOptions write_options_;
   static constexpr size_t kStripes = 1024;
-  std::unique_ptr<std::mutex[]> stripes_;
-  std::atomic<uint64_t> expiry_writes_{0};
-  VersionAllocator versions_;
+  struct Shared {
+    Shared(ROCKSDB_NAMESPACE::DB* db, bool sync);
+    ROCKSDB_NAMESPACE::DB* const db;
+    ROCKSDB_NAMESPACE::WriteOptions write_options;
+    std::unique_ptr<std::mutex[]> stripes;
+    std::atomic<uint64_t> expiry_writes{0};
+    VersionAllocator versions;
+  };
+  std::shared_ptr<Shared> shared_;
+  ROCKSDB_NAMESPACE::DB* db_;  // shared_->db
+  WriteGroup* group_ = nullptr;
 };
 
 }  // namespace teksdb::server

@@ -45,7 +45,7 @@ Keyspace::Value Encode(const ListMeta& m) {
 // another type; *exists false if there is none.
 bool ReadList(Request& r, ListMeta* meta, bool* exists) {
   std::optional<Keyspace::Value> v;
-  const Status s = r.server.keyspace->Read(r.args[1], &v);
+  const Status s = r.keyspace->Read(r.args[1], &v);
   if (!s.ok()) return ReplyStorageError(r, s), false;
   if (v && v->type != Keyspace::kList) return reply::Error(r.out, kWrongType), false;
   *exists = v.has_value() && v->payload.size() >= 16;
@@ -62,13 +62,13 @@ bool ReadList(Request& r, ListMeta* meta, bool* exists) {
 
 void Push(Request& r, bool left) {
   const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
+  auto locks = r.keyspace->LockKeys({key});
   ListMeta meta;
   bool exists;
   if (!ReadList(r, &meta, &exists)) return;
   Keyspace::Batch batch;
   if (!exists) {
-    const Status s = r.server.keyspace->NewVersion(&meta.version);
+    const Status s = r.keyspace->NewVersion(&meta.version);
     if (!s.ok()) return ReplyStorageError(r, s);
   }
   for (size_t i = 2; i < r.args.size(); ++i) {
@@ -80,7 +80,7 @@ void Push(Request& r, bool left) {
     ++meta.count;
   }
   exists ? batch.Put(key, Encode(meta)) : batch.PutNew(key, Encode(meta));
-  const Status s = r.server.keyspace->Commit(&batch);
+  const Status s = r.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::Integer(r.out, meta.count);
 }
@@ -98,7 +98,7 @@ void Pop(Request& r, bool left) {
     return reply::Error(r.out, "ERR value is out of range, must be positive");
   }
   const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
+  auto locks = r.keyspace->LockKeys({key});
   ListMeta meta;
   bool exists;
   if (!ReadList(r, &meta, &exists)) return;
@@ -109,7 +109,7 @@ void Pop(Request& r, bool left) {
   for (int64_t i = 0; i < n; ++i) {
     const int64_t index = left ? meta.first + i : meta.first + meta.count - 1 - i;
     std::optional<std::string> value;
-    const Status s = r.server.keyspace->ReadMember(meta.version, Element(index), &value);
+    const Status s = r.keyspace->ReadMember(meta.version, Element(index), &value);
     if (!s.ok()) return ReplyStorageError(r, s);
     values.push_back(value.value_or(""));
     batch.DeleteMember(meta.version, Element(index));
@@ -121,7 +121,7 @@ void Pop(Request& r, bool left) {
   } else {
     batch.Put(key, Encode(meta));
   }
-  const Status s = r.server.keyspace->Commit(&batch);
+  const Status s = r.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s);
   if (!with_count) return reply::Bulk(r.out, values.front());
   reply::ArrayHeader(r.out, values.size());
@@ -150,7 +150,7 @@ void LIndex(Request& r) {
   index = Normalize(index, meta.count);
   if (index < 0 || index >= meta.count) return reply::Null(r.out);
   std::optional<std::string> value;
-  const Status s = r.server.keyspace->ReadMember(meta.version, Element(meta.first + index), &value);
+  const Status s = r.keyspace->ReadMember(meta.version, Element(meta.first + index), &value);
   if (!s.ok()) return ReplyStorageError(r, s);
   if (!value && !StillHolds(r, r.args[1], meta.version)) return;
   value ? reply::Bulk(r.out, *value) : reply::Null(r.out);
@@ -170,7 +170,7 @@ void LRange(Request& r) {
   std::vector<std::string> values;
   const std::string first = Element(meta.first + start);
   const size_t want = static_cast<size_t>(stop - start + 1);
-  const Status s = r.server.keyspace->ForEachMember(
+  const Status s = r.keyspace->ForEachMember(
       meta.version,
       [&](const std::string&, const std::string& value) {
         values.push_back(value);

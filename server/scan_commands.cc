@@ -80,7 +80,7 @@ void Scan(Request& r) {
   std::optional<std::string> next;
   int64_t examined = 0;
   const int64_t now = Keyspace::NowMs();
-  const Status s = r.server.keyspace->ForEachKey(
+  const Status s = r.keyspace->ForEachKey(
       [&](const std::string& key, const Keyspace::Value& value) {
         if (examined++ == options.count) {
           next = key;
@@ -116,7 +116,7 @@ void HScan(Request& r) {
   size_t matched = 0;
   std::optional<std::string> next;
   int64_t examined = 0;
-  const Status s = r.server.keyspace->ForEachMember(
+  const Status s = r.keyspace->ForEachMember(
       hash.version(),
       [&](const std::string& field, const std::string& value) {
         if (examined++ == options.count) {

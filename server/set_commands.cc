@@ -19,7 +19,7 @@ using ROCKSDB_NAMESPACE::Status;
 
 void SAdd(Request& r) {
   const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
+  auto locks = r.keyspace->LockKeys({key});
   Collection set;
   if (!set.Open(r, Keyspace::kSet)) return;
   int64_t added = 0;
@@ -32,7 +32,7 @@ void SAdd(Request& r) {
 }
 
 void SRem(Request& r) {
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection set;
   int64_t removed;
   if (set.Open(r, Keyspace::kSet) && set.DeleteListed(r, &removed) && set.Commit(r)) {
@@ -79,7 +79,7 @@ void SPop(Request& r) {
       return reply::Error(r.out, "ERR value is out of range, must be positive");
     }
   }
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection set;
   if (!set.Open(r, Keyspace::kSet)) return;
   if (!set.exists()) return r.args.size() == 3 ? reply::ArrayHeader(r.out, 0) : reply::Null(r.out);

@@ -17,13 +17,13 @@ using ROCKSDB_NAMESPACE::Status;
 
 // Reads `key`; on a storage error replies it and returns false.
 bool ReadKey(Request& r, const std::string& key, std::optional<Keyspace::Value>* value) {
-  const Status s = r.server.keyspace->Read(key, value);
+  const Status s = r.keyspace->Read(key, value);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
 
 bool Commit(Request& r, Keyspace::Batch* batch) {
-  const Status s = r.server.keyspace->Commit(batch);
+  const Status s = r.keyspace->Commit(batch);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
@@ -90,7 +90,7 @@ void Set(Request& r) {
     }
   }
   const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
+  auto locks = r.keyspace->LockKeys({key});
   // Only the options read the old value: a plain SET writes blind.
   std::optional<Keyspace::Value> old;
   if ((nx || xx || get || keep_ttl) && !ReadKey(r, key, &old)) return;
@@ -105,7 +105,7 @@ void Set(Request& r) {
 }
 
 void SetNx(Request& r) {
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   std::optional<Keyspace::Value> old;
   if (!ReadKey(r, r.args[1], &old)) return;
   if (old) return reply::Integer(r.out, 0);
@@ -115,7 +115,7 @@ void SetNx(Request& r) {
 void SetExpiring(Request& r, int64_t unit_ms, const char* command) {
   int64_t expire_ms;
   if (!ExpiryFrom(r, r.args[2], unit_ms, false, command, &expire_ms)) return;
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   if (PutString(r, r.args[1], r.args[3], expire_ms)) reply::Ok(r.out);
 }
 void SetEx(Request& r) { SetExpiring(r, 1000, "setex"); }
@@ -125,7 +125,7 @@ void MGet(Request& r) {
   reply::ArrayHeader(r.out, r.args.size() - 1);
   for (size_t i = 1; i < r.args.size(); ++i) {
     std::optional<Keyspace::Value> v;
-    const Status s = r.server.keyspace->Read(r.args[i], &v);
+    const Status s = r.keyspace->Read(r.args[i], &v);
     if (s.ok() && v && v->type == Keyspace::kString) {
       reply::Bulk(r.out, v->payload);
     } else {
@@ -140,7 +140,7 @@ void MSet(Request& r) {
   }
   std::vector<std::string> keys;
   for (size_t i = 1; i < r.args.size(); i += 2) keys.push_back(r.args[i]);
-  auto locks = r.server.keyspace->LockKeys(keys);
+  auto locks = r.keyspace->LockKeys(keys);
   Keyspace::Batch batch;
   for (size_t i = 1; i < r.args.size(); i += 2) {
     batch.Put(r.args[i], Keyspace::Value{Keyspace::kString, 0, r.args[i + 1]});
@@ -151,7 +151,7 @@ void MSet(Request& r) {
 // Adds `delta` to the integer at r.args[1] (0 if absent), keeping its TTL.
 void IncrementBy(Request& r, int64_t delta) {
   const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
+  auto locks = r.keyspace->LockKeys({key});
   std::optional<Keyspace::Value> v;
   if (!ReadKey(r, key, &v)) return;
   int64_t current = 0;
@@ -187,7 +187,7 @@ void DecrBy(Request& r) {
 
 void Append(Request& r) {
   const std::string& key = r.args[1];
-  auto locks = r.server.keyspace->LockKeys({key});
+  auto locks = r.keyspace->LockKeys({key});
   std::optional<Keyspace::Value> v;
   if (!ReadKey(r, key, &v)) return;
   if (v && v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);

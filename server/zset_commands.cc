@@ -120,7 +120,7 @@ void Add(Request& r, size_t first, bool nx, bool xx, bool gt, bool lt, bool ch, 
   for (size_t j = 0; j < elements; ++j) {
     if (!ParseScore(r.args[first + 2 * j], &scores[j])) return reply::Error(r.out, kNotFloat);
   }
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection zset;
   if (!zset.Open(r, Keyspace::kZSet)) return;
   int64_t added = 0, updated = 0, processed = 0;
@@ -193,7 +193,7 @@ void ZAdd(Request& r) {
 void ZIncrBy(Request& r) { Add(r, 2, false, false, false, false, false, true); }
 
 void ZRem(Request& r) {
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection zset;
   if (!zset.Open(r, Keyspace::kZSet)) return;
   int64_t removed = 0;
@@ -226,7 +226,7 @@ void ZCard(Request& r) {
 // lock (a short scan is checked: Collection::Settled).
 bool AllEntries(Request& r, Collection& zset, std::vector<std::string>* entries) {
   if (!zset.exists()) return true;
-  const Status s = r.server.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
+  const Status s = r.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
     entries->push_back(e);
     return true;
   });
@@ -304,7 +304,7 @@ void ZRangeByScore(Request& r) {
   std::vector<std::string> entries;
   if (zset.exists() && offset >= 0 && limit != 0) {
     int64_t skipped = 0;
-    const Status s = r.server.keyspace->ForEachIndexEntry(
+    const Status s = r.keyspace->ForEachIndexEntry(
         zset.version(),
         [&](const std::string& e) {
           const double score = EntryScore(e);
@@ -330,7 +330,7 @@ void ZRank(Request& r) {
   int64_t rank = 0;
   bool found = false;
   const std::string target = IndexEntry(*score, r.args[2]);
-  const Status s = r.server.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
+  const Status s = r.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
     found = e == target;
     rank += found ? 0 : 1;
     return !found;
@@ -347,12 +347,12 @@ void ZPopMin(Request& r) {
   if (r.args.size() == 3 && (!ParseStrictInt64(r.args[2], &count) || count < 0)) {
     return reply::Error(r.out, "ERR value is out of range, must be positive");
   }
-  auto locks = r.server.keyspace->LockKeys({r.args[1]});
+  auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection zset;
   if (!zset.Open(r, Keyspace::kZSet)) return;
   std::vector<std::string> popped;
   if (zset.exists() && count > 0) {
-    const Status s = r.server.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
+    const Status s = r.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
       popped.push_back(e);
       return static_cast<int64_t>(popped.size()) < count;
     });

@@ -2,13 +2,16 @@
 """teksdb-server with real clients and bad ones:
   - redis-cli and redis-benchmark (Debian's redis-tools) work against it;
   - SPOP's random draw returns distinct members and removes them;
-  - 8 clients incrementing one counter never lose an increment;
+  - 8 clients incrementing one counter never lose an increment, nor do 4
+    clients pipelining increments of shared keys in different orders (each
+    pipeline's writes are one batch, under locks taken as they come);
   - 10,000 pipelined commands get 10,000 replies, in order;
   - malformed requests (bad lengths, absurd bulk sizes) get Redis's error
     and a closed connection, while every other client keeps being served;
   - a client that stalls mid-request, or pipelines replies it never reads,
     holds the server's memory to a bound and blocks nobody else;
-  - with --sync, every acknowledged write survives kill -9.
+  - with --sync, every acknowledged write survives kill -9, also when the
+    server is killed in the middle of pipelined writes.
 
 Usage: server_clients_test.py PATH/TO/teksdb-server
 """
@@ -99,6 +102,24 @@ def main():
         check(Client(port).command("GET", "counter") == (b"$", b"12000"),
               "8 clients x 500 x (INCR + INCRBY 2): counter is 12000")
 
+        def pipelined_incr(offset):
+            c = Client(port)
+            keys = [f"shared{j}" for j in range(6)]
+            keys = keys[offset:] + keys[:offset]  # each client its own lock order
+            for _ in range(100):
+                batch = [("INCR", k) for k in keys] + [("HINCRBY", "hcount", keys[0], "1")]
+                c.pipeline(batch)
+        threads = [threading.Thread(target=pipelined_incr, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        c = Client(port)
+        counts = [c.command("GET", f"shared{j}")[1] for j in range(6)]
+        per_field = [c.command("HGET", "hcount", f"shared{j}")[1] for j in range(4)]
+        check(counts == [b"400"] * 6 and per_field == [b"100"] * 4,
+              f"4 clients x 100 pipelines of 7 increments, keys in 4 orders: {counts}, {per_field}")
+
         # --- SPOP draws at random: check what it returns and leaves --------------
         c = Client(port)
         c.command("SADD", "letters", "a", "b", "c", "d", "e")
@@ -165,6 +186,38 @@ def main():
     kept = sum(c.command("GET", f"durable{i}") == (b"$", str(i).encode()) for i in range(acknowledged))
     check(acknowledged == 300 and kept == acknowledged,
           f"--sync: {kept} of {acknowledged} acknowledged writes survive kill -9")
+
+    # Killed while pipelines of writes are in flight.
+    acknowledged_batches = []
+
+    def pipelined_writer():
+        w = Client(port)
+        n = 0
+        try:
+            while True:
+                batch = [("SET", f"piped{n}-{j}", str(j)) for j in range(10)] + [
+                    ("HSET", f"pipedh{n}", "f", str(n)), ("RPUSH", "pipedlist", str(n))]
+                replies = w.pipeline(batch)
+                if all(r[0] in (b"+", b":") for r in replies):
+                    acknowledged_batches.append(n)
+                n += 1
+        except (ConnectionError, OSError):
+            pass
+    writer = threading.Thread(target=pipelined_writer)
+    writer.start()
+    time.sleep(1.5)
+    proc.kill()
+    proc.wait()
+    writer.join()
+    proc = start(server_bin, directory, port)
+    c = Client(port)
+    listed = [int(x[1]) for x in c.command("LRANGE", "pipedlist", 0, -1)[1]]
+    lost = [n for n in acknowledged_batches
+            if [c.command("GET", f"piped{n}-{j}")[1] for j in range(10)] != [str(j).encode() for j in range(10)]
+            or c.command("HGET", f"pipedh{n}", "f")[1] != str(n).encode() or n not in listed]
+    check(len(acknowledged_batches) > 10 and not lost,
+          f"--sync, killed mid-pipeline: {len(acknowledged_batches)} acknowledged pipelines of 12 "
+          f"writes, {len(lost)} lost ({lost[:5]})")
     proc.kill()
     proc.wait()
     return checks.finish(tmp)

@@ -10,6 +10,9 @@ HSCAN from cursor 0, whose cursors and pages differ by design: each is
 followed to its end on both servers and the sets of what they returned
 compared (errors byte for byte). (A cursor other than 0 that this server
 never handed out is refused, where Redis scans from wherever it points.)
+Then the same in pipelines: batches of 1 to 40 commands (valid and
+invalid mixed, SCAN and HSCAN left out) sent whole before any reply is
+read, every reply compared in order.
 
 Usage: server_redis_differential_test.py PATH/TO/teksdb-server [SEED]
 Needs redis-server on PATH. Prints the seed and, on a mismatch, the
@@ -47,13 +50,22 @@ class Client:
                 time.sleep(0.05)
         self.buf = b""
 
-    def command(self, *args):
+    @staticmethod
+    def encode(args):
         out = b"*%d\r\n" % len(args)
         for a in args:
             a = a if isinstance(a, bytes) else str(a).encode()
             out += b"$%d\r\n%s\r\n" % (len(a), a)
-        self.sock.sendall(out)
+        return out
+
+    def command(self, *args):
+        self.sock.sendall(self.encode(args))
         return self.reply()
+
+    def pipeline(self, commands):
+        """Sends every command before reading any reply; the replies."""
+        self.sock.sendall(b"".join(self.encode(c) for c in commands))
+        return [self.reply() for _ in commands]
 
     def _line(self):
         while b"\r\n" not in self.buf:
@@ -265,7 +277,26 @@ def main():
                 for c in history[-15:]:
                     print("  ", " ".join(map(str, c)))
                 return 1
-        print(f"ok: {len(history)} commands, every reply the same as Redis's")
+        pipelined = 0
+        for i in range(int(os.environ.get("TEKSDB_TEST_SCALE", "1")) * 100):
+            batch, size = [], rng.randint(1, 40)
+            while len(batch) < size:
+                cmd = random_command(rng)
+                if cmd[0] not in ("SCAN", "HSCAN"):
+                    batch.append(cmd)
+            history.extend(batch)
+            wants, gots = redis.pipeline(batch), teks.pipeline(batch)
+            for j, (cmd, want, got) in enumerate(zip(batch, wants, gots)):
+                if not same(cmd, want, got):
+                    print(f"FAIL in pipeline {i}, command {j} of {len(batch)}: {cmd}\n"
+                          f"  redis:  {want}\n  teksdb: {got}")
+                    print("the pipeline:")
+                    for c in batch:
+                        print("  ", " ".join(map(str, c)))
+                    return 1
+            pipelined += len(batch)
+        print(f"ok: {len(history)} commands ({pipelined} of them in pipelines), every reply the "
+              "same as Redis's")
         return 0
     finally:
         for p in procs:

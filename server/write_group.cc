@@ -1,0 +1,85 @@
+// WriteGroup implementation: staging, the stripes held, the flush and the
+// rewrite of replies a failed flush cannot vouch for.
+#include "write_group.h"
+
+#include <algorithm>
+
+#include "resp_reply.h"
+
+namespace teksdb::server {
+
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+
+namespace {
+
+// Replays a command's writes into the group's indexed batch.
+class StageInto : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
+ public:
+  explicit StageInto(ROCKSDB_NAMESPACE::WriteBatchWithIndex* batch) : batch_(batch) {}
+  void Put(const Slice& key, const Slice& value) override { status_ = batch_->Put(key, value); }
+  void Delete(const Slice& key) override { status_ = batch_->Delete(key); }
+  bool Continue() override { return status_.ok(); }
+  Status status() const { return status_; }
+
+ private:
+  ROCKSDB_NAMESPACE::WriteBatchWithIndex* const batch_;
+  Status status_;
+};
+
+}  // namespace
+
+WriteGroup::WriteGroup(std::string* out)
+    : out_(out),
+      batch_(ROCKSDB_NAMESPACE::BytewiseComparator(), 0, /*overwrite_key=*/true) {}
+
+void WriteGroup::Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes, bool sets_expiry) {
+  StageInto stage(&batch_);
+  // Keyspace batches hold only Puts and Deletes of the default column
+  // family, which an indexed batch always takes.
+  writes.Iterate(&stage);
+  staged_ |= writes.Count() > 0;
+  sets_expiry_ |= sets_expiry;
+}
+
+bool WriteGroup::Holds(size_t s) const {
+  return std::any_of(held_.begin(), held_.end(), [s](const auto& h) { return h.first == s; });
+}
+
+bool WriteGroup::TryTake(std::mutex& stripe, size_t s) {
+  std::unique_lock<std::mutex> lock(stripe, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  held_.emplace_back(s, std::move(lock));
+  return true;
+}
+
+void WriteGroup::Take(std::mutex* stripes, const std::vector<size_t>& sorted) {
+  for (size_t s : sorted) held_.emplace_back(s, std::unique_lock<std::mutex>(stripes[s]));
+}
+
+Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::WriteOptions& options,
+                         bool* set_expiry) {
+  *set_expiry = false;
+  Status s;
+  if (staged()) {
+    s = db->Write(options, batch_.GetWriteBatch());
+    *set_expiry = s.ok() && sets_expiry_;
+    if (!s.ok()) {
+      std::string error;
+      reply::Error(&error, "ERR storage: " + s.ToString());
+      std::replace(error.begin() + 1, error.end() - 2, '\r', ' ');
+      std::replace(error.begin() + 1, error.end() - 2, '\n', ' ');
+      for (auto it = vouched_replies_.rbegin(); it != vouched_replies_.rend(); ++it) {
+        out_->replace(it->first, it->second - it->first, error);
+      }
+    }
+    batch_.Clear();
+  }
+  staged_ = false;
+  sets_expiry_ = false;
+  vouched_replies_.clear();
+  held_.clear();  // unlocks every stripe
+  return s;
+}
+
+}  // namespace teksdb::server

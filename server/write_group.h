@@ -1,0 +1,89 @@
+// WriteGroup: the writes of one connection's pipeline, committed together.
+//
+// A connection runs every command it has already received before it sends
+// any reply (connection.h). Through a WriteGroup, the writes of those
+// commands are staged in one WriteBatchWithIndex instead of each going to
+// the database on its own, and the group goes to the database in one
+// DB::Write, one WAL append, before any of their replies is sent
+// (Connection::Process calls Flush first). Each command still sees every
+// earlier write of its connection: reads go through the staged batch
+// (Keyspace, in the group's view), and a command's writes are staged
+// whole or not at all (Keyspace::Commit stages a command's batch at once).
+//
+// Key locks. A command that writes locks its keys' stripes as before
+// (Keyspace::LockKeys), but the group keeps them until it flushes, so no
+// other client sees, or writes between, the staged writes. The group takes
+// a stripe it lacks only if it is free (try_lock); when one is taken, it
+// flushes first (committing what it staged and releasing every stripe)
+// and only then waits, in stripe order, holding nothing: a thread never
+// waits while holding a stripe another one waits for, so groups cannot
+// deadlock.
+//
+// Failure. If the group's write fails, the replies of every command from
+// the first one that staged a write on (later ones may have read the
+// staged writes) are replaced by the storage error, in place: nothing is
+// acknowledged, and no read answered, from writes that never reached the
+// database.
+//
+// Thread safety: one connection's, on one thread at a time (its commands
+// run in order). The stripes it holds are the shared keyspace's mutexes.
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rocksdb/db.h"
+#include "rocksdb/utilities/write_batch_with_index.h"
+#include "rocksdb/write_batch.h"
+
+namespace teksdb::server {
+
+class WriteGroup {
+ public:
+  // `out`: the connection's replies, which Flush rewrites on failure.
+  explicit WriteGroup(std::string* out);
+
+  // Writes staged and not yet flushed.
+  bool staged() const { return staged_; }
+  // What reads in the group's view go through.
+  ROCKSDB_NAMESPACE::WriteBatchWithIndex& batch() { return batch_; }
+
+  // Around each command: the group notes the replies its flush vouches for
+  // (those of commands run while it had writes staged).
+  void BeginCommand() { command_reply_start_ = out_->size(); }
+  void EndCommand() {
+    if (staged()) vouched_replies_.emplace_back(command_reply_start_, out_->size());
+  }
+
+  // Adds a command's writes (REQUIRES: the group holds their keys' stripes).
+  void Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes, bool sets_expiry);
+
+  // Whether the group holds stripe `s`; takes it if it is free.
+  bool Holds(size_t s) const;
+  bool TryTake(std::mutex& stripe, size_t s);
+  // Takes `stripes` (sorted), waiting. REQUIRES: the group holds none.
+  void Take(std::mutex* stripes, const std::vector<size_t>& sorted);
+
+  // Writes what is staged (if anything) in one DB::Write, releases every
+  // stripe; on failure rewrites the replies it vouched for. Returns the
+  // write's status; *set_expiry says whether a write it committed set an
+  // expiry (for the expiry sweep).
+  ROCKSDB_NAMESPACE::Status Flush(ROCKSDB_NAMESPACE::DB* db,
+                                  const ROCKSDB_NAMESPACE::WriteOptions& options,
+                                  bool* set_expiry);
+
+ private:
+  std::string* const out_;
+  ROCKSDB_NAMESPACE::WriteBatchWithIndex batch_;
+  bool staged_ = false;
+  bool sets_expiry_ = false;
+  std::vector<std::pair<size_t, std::unique_lock<std::mutex>>> held_;
+  // Replies [start, end) of the commands run while writes were staged.
+  std::vector<std::pair<size_t, size_t>> vouched_replies_;
+  size_t command_reply_start_ = 0;
+};
+
+}  // namespace teksdb::server
