@@ -1,25 +1,38 @@
 #!/usr/bin/env bash
 # The server scenario (scripts/bench.sh --scenario server runs this):
 # redis-benchmark against teksdb-server on TeksTable, the same server on
-# RocksDB's skip list (--memtable skip_list), and real redis-server, in the
-# same run, each started fresh per repeat. One redis-benchmark process per
-# test, -P 16 -c 50, keys drawn from --keyspace:
+# RocksDB's skip list (--memtable skip_list), that skip list with RocksDB's
+# whole-key memtable bloom filter (skip_list_bloom:
+# memtable_whole_key_filtering, memtable_prefix_bloom_size_ratio=0.1, as
+# Kvrocks sets them), and real redis-server, in the same run, each started
+# fresh per repeat. One redis-benchmark process per test, -P 16 -c 50, keys
+# drawn from --keyspace:
 #   set      SET key:__rand_int__ (built-in test, --value-size bytes)
 #   get      GET key:__rand_int__ (the keys set just before)
 #   hset     HSET user:__rand_int__ with 5 fields (a field record each + meta)
 #   hgetall  HGETALL user:__rand_int__ (a seek and a short scan)
 #   zadd     ZADD (built-in test: one sorted set, a member per request)
-# Prints a table of medians over --repeat runs (ops/s per server, the ratio
-# of TeksTable to the skip list and to Redis), writes runs.tsv and
-# table.txt, and a plot of the ratios (matplotlib in a venv, as bench.sh).
+#   del100k  DEL of a hash of 100,000 fields (built first, not timed): the
+#            server's own time for the DEL, from INFO commandstats
+# Each test also reads the server's CPU time (/proc/PID/stat: every thread
+# of it, background ones included) before and after: server CPU µs per
+# request. Prints tables of medians over --repeat runs (ops/s and server
+# CPU per request per server; TeksTable's ratios to the skip list and to
+# Redis), writes runs.tsv and table.txt, and a plot of the ratios
+# (matplotlib in a venv, as bench.sh). With --pin the server runs on CPU 0
+# and redis-benchmark on the others (taskset), so the client's CPU time is
+# not taken from the server's.
 #
 # Usage: scripts/bench_server.sh [options]
 #   --requests N     requests per test (1000000)
 #   --keyspace N     distinct keys (-r) (1000000)
 #   --value-size N   SET's value bytes (100)
 #   --repeat N       runs of everything, interleaved; medians (3)
-#   --threads N      teksdb-server I/O threads (2)
-#   --servers LIST   teks,skip_list,redis (all three)
+#   --threads N      teksdb-server I/O threads (2; 1 with --pin)
+#   --write-buffer-mb N  teksdb-server's write_buffer_size in MiB (RocksDB's
+#                    default, 64): 4096 keeps a run's data in memory
+#   --pin            server on CPU 0, client on the other CPUs
+#   --servers LIST   teks,skip_list,skip_list_bloom,redis (all four)
 #   --out DIR        results go to DIR/server/ (build/bench)
 #   --no-plots       no plot (no matplotlib venv)
 # Environment: TEKSDB_BUILD_DIR (build), where teksdb-server is built
@@ -35,13 +48,15 @@ requests=1000000
 keyspace=1000000
 value_size=100
 repeat=3
-threads=2
-servers=teks,skip_list,redis
+threads=
+write_buffer_mb=
+pin=
+servers=teks,skip_list,skip_list_bloom,redis
 out=$root/build/bench
 plots=1
 while (($#)); do
   case $1 in
-    --requests|--keyspace|--value-size|--repeat|--threads)
+    --requests|--keyspace|--value-size|--repeat|--threads|--write-buffer-mb)
       [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer"
       name=${1#--}
       declare "${name//-/_}=$2"
@@ -51,14 +66,25 @@ while (($#)); do
       declare "${1#--}=$2"
       shift 2 ;;
     --no-plots) plots=; shift ;;
+    --pin) pin=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 IFS=, read -r -a server_list <<<"$servers"
 for s in "${server_list[@]}"; do
-  [[ $s == teks || $s == skip_list || $s == redis ]] || die "unknown server '$s' (teks, skip_list, redis)"
+  [[ $s == teks || $s == skip_list || $s == skip_list_bloom || $s == redis ]] ||
+    die "unknown server '$s' (teks, skip_list, skip_list_bloom, redis)"
 done
+threads=${threads:-$([[ -n $pin ]] && echo 1 || echo 2)}
+cpus=$(nproc)
+server_cpu=() client_cpu=()
+if [[ -n $pin ]]; then
+  ((cpus >= 2)) || die "--pin needs 2 CPUs or more"
+  server_cpu=(taskset -c 0)
+  client_cpu=(taskset -c "1-$((cpus - 1))")
+fi
+clock_ticks=$(getconf CLK_TCK)
 
 build=${TEKSDB_BUILD_DIR:-$root/build}
 server_bin=$(bash "$root/scripts/server_binary.sh")
@@ -78,13 +104,26 @@ cleanup() {
 trap cleanup EXIT
 
 port=$((30000 + RANDOM % 20000))
+# A RocksDB OPTIONS file for teksdb-server NAME: the write buffer asked
+# for, and the memtable bloom filter for skip_list_bloom.
+write_options() {  # NAME FILE
+  {
+    printf '[Version]\n  rocksdb_version=7.8.3\n  options_file_version=1.1\n'
+    printf '[DBOptions]\n  create_if_missing=true\n[CFOptions "default"]\n'
+    [[ -z $write_buffer_mb ]] || printf '  write_buffer_size=%d\n' $((write_buffer_mb << 20))
+    if [[ $1 == skip_list_bloom ]]; then
+      printf '  memtable_whole_key_filtering=true\n  memtable_prefix_bloom_size_ratio=0.1\n'
+    fi
+  } >"$2"
+}
 start_server() {  # NAME
   if [[ $1 == redis ]]; then
-    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" \
-      >"$tmp/redis.log" 2>&1 &
+    "${server_cpu[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+      --dir "$tmp" >"$tmp/redis.log" 2>&1 &
   else
-    "$server_bin" --dir "$tmp/db-$1" --port "$port" --threads "$threads" \
-      --memtable "$1" 2>"$tmp/$1.log" &
+    write_options "$1" "$tmp/$1.options"
+    "${server_cpu[@]}" "$server_bin" --dir "$tmp/db-$1" --port "$port" --threads "$threads" \
+      --memtable "${1%_bloom}" --rocksdb-options "$tmp/$1.options" 2>"$tmp/$1.log" &
   fi
   pid=$!
   for _ in $(seq 200); do
@@ -101,22 +140,39 @@ stop_server() {
 }
 
 fields=$(for i in 1 2 3 4 5; do printf ' f%d %s' "$i" "$(head -c 20 /dev/zero | tr '\0' v)"; done)
-tests=(set get hset hgetall zadd)
-bench() {  # TEST: prints requests per second
+tests=(set get hset hgetall zadd del100k)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+# The server's own microseconds for one command so far (INFO commandstats).
+command_usec() {  # COMMAND
+  redis-cli -p "$port" info commandstats | tr -d '\r' |
+    awk -F'[=,]' -v c="cmdstat_$1:calls" '$1 == c {print $4; found = 1} END {if (!found) print 0}'
+}
+bench() {  # TEST: prints ops/s and the server's CPU µs per request
   local common=(-p "$port" -P 16 -c 50 -r "$keyspace" -n "$requests" --csv)
-  local csv
+  local csv before
+  if [[ $1 == del100k ]]; then
+    for ((i = 0; i < 100000; i++)); do printf 'HSET big f%d v\r\n' "$i"; done |
+      redis-cli -p "$port" --pipe >/dev/null
+    before=$(command_usec del)
+    redis-cli -p "$port" del big >/dev/null
+    printf '%s\t%s\n' 1 "$(($(command_usec del) - before))"
+    return
+  fi
+  before=$(cpu_ticks)
   case $1 in
-    set) csv=$(redis-benchmark "${common[@]}" -d "$value_size" -t set) ;;
-    get) csv=$(redis-benchmark "${common[@]}" -t get) ;;
-    zadd) csv=$(redis-benchmark "${common[@]}" -t zadd) ;;
-    hset) csv=$(redis-benchmark "${common[@]}" HSET 'user:__rand_int__' $fields) ;;
-    hgetall) csv=$(redis-benchmark "${common[@]}" HGETALL 'user:__rand_int__') ;;
+    set) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" -d "$value_size" -t set) ;;
+    get) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" -t get) ;;
+    zadd) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" -t zadd) ;;
+    hset) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" HSET 'user:__rand_int__' $fields) ;;
+    hgetall) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" HGETALL 'user:__rand_int__') ;;
   esac
-  awk -F'","' 'NR == 2 {print $2}' <<<"$csv"
+  local ticks=$(($(cpu_ticks) - before))
+  printf '%s\t%s\n' "$(awk -F'","' 'NR == 2 {print $2}' <<<"$csv")" \
+    "$(awk -v t="$ticks" -v hz="$clock_ticks" -v n="$requests" 'BEGIN {printf "%.3f", t * 1e6 / hz / n}')"
 }
 
 runs=$results/runs.tsv
-printf 'repeat\tserver\ttest\tops_per_s\n' >"$runs"
+printf 'repeat\tserver\ttest\tops_per_s\tserver_us_per_request\n' >"$runs"
 total=$((repeat * ${#server_list[@]}))
 done_runs=0
 started=$SECONDS
@@ -135,7 +191,7 @@ for ((r = 1; r <= repeat; r++)); do
   done
 done
 
-title="redis-benchmark -P 16 -c 50 -r $keyspace -n $requests (SET values $value_size bytes, HSET 5 fields), teksdb-server --threads $threads, medians of $repeat"
+title="redis-benchmark -P 16 -c 50 -r $keyspace -n $requests (SET values $value_size bytes, HSET 5 fields), teksdb-server --threads $threads, write buffer ${write_buffer_mb:-64} MiB${pin:+, server pinned to CPU 0, client to 1-$((cpus - 1))}, medians of $repeat"
 "$python" "$root/scripts/server_report.py" "$runs" --title "$title" \
   ${plots:+--plot "$results/server.png"} | tee "$results/table.txt"
 log "results in $results (table.txt, runs.tsv${plots:+, server.png})"

@@ -1,34 +1,45 @@
 #!/usr/bin/env python3
 """The server scenario's report (scripts/bench_server.sh): reads runs.tsv
-(repeat, server, test, ops_per_s), prints per test the median ops/s of
-each server and the ratios teks/skip_list and teks/redis, and with --plot
-draws those ratios as bars on a linear axis with the 1.0 line.
+(repeat, server, test, ops_per_s, server_us_per_request) and prints, per
+test, the median of each server's throughput and of its own CPU time per
+request, with TeksTable's ratios: throughput teks/skip_list and teks/redis
+(higher: TeksTable faster), CPU skip_list/teks (higher: TeksTable cheaper)
+and teks/redis (TeksTable's CPU in units of Redis's: lower is better).
+del100k is one DEL of a 100,000-field hash: its row is the server's own
+time for that DEL, in µs. With --plot, draws the CPU ratios as bars.
 
 Usage: server_report.py RUNS_TSV [--title T] [--plot PNG]
 """
 
 import argparse
 import csv
+import os
 import statistics
 import sys
-import os
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from text_table import fmt_x, print_table  # noqa: E402
 
-SERVERS = ["teks", "skip_list", "redis"]
+SERVERS = ["teks", "skip_list", "skip_list_bloom", "redis"]
+SINGLE_SHOT = {"del100k"}
 
 
 def medians(path):
-    runs = {}
+    ops, cpu = {}, {}
     with open(path) as f:
         for row in csv.DictReader(f, delimiter="\t"):
-            runs.setdefault((row["test"], row["server"]), []).append(float(row["ops_per_s"]))
-    return {key: statistics.median(values) for key, values in runs.items()}
+            key = (row["test"], row["server"])
+            ops.setdefault(key, []).append(float(row["ops_per_s"]))
+            if row.get("server_us_per_request"):
+                cpu.setdefault(key, []).append(float(row["server_us_per_request"]))
+    return ({k: statistics.median(v) for k, v in ops.items()},
+            {k: statistics.median(v) for k, v in cpu.items()})
 
 
 def ratio(m, test, a, b):
-    return m[(test, a)] / m[(test, b)] if (test, a) in m and (test, b) in m else None
+    if (test, a) in m and (test, b) in m and m[(test, b)] > 0:
+        return m[(test, a)] / m[(test, b)]
+    return None
 
 
 def main():
@@ -37,35 +48,50 @@ def main():
     parser.add_argument("--title", default="server scenario")
     parser.add_argument("--plot")
     args = parser.parse_args()
-    m = medians(args.runs)
-    tests = list(dict.fromkeys(test for test, _ in m))
-    servers = [s for s in SERVERS if any((t, s) in m for t in tests)]
-    header = ["test"] + [f"{s} ops/s" for s in servers] + ["teks/skip_list", "teks/redis"]
-    rows = [[t] + [f"{m[(t, s)]:.0f}" if (t, s) in m else "-" for s in servers]
-            + [fmt_x(ratio(m, t, "teks", "skip_list")), fmt_x(ratio(m, t, "teks", "redis"))]
-            for t in tests]
+    ops, cpu = medians(args.runs)
+    tests = list(dict.fromkeys(test for test, _ in ops))
+    servers = [s for s in SERVERS if any((t, s) in ops for t in tests)]
     print(args.title)
+
+    timed = [t for t in tests if t not in SINGLE_SHOT]
+    print("\nthroughput (ops/s)")
+    header = ["test"] + servers + ["teks/skip_list", "teks/redis"]
+    rows = [[t] + [f"{ops[(t, s)]:.0f}" if (t, s) in ops else "-" for s in servers]
+            + [fmt_x(ratio(ops, t, "teks", "skip_list")), fmt_x(ratio(ops, t, "teks", "redis"))]
+            for t in timed]
     print_table(header, rows, 1, 0)
-    quoted = ", ".join(f"{t} {fmt_x(ratio(m, t, 'teks', 'skip_list'))}" for t in tests
-                       if ratio(m, t, "teks", "skip_list") is not None)
-    if quoted:
-        print(f"\nteksdb-server on TeksTable vs on skip_list: {quoted}")
-    if args.plot:
+
+    if cpu:
+        print("\nserver CPU per request (µs; del100k: the server's µs for the one DEL)")
+        header = ["test"] + servers + ["skip_list/teks", "teks/redis"]
+        rows = [[t] + [f"{cpu[(t, s)]:.2f}" if (t, s) in cpu else "-" for s in servers]
+                + [fmt_x(ratio(cpu, t, "skip_list", "teks")), fmt_x(ratio(cpu, t, "teks", "redis"))]
+                for t in tests]
+        print_table(header, rows, 1, 0)
+        quoted = ", ".join(f"{t} {fmt_x(ratio(cpu, t, 'skip_list', 'teks'))}" for t in timed
+                           if ratio(cpu, t, "skip_list", "teks") is not None)
+        if quoted:
+            print(f"\nserver CPU per request, skip_list / TeksTable: {quoted}")
+
+    if args.plot and cpu:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(7, 3.8))
         width = 0.38
-        for i, (other, label) in enumerate([("skip_list", "TeksTable / skip_list"),
-                                            ("redis", "TeksTable / redis-server")]):
-            values = [ratio(m, t, "teks", other) or 0 for t in tests]
-            bars = ax.bar([x + (i - 0.5) * width for x in range(len(tests))], values, width, label=label)
+        for i, (values, label) in enumerate([
+                ([ratio(cpu, t, "skip_list", "teks") or 0 for t in timed],
+                 "skip_list CPU / TeksTable CPU (higher: TeksTable cheaper)"),
+                ([ratio(cpu, t, "teks", "redis") or 0 for t in timed],
+                 "TeksTable CPU / redis-server CPU (lower: nearer Redis)")]):
+            bars = ax.bar([x + (i - 0.5) * width for x in range(len(timed))], values, width,
+                          label=label)
             ax.bar_label(bars, fmt="%.2f", fontsize=8)
         ax.axhline(1.0, color="black", linewidth=1)
-        ax.set_xticks(range(len(tests)), tests)
-        ax.set_ylabel("throughput ratio (higher: TeksTable faster)")
+        ax.set_xticks(range(len(timed)), timed)
+        ax.set_ylabel("ratio of server CPU per request")
         ax.set_title(args.title, fontsize=8, wrap=True)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(args.plot, dpi=110)
 

@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
-# scripts/bench_server.sh end to end on tiny counts: every server answers
-# every test, the table has a row per test with ops/s for each server and
-# both ratios, the quotable line follows, and runs.tsv holds every run.
+# scripts/bench_server.sh --pin end to end on tiny counts: every server
+# answers every test, the throughput table has a row per test with ops/s
+# for each server and both ratios, the CPU table a row per test (del100k
+# too) with µs per request for each server and both ratios, the quotable
+# line follows, and runs.tsv holds every run.
 # Usage: tests/bench_server_test.sh SERVER_BINARY SOURCE_DIR (it builds nothing)
 set -euo pipefail
 server=$1
 src=$2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-TEKSDB_SERVER=$server bash "$src/scripts/bench_server.sh" --requests 3000 --keyspace 500 --repeat 2 \
-  --no-plots --out "$out" >"$out/stdout" 2>"$out/stderr" || { cat "$out/stderr"; exit 1; }
+TEKSDB_SERVER=$server bash "$src/scripts/bench_server.sh" --pin --requests 3000 --keyspace 500 \
+  --repeat 2 --no-plots --out "$out" >"$out/stdout" 2>"$out/stderr" || { cat "$out/stderr"; exit 1; }
 cat "$out/stdout"
 failures=0
 for t in set get hset hgetall zadd; do
-  grep -qE "^$t +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+x +[0-9.]+x$" "$out/stdout" ||
-    { echo "FAIL: no full row for $t"; failures=$((failures + 1)); }
+  grep -qE "^$t +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+x +[0-9.]+x$" "$out/stdout" ||
+    { echo "FAIL: no full throughput row for $t"; failures=$((failures + 1)); }
 done
-grep -qE '^teksdb-server on TeksTable vs on skip_list: set [0-9.]+x, get [0-9.]+x' "$out/stdout" ||
+for t in set get hset hgetall zadd del100k; do
+  grep -qE "^$t +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+x|-) +([0-9.]+x|-)$" "$out/stdout" ||
+    { echo "FAIL: no full CPU row for $t"; failures=$((failures + 1)); }
+done
+grep -qE '^server CPU per request, skip_list / TeksTable: set [0-9.]+x, get [0-9.]+x' "$out/stdout" ||
   { echo "FAIL: no quotable line"; failures=$((failures + 1)); }
+grep -q 'pinned to CPU 0' "$out/stdout" || { echo "FAIL: the title does not say --pin"; failures=$((failures + 1)); }
 runs=$(($(wc -l <"$out/server/runs.tsv") - 1))
-((runs == 2 * 3 * 5)) || { echo "FAIL: runs.tsv has $runs runs, not 30"; failures=$((failures + 1)); }
-grep -q 'run 6/6' "$out/stderr" || { echo "FAIL: no progress lines"; failures=$((failures + 1)); }
+((runs == 2 * 4 * 6)) || { echo "FAIL: runs.tsv has $runs runs, not 48"; failures=$((failures + 1)); }
+grep -q 'run 8/8' "$out/stderr" || { echo "FAIL: no progress lines"; failures=$((failures + 1)); }
 echo "bench_server_test: $failures failure(s)"
 ((failures == 0))
