@@ -84,6 +84,36 @@ Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
   return Status::OK();
 }
 
+Status Keyspace::ReadMany(const std::vector<std::string>& keys,
+                          std::vector<std::optional<Value>>* values) const {
+  const size_t n = keys.size();
+  values->assign(n, std::nullopt);
+  std::vector<std::string> records;
+  records.reserve(n);
+  for (const std::string& key : keys) records.push_back(MetaKey(key));
+  std::vector<Slice> slices(records.begin(), records.end());
+  std::vector<ROCKSDB_NAMESPACE::PinnableSlice> found(n);
+  std::vector<Status> statuses(n);
+  const ROCKSDB_NAMESPACE::ReadOptions read;
+  if (group_ != nullptr && group_->staged()) {
+    group_->batch().MultiGetFromBatchAndDB(db_, read, db_->DefaultColumnFamily(), n,
+                                           slices.data(), found.data(), statuses.data(),
+                                           /*sorted_input=*/false);
+  } else {
+    db_->MultiGet(read, db_->DefaultColumnFamily(), n, slices.data(), found.data(),
+                  statuses.data());
+  }
+  const int64_t now = NowMs();
+  for (size_t i = 0; i < n; ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    if (!statuses[i].ok()) return statuses[i];
+    Value v;
+    if (!DecodeMeta(found[i], &v)) return Status::Corruption("meta record of '" + keys[i] + "'");
+    if (v.expire_ms == 0 || v.expire_ms > now) (*values)[i] = std::move(v);
+  }
+  return Status::OK();
+}
+
 Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const {
   bool expired;
   const Status s = ReadAny(key, value, &expired);

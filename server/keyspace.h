@@ -72,6 +72,10 @@ class Keyspace {
 
   // The key's value, unless it is absent or expired.
   ROCKSDB_NAMESPACE::Status Read(const std::string& key, std::optional<Value>* value) const;
+  // Read of several keys at once (one RocksDB MultiGet): (*values)[i] is
+  // keys[i]'s value, unless it is absent or expired.
+  ROCKSDB_NAMESPACE::Status ReadMany(const std::vector<std::string>& keys,
+                                     std::vector<std::optional<Value>>* values) const;
   // The key's value even if expired (then *expired is set).
   ROCKSDB_NAMESPACE::Status ReadAny(const std::string& key, std::optional<Value>* value,
                                     bool* expired) const;

@@ -98,11 +98,7 @@ TEST_F(WriteGroupTest, AFailedFlushRewritesTheRepliesItVouchedFor) {
   db_.reset();
   keyspace_.reset();
   std::unique_ptr<ROCKSDB_NAMESPACE::DB> read_only;
-  {
-    ROCKSDB_NAMESPACE::DB* raw = nullptr;
-    ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::OpenForReadOnly({}, dir_.path(), &raw).ok());
-    read_only.reset(raw);
-  }
+  ASSERT_TRUE(teksdb::OpenDBReadOnly({}, dir_.path(), &read_only).ok());
   Keyspace keyspace(read_only.get(), false);
   std::string out;
   WriteGroup group(&out);

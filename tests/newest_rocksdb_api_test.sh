@@ -4,6 +4,8 @@
 # a newer RocksDB shows in CI, which builds and tests against Debian's 7.8.3:
 #   - memtable/*.cc as this project builds them (RocksDB's installed headers);
 #   - rocksdb/*.cc, the TeksDB layer, the same way;
+#   - teksdb-server's files that call RocksDB (its storage: keyspace,
+#     write group, format, versions, compaction filter; main.cc's open);
 #   - plugin/teks_plugin.cc as RocksDB builds it with ROCKSDB_PLUGINS=teks
 #     (its internal headers, no RTTI, RocksDB's C++ standard).
 # Exits 77 (skipped) when ../shared/rocksdb/ has no release tarball.
@@ -47,6 +49,11 @@ for tarball in "${tarballs[@]}"; do
   for src in "$root"/rocksdb/*.cc; do
     check "rocksdb/$(basename "$src") against RocksDB $version's installed headers" \
       -I"$root/include" -I"$root/memtable" -I"$root/rocksdb" -I"$rocksdb/include" "$src"
+  done
+  for name in keyspace write_group storage_format version_allocator stale_member_filter main; do
+    check "server/$name.cc against RocksDB $version's installed headers" \
+      -DASIO_STANDALONE -DASIO_NO_DEPRECATED -I"$root/include" -I"$root/server" \
+      -I"$rocksdb/include" "$root/server/$name.cc"
   done
   check "plugin/teks_plugin.cc inside RocksDB $version's tree (no RTTI)" \
     -fno-rtti -DROCKSDB_PLATFORM_POSIX -DOS_LINUX -I"$rocksdb" -I"$rocksdb/include" \
