@@ -1,6 +1,7 @@
 // Connection implementation: the read -> process -> write cycle.
 #include "connection.h"
 
+#include "ascii_case.h"
 #include "resp_reply.h"
 
 namespace teksdb::server {
@@ -29,20 +30,9 @@ void Connection::Read() {
 
 void Connection::Process() {
   while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply) {
-    if (parser_.HasCommand()) {
-      group_.BeginCommand();
-      Execute(*server_, client_, parser_.TakeCommand(), &replies_);
-      group_.EndCommand();
-      continue;
-    }
-    if (!parser_.error().empty()) {
-      reply::Error(&replies_, "ERR " + parser_.error());
-      client_.close_after_reply = true;
-      break;
-    }
-    if (unparsed_pos_ == unparsed_.size()) break;
-    unparsed_pos_ += parser_.Consume(unparsed_.data() + unparsed_pos_,
-                                     unparsed_.size() - unparsed_pos_);
+    if (ready_.empty() && !ParseAhead()) break;
+    if (ready_.empty()) break;  // everything read is run: read more
+    RunNext();
   }
   // Every reply above is sent only once the writes it reports are in the
   // database (a failed write has rewritten them).
@@ -50,6 +40,47 @@ void Connection::Process() {
   if (!replies_.empty()) return Write();
   if (client_.close_after_reply) return;
   Read();
+}
+
+bool Connection::ParseAhead() {
+  while (ready_.size() < kLookahead) {
+    if (parser_.HasCommand()) {
+      ready_.push_back(parser_.TakeCommand());
+      continue;
+    }
+    if (!parser_.error().empty()) {
+      if (!ready_.empty()) return true;  // run what came before the error first
+      reply::Error(&replies_, "ERR " + parser_.error());
+      client_.close_after_reply = true;
+      return false;
+    }
+    if (unparsed_pos_ == unparsed_.size()) break;
+    unparsed_pos_ += parser_.Consume(unparsed_.data() + unparsed_pos_,
+                                     unparsed_.size() - unparsed_pos_);
+  }
+  return true;
+}
+
+namespace {
+bool IsGet(const std::vector<std::string>& args) {
+  return args.size() == 2 && args[0].size() == 3 && AsciiLower(args[0]) == "get";
+}
+}  // namespace
+
+void Connection::RunNext() {
+  if (prefetched_run_ == 0 && IsGet(ready_.front())) {
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < ready_.size() && IsGet(ready_[i]); ++i) keys.push_back(ready_[i][1]);
+    if (keys.size() > 1) {
+      keyspace_.Prefetch(keys);
+      prefetched_run_ = keys.size();
+    }
+  }
+  group_.BeginCommand();
+  Execute(*server_, client_, ready_.front(), &replies_);
+  group_.EndCommand();
+  ready_.pop_front();
+  if (prefetched_run_ > 0 && --prefetched_run_ == 0) keyspace_.Prefetch({});
 }
 
 void Connection::Write() {

@@ -13,10 +13,13 @@
 // The commands run between two writes form a pipeline whose writes go to
 // the database together (write_group.h): they are staged in the
 // connection's WriteGroup as they run, and flushed in one DB::Write before
-// their replies are written.
+// their replies are written. Commands are parsed ahead of running (up to
+// kLookahead), so that a run of GETs reads its keys in one MultiGet
+// (Keyspace::Prefetch) before they run.
 #pragma once
 
 #include <asio.hpp>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -36,11 +39,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   static constexpr size_t kReadBytes = 16 * 1024;
   static constexpr size_t kReplyBatchBytes = 64 * 1024;
+  static constexpr size_t kLookahead = 64;
 
   void Read();
   // Runs the commands in unparsed_ until it is used up or a batch of
   // replies is due; then writes or reads.
   void Process();
+  // Parses what unparsed_ holds into ready_ (up to kLookahead commands);
+  // false after a protocol error (replied; the connection then closes).
+  bool ParseAhead();
+  // Runs ready_.front(), first prefetching a run of GETs it starts.
+  void RunNext();
   void Write();
 
   asio::ip::tcp::socket socket_;
@@ -50,6 +59,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   char read_buffer_[kReadBytes];
   std::string unparsed_;  // bytes read but not yet consumed by the parser
   size_t unparsed_pos_ = 0;
+  std::deque<std::vector<std::string>> ready_;  // parsed, not yet run
+  size_t prefetched_run_ = 0;  // GETs of ready_'s front that a prefetch covers
   std::string replies_;
   WriteGroup group_{&replies_};
   Keyspace keyspace_;  // the server's, in group_'s view

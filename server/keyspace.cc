@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <limits>
 
 namespace teksdb::server {
 
@@ -26,6 +27,7 @@ Keyspace::Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync)
 Keyspace Keyspace::InGroup(WriteGroup* group) const {
   Keyspace view = *this;
   view.group_ = group;
+  view.prefetched_.clear();
   return view;
 }
 
@@ -73,8 +75,18 @@ Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
                          bool* expired) const {
   value->reset();
   *expired = false;
+  const std::string record = MetaKey(key);
   ROCKSDB_NAMESPACE::PinnableSlice bytes;
-  Status s = Get(MetaKey(key), &bytes);
+  Status s;
+  const auto kept = std::find_if(prefetched_.begin(), prefetched_.end(),
+                                 [&](const auto& p) { return p.first == record; });
+  if (kept == prefetched_.end()) {
+    s = Get(record, &bytes);
+  } else if (kept->second) {
+    bytes.PinSelf(*kept->second);
+  } else {
+    s = Status::NotFound();
+  }
   if (s.IsNotFound()) return Status::OK();
   if (!s.ok()) return s;
   Value v;
@@ -84,6 +96,44 @@ Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
   return Status::OK();
 }
 
+void Keyspace::MultiGet(const std::vector<std::string>& records, uint64_t value_bytes_limit,
+                        std::vector<ROCKSDB_NAMESPACE::PinnableSlice>* found,
+                        std::vector<Status>* statuses) const {
+  const size_t n = records.size();
+  std::vector<Slice> slices(records.begin(), records.end());
+  found->clear();
+  found->resize(n);
+  statuses->assign(n, Status());
+  ROCKSDB_NAMESPACE::ReadOptions read;
+  read.value_size_soft_limit = value_bytes_limit;
+  if (group_ != nullptr && group_->staged()) {
+    group_->batch().MultiGetFromBatchAndDB(db_, read, db_->DefaultColumnFamily(), n,
+                                           slices.data(), found->data(), statuses->data(),
+                                           /*sorted_input=*/false);
+  } else {
+    db_->MultiGet(read, db_->DefaultColumnFamily(), n, slices.data(), found->data(),
+                  statuses->data());
+  }
+}
+
+void Keyspace::Prefetch(const std::vector<std::string>& keys) {
+  prefetched_.clear();
+  std::vector<std::string> records;
+  records.reserve(keys.size());
+  for (const std::string& key : keys) records.push_back(MetaKey(key));
+  std::vector<ROCKSDB_NAMESPACE::PinnableSlice> found;
+  std::vector<Status> statuses;
+  // Keys past the limit come back Aborted and are read one by one later.
+  MultiGet(records, kPrefetchBytes, &found, &statuses);
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (statuses[i].ok()) {
+      prefetched_.emplace_back(std::move(records[i]), found[i].ToString());
+    } else if (statuses[i].IsNotFound()) {
+      prefetched_.emplace_back(std::move(records[i]), std::nullopt);
+    }
+  }
+}
+
 Status Keyspace::ReadMany(const std::vector<std::string>& keys,
                           std::vector<std::optional<Value>>* values) const {
   const size_t n = keys.size();
@@ -91,18 +141,9 @@ Status Keyspace::ReadMany(const std::vector<std::string>& keys,
   std::vector<std::string> records;
   records.reserve(n);
   for (const std::string& key : keys) records.push_back(MetaKey(key));
-  std::vector<Slice> slices(records.begin(), records.end());
-  std::vector<ROCKSDB_NAMESPACE::PinnableSlice> found(n);
-  std::vector<Status> statuses(n);
-  const ROCKSDB_NAMESPACE::ReadOptions read;
-  if (group_ != nullptr && group_->staged()) {
-    group_->batch().MultiGetFromBatchAndDB(db_, read, db_->DefaultColumnFamily(), n,
-                                           slices.data(), found.data(), statuses.data(),
-                                           /*sorted_input=*/false);
-  } else {
-    db_->MultiGet(read, db_->DefaultColumnFamily(), n, slices.data(), found.data(),
-                  statuses.data());
-  }
+  std::vector<ROCKSDB_NAMESPACE::PinnableSlice> found;
+  std::vector<Status> statuses;
+  MultiGet(records, std::numeric_limits<uint64_t>::max(), &found, &statuses);
   const int64_t now = NowMs();
   for (size_t i = 0; i < n; ++i) {
     if (statuses[i].IsNotFound()) continue;
@@ -204,6 +245,7 @@ void Keyspace::Batch::PutNew(const std::string& key, const Value& value) {
 void Keyspace::Batch::Delete(const std::string& key) { batch_.Delete(MetaKey(key)); }
 
 Status Keyspace::Commit(Batch* batch) {
+  prefetched_.clear();
   if (group_ != nullptr) {
     group_->Stage(batch->batch_, batch->sets_expiry_);
     return Status::OK();
@@ -269,6 +311,7 @@ Status Keyspace::ReclaimIfExpired(const std::string& key, bool* reclaimed) {
 }
 
 Status Keyspace::Clear() {
+  prefetched_.clear();
   // A range deletion cannot be staged: what the group holds goes first.
   const Status flushed = FlushGroup();
   if (!flushed.ok()) return flushed;

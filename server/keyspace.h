@@ -76,6 +76,16 @@ class Keyspace {
   // keys[i]'s value, unless it is absent or expired.
   ROCKSDB_NAMESPACE::Status ReadMany(const std::vector<std::string>& keys,
                                      std::vector<std::optional<Value>>* values) const;
+  // Reads the meta records of `keys` in one MultiGet and keeps them, so the
+  // Reads of those keys that follow in this view take them from there,
+  // until this view writes anything or Prefetch is called again (a
+  // connection's run of pipelined GETs, answered as of the prefetch, which
+  // lies between their arrival and their replies). A hint: a failure only
+  // leaves nothing kept, and it keeps no more than kPrefetchBytes of values
+  // (a run of GETs of big values costs no more memory than the replies the
+  // connection may hold). Prefetch({}) drops what was kept.
+  static constexpr uint64_t kPrefetchBytes = 64 * 1024;
+  void Prefetch(const std::vector<std::string>& keys);
   // The key's value even if expired (then *expired is set).
   ROCKSDB_NAMESPACE::Status ReadAny(const std::string& key, std::optional<Value>* value,
                                     bool* expired) const;
@@ -162,6 +172,12 @@ class Keyspace {
   ROCKSDB_NAMESPACE::Status ScanPrefix(
       const std::string& prefix, const std::string& from,
       const std::function<bool(const std::string&, const ROCKSDB_NAMESPACE::Slice&)>& visit) const;
+  // Records by their RocksDB keys in one MultiGet, through the group's
+  // staged writes if any; once the values read pass `value_bytes_limit`,
+  // the rest come back Aborted.
+  void MultiGet(const std::vector<std::string>& records, uint64_t value_bytes_limit,
+                std::vector<ROCKSDB_NAMESPACE::PinnableSlice>* found,
+                std::vector<ROCKSDB_NAMESPACE::Status>* statuses) const;
   // One record, or one iterator, through the group's staged writes if any.
   ROCKSDB_NAMESPACE::Status Get(const std::string& record,
                                 ROCKSDB_NAMESPACE::PinnableSlice* value) const;
@@ -177,6 +193,11 @@ class Keyspace {
     std::atomic<uint64_t> expiry_writes{0};
     VersionAllocator versions;
   };
+  // What Prefetch read (meta record key, its bytes or nullopt if absent);
+  // empty again at this view's next write. Each view its own (InGroup
+  // copies it, empty).
+  std::vector<std::pair<std::string, std::optional<std::string>>> prefetched_;
+
   std::shared_ptr<Shared> shared_;
   ROCKSDB_NAMESPACE::DB* db_;  // shared_->db
   WriteGroup* group_ = nullptr;

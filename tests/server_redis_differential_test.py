@@ -11,8 +11,9 @@ followed to its end on both servers and the sets of what they returned
 compared (errors byte for byte). (A cursor other than 0 that this server
 never handed out is refused, where Redis scans from wherever it points.)
 Then the same in pipelines: batches of 1 to 40 commands (valid and
-invalid mixed, SCAN and HSCAN left out) sent whole before any reply is
-read, every reply compared in order.
+invalid mixed, SCAN and HSCAN left out; some batches mostly GETs, which the
+server reads ahead in one MultiGet, among writes of the same keys) sent
+whole before any reply is read, every reply compared in order.
 
 Usage: server_redis_differential_test.py PATH/TO/teksdb-server [SEED]
 Needs redis-server on PATH. Prints the seed and, on a mismatch, the
@@ -229,6 +230,15 @@ def random_command(rng):
     return rng.choice(choices)()
 
 
+def read_heavy_command(rng):
+    """Runs of GETs (read ahead in one MultiGet) among the writes and other
+    types they must see, for pipelines."""
+    k = rng.choice(KEYS)
+    return rng.choice([["GET", k]] * 6 + [["SET", k, value(rng)], ["DEL", k], ["HSET", k, "f", "v"],
+                                          ["MGET", k, rng.choice(KEYS)], ["INCR", k],
+                                          ["GET", k, "extra"], ["get", k]])
+
+
 def same(cmd, a, b):
     name = cmd[0].upper()
     if name in ("KEYS", "HKEYS", "HVALS", "SMEMBERS") and a[0] == b[0] == b"*":
@@ -280,8 +290,9 @@ def main():
         pipelined = 0
         for i in range(int(os.environ.get("TEKSDB_TEST_SCALE", "1")) * 100):
             batch, size = [], rng.randint(1, 40)
+            draw = read_heavy_command if rng.random() < 0.3 else random_command
             while len(batch) < size:
-                cmd = random_command(rng)
+                cmd = draw(rng)
                 if cmd[0] not in ("SCAN", "HSCAN"):
                     batch.append(cmd)
             history.extend(batch)
