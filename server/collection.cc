@@ -53,6 +53,17 @@ bool Collection::ReadMember(Request& r, const std::string& member,
   return s.ok();
 }
 
+bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members,
+                             std::vector<std::optional<std::string>>* values) {
+  if (version_ == 0 || created_) {
+    values->assign(members.size(), std::nullopt);
+    return true;
+  }
+  const Status s = r.keyspace->ReadMembers(version_, members, values);
+  if (!s.ok()) ReplyStorageError(r, s);
+  return s.ok();
+}
+
 bool Collection::Present(Request& r, const std::string& member, bool* present) {
   const auto it = staged_.find(member);
   if (it != staged_.end()) {

@@ -39,6 +39,10 @@ class Collection {
 
   // False, having replied, on a storage error.
   bool ReadMember(Request& r, const std::string& member, std::optional<std::string>* value);
+  // Several members at once (one MultiGet); as stored, before this
+  // command's staged changes.
+  bool ReadMembers(Request& r, const std::vector<std::string>& members,
+                   std::vector<std::optional<std::string>>* values);
   bool PutMember(Request& r, const std::string& member, const std::string& value, bool* existed);
   bool DeleteMember(Request& r, const std::string& member, bool* existed);
   // HDEL and SREM: deletes the members r.args[2...]; *removed says how many

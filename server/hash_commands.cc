@@ -4,7 +4,8 @@
 // and a scan and HSET of one field two puts. Writes run under the key's
 // lock; an emptied hash is deleted, as in Redis. Reads take no lock and
 // check, after a miss or a short scan, that the hash was not replaced
-// under them (Collection::Settled).
+// under them (Collection::Settled). HMGET reads its fields in one MultiGet.
+#include <algorithm>
 #include <limits>
 
 #include "collection.h"
@@ -63,14 +64,13 @@ void HGet(Request& r) {
 void HMGet(Request& r) {
   Collection hash;
   if (!hash.Open(r, Keyspace::kHash)) return;
-  std::string replies;
-  for (size_t i = 2; i < r.args.size(); ++i) {
-    std::optional<std::string> value;
-    if (!ReadField(r, hash, r.args[i], &value)) return;
-    value ? reply::Bulk(&replies, *value) : reply::Null(&replies);
-  }
-  reply::ArrayHeader(r.out, r.args.size() - 2);
-  r.out->append(replies);
+  const std::vector<std::string> fields(r.args.begin() + 2, r.args.end());
+  std::vector<std::optional<std::string>> values;
+  if (!hash.ReadMembers(r, fields, &values)) return;
+  const bool missed = std::any_of(values.begin(), values.end(), [](auto& v) { return !v; });
+  if (missed && !hash.Settled(r)) return;
+  reply::ArrayHeader(r.out, values.size());
+  for (const std::optional<std::string>& v : values) v ? reply::Bulk(r.out, *v) : reply::Null(r.out);
 }
 
 // HGETALL, HKEYS, HVALS: the fields in order, as pairs, keys or values.

@@ -223,6 +223,24 @@ Status Keyspace::ReadMember(uint64_t version, const std::string& member,
   return s;
 }
 
+Status Keyspace::ReadMembers(uint64_t version, const std::vector<std::string>& members,
+                             std::vector<std::optional<std::string>>* values) const {
+  values->assign(members.size(), std::nullopt);
+  const std::string prefix = MemberPrefix(version);
+  std::vector<std::string> records;
+  records.reserve(members.size());
+  for (const std::string& member : members) records.push_back(prefix + member);
+  std::vector<ROCKSDB_NAMESPACE::PinnableSlice> found;
+  std::vector<Status> statuses;
+  MultiGet(records, std::numeric_limits<uint64_t>::max(), &found, &statuses);
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    if (!statuses[i].ok()) return statuses[i];
+    (*values)[i].emplace(found[i].data(), found[i].size());
+  }
+  return Status::OK();
+}
+
 Status Keyspace::ForEachMember(
     uint64_t version,
     const std::function<bool(const std::string&, const std::string&)>& visit,

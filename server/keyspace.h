@@ -127,6 +127,9 @@ class Keyspace {
   // One member's value in collection `version`, or nullopt.
   ROCKSDB_NAMESPACE::Status ReadMember(uint64_t version, const std::string& member,
                                        std::optional<std::string>* value) const;
+  // Several members' values in collection `version` (one MultiGet).
+  ROCKSDB_NAMESPACE::Status ReadMembers(uint64_t version, const std::vector<std::string>& members,
+                                        std::vector<std::optional<std::string>>* values) const;
   // Every member of collection `version` from `from` on, in member order,
   // passed to `visit` until it returns false.
   ROCKSDB_NAMESPACE::Status ForEachMember(
