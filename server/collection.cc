@@ -64,6 +64,17 @@ bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members
   return s.ok();
 }
 
+bool Collection::LoadPresence(Request& r, const std::vector<std::string>& members) {
+  std::vector<std::string> unknown;
+  for (const std::string& m : members) {
+    if (staged_.count(m) == 0) unknown.push_back(m);
+  }
+  std::vector<std::optional<std::string>> values;
+  if (!ReadMembers(r, unknown, &values)) return false;
+  for (size_t i = 0; i < unknown.size(); ++i) staged_.emplace(unknown[i], values[i].has_value());
+  return true;
+}
+
 bool Collection::Present(Request& r, const std::string& member, bool* present) {
   const auto it = staged_.find(member);
   if (it != staged_.end()) {
@@ -106,6 +117,7 @@ bool Collection::DeleteMember(Request& r, const std::string& member, bool* exist
 
 bool Collection::DeleteListed(Request& r, int64_t* removed) {
   *removed = 0;
+  if (!LoadPresence(r, std::vector<std::string>(r.args.begin() + 2, r.args.end()))) return false;
   for (size_t i = 2; i < r.args.size(); ++i) {
     bool existed;
     if (!DeleteMember(r, r.args[i], &existed)) return false;

@@ -43,6 +43,10 @@ class Collection {
   // command's staged changes.
   bool ReadMembers(Request& r, const std::vector<std::string>& members,
                    std::vector<std::optional<std::string>>* values);
+  // Reads whether each of `members` is stored, in one MultiGet, so that
+  // the PutMember and DeleteMember calls that follow need no read of their
+  // own (HSET, SADD, HDEL, SREM of several members).
+  bool LoadPresence(Request& r, const std::vector<std::string>& members);
   bool PutMember(Request& r, const std::string& member, const std::string& value, bool* existed);
   bool DeleteMember(Request& r, const std::string& member, bool* existed);
   // HDEL and SREM: deletes the members r.args[2...]; *removed says how many
@@ -70,7 +74,9 @@ class Collection {
   bool created_ = false;  // version_ is new: Commit writes the owner record too
   int64_t count_ = 0;
   Keyspace::Batch batch_;
-  std::map<std::string, bool> staged_;  // member -> present after this command
+  // member -> present after this command's changes so far (or as stored,
+  // for members LoadPresence read)
+  std::map<std::string, bool> staged_;
   bool dirty_ = false;
 };
 

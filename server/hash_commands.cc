@@ -22,6 +22,9 @@ int64_t SetFields(Request& r) {
   auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection hash;
   if (!hash.Open(r, Keyspace::kHash)) return -1;
+  std::vector<std::string> fields;
+  for (size_t i = 2; i + 1 < r.args.size(); i += 2) fields.push_back(r.args[i]);
+  if (!hash.LoadPresence(r, fields)) return -1;
   int64_t added = 0;
   for (size_t i = 2; i + 1 < r.args.size(); i += 2) {
     bool existed;

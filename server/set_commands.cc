@@ -22,6 +22,7 @@ void SAdd(Request& r) {
   auto locks = r.keyspace->LockKeys({key});
   Collection set;
   if (!set.Open(r, Keyspace::kSet)) return;
+  if (!set.LoadPresence(r, std::vector<std::string>(r.args.begin() + 2, r.args.end()))) return;
   int64_t added = 0;
   for (size_t i = 2; i < r.args.size(); ++i) {
     bool existed;
