@@ -26,8 +26,10 @@
 #                           it: a class deriving from one of RocksDB's needs
 #                           its base's type info otherwise
 #
-# Any RocksDB outside 7.8.3 to 11.x stops the configure with a message.
-find_package(RocksDB CONFIG REQUIRED)
+# RocksDB's CMake package, or the rocksdb.pc its Makefile installs
+# (find_rocksdb.cmake). Any RocksDB outside 7.8.3 to 11.x stops the
+# configure with a message.
+include(${CMAKE_CURRENT_LIST_DIR}/find_rocksdb.cmake)
 if(RocksDB_VERSION VERSION_LESS 7.8.3 OR NOT RocksDB_VERSION VERSION_LESS 12)
   message(FATAL_ERROR "TeksDB supports RocksDB 7.8.3 to 11.x; found ${RocksDB_VERSION} "
                       "in ${RocksDB_DIR}")

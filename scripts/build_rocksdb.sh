@@ -10,11 +10,14 @@
 #                               them and rebuilds only what changed
 #
 # Release build (-O2, NDEBUG) of the CPU it runs on, without RTTI unless
-# --rtti (RocksDB's own release default). About 35 minutes on 2 cores the
-# first time. Then, with no LD_PRELOAD:
+# --rtti (RocksDB's own release default), by RocksDB's CMake, or by its
+# Makefile with --make (objects in PREFIX/build/obj, never beside plugin/'s
+# sources, which every RocksDB tree linked to this repository shares; the
+# tools in the source tree, as make leaves them). About 35 minutes on 2
+# cores the first time. Then, with no LD_PRELOAD:
 #   PREFIX/bin/db_bench --benchmarks=fillrandom,readrandom --memtablerep=teks
 #
-# Usage: scripts/build_rocksdb.sh [--rtti] SRC PREFIX
+# Usage: scripts/build_rocksdb.sh [--rtti] [--make] SRC PREFIX
 #   SRC     a RocksDB source tree (your clone; plugin/teks is linked into it)
 #           or a release tarball such as ../shared/rocksdb/rocksdb-11.8.1.tar.gz
 #   PREFIX  where to build and install (outside this repository)
@@ -27,10 +30,12 @@ die() { echo "build_rocksdb: $*" >&2; exit 2; }
 log() { echo "[build_rocksdb] $*" >&2; }
 
 rtti=OFF
+builder=cmake
 args=()
 while (($#)); do
   case $1 in
     --rtti) rtti=ON; shift ;;
+    --make) builder=make; shift ;;
     -h|--help) usage ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) args+=("$1"); shift ;;
@@ -82,19 +87,38 @@ fi
 ln -sfn "$root/plugin" "$tree/plugin/teks"
 
 build=$prefix/build
-cmake -S "$tree" -B "$build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
-  -DROCKSDB_PLUGINS=teks -DUSE_RTTI="$rtti" -DFAIL_ON_WARNINGS=OFF \
-  -DROCKSDB_BUILD_SHARED=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
-  -DWITH_TESTS=OFF -DWITH_ALL_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON -DWITH_TOOLS=ON \
-  -DWITH_CORE_TOOLS=ON -DWITH_TRACE_TOOLS=OFF -DWITH_LIBURING=OFF -DWITH_GFLAGS=ON \
-  -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZLIB=ON -DWITH_ZSTD=ON -DWITH_BZ2=ON >&2
-log "building (ninja -j $jobs; progress below)"
-cmake --build "$build" -j "$jobs" --target rocksdb db_bench db_stress ldb sst_dump
-cmake --install "$build" >/dev/null
+tools=(db_bench db_stress ldb sst_dump)
+if [[ $builder == cmake ]]; then
+  cmake -S "$tree" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
+    -DROCKSDB_PLUGINS=teks -DUSE_RTTI="$rtti" -DFAIL_ON_WARNINGS=OFF \
+    -DROCKSDB_BUILD_SHARED=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+    -DWITH_TESTS=OFF -DWITH_ALL_TESTS=OFF -DWITH_BENCHMARK_TOOLS=ON -DWITH_TOOLS=ON \
+    -DWITH_CORE_TOOLS=ON -DWITH_TRACE_TOOLS=OFF -DWITH_LIBURING=OFF -DWITH_GFLAGS=ON \
+    -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZLIB=ON -DWITH_ZSTD=ON -DWITH_BZ2=ON >&2
+  log "building (ninja -j $jobs; progress below)"
+  cmake --build "$build" -j "$jobs" --target rocksdb "${tools[@]}"
+  cmake --install "$build" >/dev/null
+  tool_dir=$build
+else
+  # RocksDB's Makefile; -fPIC so that the static library links into
+  # position-independent executables. Warnings are not errors, as in the
+  # CMake build above: GCC 12 building for an AVX-512 CPU finds
+  # "uninitialized" reads in RocksDB's own util/xxhash.cc (false, inside
+  # GCC's intrinsics), plugin or not.
+  make_vars=(DEBUG_LEVEL=0 ROCKSDB_PLUGINS=teks DISABLE_WARNING_AS_ERROR=1
+             USE_RTTI=$([[ $rtti == ON ]] && echo 1 || echo 0)
+             EXTRA_CXXFLAGS=-fPIC EXTRA_CFLAGS=-fPIC OBJ_DIR="$build/obj"
+             PREFIX="$prefix" LIBDIR="$prefix/lib")
+  mkdir -p "$build/obj"
+  log "building (make -j $jobs in $tree; progress below)"
+  make -C "$tree" -j "$jobs" "${make_vars[@]}" static_lib "${tools[@]}"
+  make -C "$tree" "${make_vars[@]}" install-static >/dev/null
+  tool_dir=$tree
+fi
 mkdir -p "$prefix/bin"
-for tool in db_bench db_stress ldb sst_dump; do
-  found=$(find "$build" -maxdepth 3 -type f -name "$tool" -perm -u+x | head -n 1)
+for tool in "${tools[@]}"; do
+  found=$(find "$tool_dir" -maxdepth 3 -type f -name "$tool" -perm -u+x | head -n 1)
   [[ -n $found ]] || die "the build made no $tool"
   cp -f "$found" "$prefix/bin/$tool"
 done

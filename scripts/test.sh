@@ -19,7 +19,10 @@
 #   --rocksdb PREFIX  build and test against the RocksDB in PREFIX (one that
 #                     scripts/build_rocksdb.sh built, or any other install)
 #                     instead of Debian's package; the build directories are
-#                     then build-rocksdb-VERSION(-asan, ...). The tsan
+#                     then build-NAME(-asan, ...), NAME the prefix's last
+#                     component (/opt/rocksdb-11.8.1-rtti: build-rocksdb-
+#                     11.8.1-rtti), so two builds of one release keep
+#                     apart. The tsan
 #                     phase needs a shared librocksdb there (a static one
 #                     is skipped, saying so). Tests of
 #                     preloading libteksdb.so into Debian's db_bench do not
@@ -47,7 +50,7 @@ default_build=build
 if [[ -n $rocksdb_prefix ]]; then
   rocksdb_version=$(bash scripts/rocksdb_version.sh "$rocksdb_prefix")
   rocksdb_args=(-DCMAKE_PREFIX_PATH="$rocksdb_prefix")
-  default_build=build-rocksdb-$rocksdb_version
+  default_build=build-$(basename "$(realpath -m "$rocksdb_prefix")")
 fi
 build=${TEKSDB_BUILD_DIR:-$default_build}
 jobs=${JOBS:-$(nproc)}
