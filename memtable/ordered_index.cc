@@ -43,17 +43,26 @@ bool OrderedIndex::Before(const KeyRecord* r, const char* key_entry) const {
   return order_.Compare(r->key_entry(), key_entry) < 0;
 }
 
+namespace {
+thread_local uint64_t records_passed_by_inserts = 0;
+}  // namespace
+
+uint64_t OrderedIndex::RecordsPassedByInsertsOnThisThread() { return records_passed_by_inserts; }
+
 void OrderedIndex::FindGap(const char* key_entry, int level, KeyRecord* from,
                            const KeyRecord* bound, Splice* splice) const {
   KeyRecord* x = from;
+  uint64_t passed = 0;
   while (true) {
     KeyRecord* n = x->Next(level);
     if (n == nullptr || n == bound || !Before(n, key_entry)) {
       splice->prev[level] = x;
       splice->next[level] = n;
+      records_passed_by_inserts += passed;
       return;
     }
     x = n;
+    ++passed;
   }
 }
 
@@ -136,11 +145,21 @@ void OrderedIndex::Insert(KeyRecord* record, Splice* splice) {
 void OrderedIndex::StartOf(const Slice& user_key, Start start, KeyRecord** x,
                            int* level) const {
   if (start == Start::kNearestAnchor) {
-    if (KeyRecord* anchor = anchors_.Find(user_key); anchor != nullptr) {
-      *x = anchor;
-      *level = AnchorDirectory::kLevel;
-      return;
+    // The anchor's user key is below `user_key`; so is every record passed
+    // here (anchors exist only for bytewise-ordered keys), so each is a
+    // valid start too. Past kAnchorWalkSteps of them, the head is better.
+    KeyRecord* from = anchors_.Find(user_key);
+    for (int steps = 0; from != nullptr && steps <= kAnchorWalkSteps; ++steps) {
+      KeyRecord* n = from->Next(AnchorDirectory::kLevel);
+      if (n == nullptr || n->user_key().compare(user_key) >= 0) {
+        records_passed_by_inserts += steps;
+        *x = from;
+        *level = AnchorDirectory::kLevel;
+        return;
+      }
+      from = n;
     }
+    records_passed_by_inserts += kAnchorWalkSteps + 1;
   }
   *x = head_;
   *level = MaxHeight() - 1;

@@ -67,7 +67,16 @@ class OrderedIndex {
   // level AnchorDirectory::kLevel (the head on the top level if there is
   // none), or always the head. Both give the same answer; kHead is the
   // plain skip-list search that tests hold the anchors to.
+  //
+  // Records linked since the anchors were built lie between anchors too,
+  // and keys that arrive in order all land in one gap (several ordered
+  // streams: one gap each, inside the key space): a search from the
+  // anchor before that gap would walk every one of them on the anchors'
+  // level, O(records) until the next build. So a search walks at most
+  // kAnchorWalkSteps records from its anchor on that level and otherwise
+  // descends from the head, whose higher levels pass them in O(log n).
   enum class Start { kNearestAnchor, kHead };
+  static constexpr int kAnchorWalkSteps = 32;
 
   // The first record whose user key is >= that of `internal_key` (any
   // internal key of that user key), or nullptr.
@@ -89,6 +98,10 @@ class OrderedIndex {
   const KeyOrder& order() const { return order_; }
 
   const AnchorDirectory& anchors() const { return anchors_; }
+  // How many records this thread's inserts (and searches from anchors)
+  // have walked past, on every level and in every index: tests bound the
+  // cost of an insert by it, which timing could not show reliably.
+  static uint64_t RecordsPassedByInsertsOnThisThread();
   // No anchor array is built (allocated) after this returns.
   void StopAnchorBuilds() { anchors_.StopBuilding(); }
 

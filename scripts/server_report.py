@@ -54,20 +54,18 @@ def main():
     print(args.title)
 
     timed = [t for t in tests if t not in SINGLE_SHOT]
-    print("\nthroughput (ops/s)")
-    header = ["test"] + servers + ["teks/skip_list", "teks/redis"]
-    rows = [[t] + [f"{ops[(t, s)]:.0f}" if (t, s) in ops else "-" for s in servers]
-            + [fmt_x(ratio(ops, t, "teks", "skip_list")), fmt_x(ratio(ops, t, "teks", "redis"))]
-            for t in timed]
-    print_table(header, rows, 1, 0)
 
-    if cpu:
-        print("\nserver CPU per request (µs; del100k: the server's µs for the one DEL)")
-        header = ["test"] + servers + ["skip_list/teks", "teks/redis"]
-        rows = [[t] + [f"{cpu[(t, s)]:.2f}" if (t, s) in cpu else "-" for s in servers]
-                + [fmt_x(ratio(cpu, t, "skip_list", "teks")), fmt_x(ratio(cpu, t, "teks", "redis"))]
-                for t in tests]
+    def table(title, m, digits, ratios, rows_for):
+        print(f"\n{title}")
+        header = ["test"] + servers + [f"{a}/{b}" for a, b in ratios]
+        rows = [[t] + [f"{m[(t, s)]:.{digits}f}" if (t, s) in m else "-" for s in servers]
+                + [fmt_x(ratio(m, t, a, b)) for a, b in ratios] for t in rows_for]
         print_table(header, rows, 1, 0)
+
+    table("throughput (ops/s)", ops, 0, [("teks", "skip_list"), ("teks", "redis")], timed)
+    if cpu:
+        table("server CPU per request (µs; del100k: the server's µs for the one DEL)", cpu, 2,
+              [("skip_list", "teks"), ("teks", "redis")], tests)
         quoted = ", ".join(f"{t} {fmt_x(ratio(cpu, t, 'skip_list', 'teks'))}" for t in timed)
         print(f"\nserver CPU per request, skip_list / TeksTable: {quoted}")
 

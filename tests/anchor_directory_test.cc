@@ -234,6 +234,39 @@ TEST(AnchorDirectoryTest, KeysPastTheLastAnchorSearchFromTheHead) {
   }
 }
 
+TEST(AnchorDirectoryTest, OrderedStreamsBetweenAnchorsWalkFewRecordsPerInsert) {
+  // Two streams of keys in order, interleaved, inside the key space (as
+  // teksdb-server's versioned members and owner records arrive): each
+  // lands in one gap between anchors, where a search from the anchor
+  // before it would walk past every record linked there since the last
+  // build (thousands per insert here without the walk's bound).
+  const uint64_t seed = SeedFor(7);
+  SCOPED_TRACE(ReplayHint(seed));
+  std::mt19937_64 rng(seed);
+  AnchoredIndex a;
+  for (int i = 0; i < 20000; ++i) {
+    a.Insert("a" + std::to_string(rng()));
+    a.Insert("z" + std::to_string(rng()));
+  }
+  ASSERT_GT(a.index.anchors().builds(), 0u);
+  const uint64_t before = OrderedIndex::RecordsPassedByInsertsOnThisThread();
+  const int n = 50000;
+  for (int i = 0; i < n; ++i) {
+    a.Insert("m1-" + test::OrderedKey(i));
+    a.Insert("m2-" + test::OrderedKey(i));
+  }
+  const double per_insert =
+      static_cast<double>(OrderedIndex::RecordsPassedByInsertsOnThisThread() - before) / (2 * n);
+  EXPECT_LT(per_insert, 4 * OrderedIndex::kAnchorWalkSteps);
+  // Searches into the streams' gap, from anchors and from the head, agree.
+  for (int i = 0; i < 4000; ++i) {
+    const std::string key = (i % 2 ? "m1-" : "m2-") + test::OrderedKey(rng() % n);
+    for (const std::string& target : {key, key + "z"}) {
+      ASSERT_TRUE(ExpectSameAnswers(a, target)) << target;
+    }
+  }
+}
+
 TEST(AnchorDirectoryTest, EveryArrayComesFromTheArenaAndTheyStayWithinTwiceTheNewest) {
   const uint64_t seed = SeedFor(888);
   SCOPED_TRACE(ReplayHint(seed));

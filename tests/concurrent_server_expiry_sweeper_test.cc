@@ -17,6 +17,7 @@
 #include "stale_member_filter.h"
 #include "storage_format.h"
 #include "teksdb/open_db.h"
+#include "server_test_support.h"
 #include "test_support.h"
 
 namespace teksdb::server {
@@ -54,22 +55,8 @@ class ExpirySweeperTest : public ::testing::Test {
     ASSERT_TRUE(keyspace_->Commit(&batch).ok());
   }
 
-  // Every data record in the database, of any kind (not the server's own).
-  int CountRecords() {
-    std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->NewIterator({}));
-    int n = 0;
-    for (it->SeekToFirst(); it->Valid() && it->key().compare(storage_format::ServerRecords()) < 0;
-         it->Next()) {
-      ++n;
-    }
-    return n;
-  }
-
-  void CompactAll() {
-    ROCKSDB_NAMESPACE::CompactRangeOptions all;
-    all.bottommost_level_compaction = ROCKSDB_NAMESPACE::BottommostLevelCompaction::kForce;
-    ASSERT_TRUE(db_->CompactRange(all, nullptr, nullptr).ok());
-  }
+  int CountRecords() { return DataRecordsIn(db_.get()); }
+  void CompactAll() { ASSERT_TRUE(CompactToLastLevel(db_.get()).ok()); }
 
   // Waits up to 10 s for `done`.
   template <typename Done>

@@ -17,6 +17,7 @@
 #include "stale_member_filter.h"
 #include "storage_format.h"
 #include "teksdb/open_db.h"
+#include "server_test_support.h"
 #include "test_support.h"
 #include "version_allocator.h"
 
@@ -77,22 +78,8 @@ class StorageFormatTest : public ::testing::Test {
     return n;
   }
 
-  // Data records (below the server records), of any kind.
-  int CountDataRecords() {
-    std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db_->NewIterator({}));
-    int n = 0;
-    for (it->SeekToFirst(); it->Valid() && it->key().compare(storage_format::ServerRecords()) < 0;
-         it->Next()) {
-      ++n;
-    }
-    return n;
-  }
-
-  void CompactAll() {
-    ROCKSDB_NAMESPACE::CompactRangeOptions all;
-    all.bottommost_level_compaction = ROCKSDB_NAMESPACE::BottommostLevelCompaction::kForce;
-    ASSERT_TRUE(db_->CompactRange(all, nullptr, nullptr).ok());
-  }
+  int CountDataRecords() { return DataRecordsIn(db_.get()); }
+  void CompactAll() { ASSERT_TRUE(CompactToLastLevel(db_.get()).ok()); }
 
   void Delete(const std::string& key) {
     Keyspace::Batch batch;
