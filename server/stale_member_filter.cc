@@ -12,8 +12,10 @@ using ROCKSDB_NAMESPACE::Slice;
 
 class StaleMemberFilter : public ROCKSDB_NAMESPACE::CompactionFilter {
  public:
+  // The snapshot is taken when the compaction starts, after every record it
+  // reads was written; a version dead then stays dead (stale_member_filter.h).
   StaleMemberFilter(StaleMemberFilterFactory* factory, ROCKSDB_NAMESPACE::DB* db)
-      : factory_(factory), db_(db) {}
+      : factory_(factory), db_(db), snapshot_(db) {}
 
   bool Filter(int /*level*/, const Slice& key, const Slice& /*value*/, std::string* /*new_value*/,
               bool* /*value_changed*/) const override {
@@ -34,9 +36,8 @@ class StaleMemberFilter : public ROCKSDB_NAMESPACE::CompactionFilter {
  private:
   // True only when the records of `version` can never be read again.
   bool Dead(uint64_t version) const {
-    ROCKSDB_NAMESPACE::ManagedSnapshot snapshot(db_);
     ROCKSDB_NAMESPACE::ReadOptions read;
-    read.snapshot = snapshot.snapshot();
+    read.snapshot = snapshot_.snapshot();
     std::string owner;
     ROCKSDB_NAMESPACE::Status s = db_->Get(read, storage_format::OwnerKey(version), &owner);
     if (s.IsNotFound()) return true;
@@ -51,6 +52,8 @@ class StaleMemberFilter : public ROCKSDB_NAMESPACE::CompactionFilter {
 
   StaleMemberFilterFactory* const factory_;
   ROCKSDB_NAMESPACE::DB* const db_;
+  // Mutable: ManagedSnapshot::snapshot() is not const in every release.
+  mutable ROCKSDB_NAMESPACE::ManagedSnapshot snapshot_;
   mutable bool judged_ = false;
   mutable uint64_t last_version_ = 0;
   mutable bool last_dead_ = false;

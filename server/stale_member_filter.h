@@ -9,7 +9,11 @@
 // moves a version between keys (RENAME: the new meta, the old one's
 // deletion and the owner record in one batch) is seen whole or not at all.
 // A dead version stays dead: versions are never handed out twice
-// (version_allocator.h). Everything else (meta and server records, records
+// (version_allocator.h), and no write gives a key a version that no key
+// holds. So one snapshot, taken when the compaction starts (after every
+// record it reads was written), serves the whole compaction: a verdict of
+// dead from it is right for ever, one of live at worst keeps records a
+// compaction longer, and no verdict takes the DB mutex. Everything else (meta and server records, records
 // it cannot parse, any read error) is kept.
 //
 // Readers stay correct while members vanish: a read that meets fewer
