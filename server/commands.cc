@@ -2,7 +2,6 @@
 // replies for requests that never reach a handler.
 #include "commands.h"
 
-#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <unordered_map>
@@ -98,10 +97,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
 }
 
 void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s) {
-  std::string message = s.ToString();
-  std::replace(message.begin(), message.end(), '\r', ' ');
-  std::replace(message.begin(), message.end(), '\n', ' ');
-  reply::Error(r.out, "ERR storage: " + message);
+  reply::Error(r.out, "ERR storage: " + s.ToString());
 }
 
 bool StillHolds(Request& r, const std::string& key, uint64_t version) {

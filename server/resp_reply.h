@@ -13,10 +13,15 @@ inline void Simple(std::string* out, std::string_view s) {
   out->append(s);
   out->append("\r\n");
 }
-// `message` starts with its code ("ERR ...", "WRONGTYPE ...").
+// `message` starts with its code ("ERR ...", "WRONGTYPE ..."). CRs and LFs
+// in it (from a client's argument, a storage error) are dropped at its end
+// and sent as spaces elsewhere, as Redis does: the reply stays one line.
 inline void Error(std::string* out, std::string_view message) {
+  while (!message.empty() && (message.back() == '\r' || message.back() == '\n')) {
+    message.remove_suffix(1);
+  }
   out->push_back('-');
-  out->append(message);
+  for (const char c : message) out->push_back(c == '\r' || c == '\n' ? ' ' : c);
   out->append("\r\n");
 }
 inline void Integer(std::string* out, int64_t v) {

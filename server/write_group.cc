@@ -20,7 +20,6 @@ class StageInto : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
   void Put(const Slice& key, const Slice& value) override { status_ = batch_->Put(key, value); }
   void Delete(const Slice& key) override { status_ = batch_->Delete(key); }
   bool Continue() override { return status_.ok(); }
-  Status status() const { return status_; }
 
  private:
   ROCKSDB_NAMESPACE::WriteBatchWithIndex* const batch_;
@@ -67,8 +66,6 @@ Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::Wri
     if (!s.ok()) {
       std::string error;
       reply::Error(&error, "ERR storage: " + s.ToString());
-      std::replace(error.begin() + 1, error.end() - 2, '\r', ' ');
-      std::replace(error.begin() + 1, error.end() - 2, '\n', ' ');
       for (auto it = vouched_replies_.rbegin(); it != vouched_replies_.rend(); ++it) {
         out_->replace(it->first, it->second - it->first, error);
       }

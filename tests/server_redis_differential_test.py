@@ -226,6 +226,9 @@ def random_command(rng):
         lambda: ["HELLO"] + rng.choice([[], ["2"], ["x"], ["1"], ["4"], ["2", "SETNAME", "me"],
                                         ["2", "BOGUS"], ["2", "SETNAME"], ["2", "AUTH", "default"]]),
         lambda: ["HSCAN", k(), "0", "COUNT", rng.choice(["1", "2"])],
+        # Errors that quote an argument holding CR or LF: one line still.
+        lambda: ["EXPIRE", k(), "10", rng.choice(["bad\r\nopt", "x\ny", "\r"])],
+        lambda: [rng.choice(["NO\r\nSUCH", "nosuch"]), rng.choice(["a\nb", "c"])],
     ]
     return rng.choice(choices)()
 
