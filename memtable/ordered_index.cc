@@ -149,17 +149,20 @@ void OrderedIndex::StartOf(const Slice& user_key, Start start, KeyRecord** x,
     // here (anchors exist only for bytewise-ordered keys), so each is a
     // valid start too. Past kAnchorWalkSteps of them, the head is better.
     KeyRecord* from = anchors_.Find(user_key);
-    for (int steps = 0; from != nullptr && steps <= kAnchorWalkSteps; ++steps) {
+    for (int passed = 0; from != nullptr; ++passed) {
       KeyRecord* n = from->Next(AnchorDirectory::kLevel);
       if (n == nullptr || n->user_key().compare(user_key) >= 0) {
-        records_passed_by_inserts += steps;
+        records_passed_by_inserts += passed;
         *x = from;
         *level = AnchorDirectory::kLevel;
         return;
       }
+      if (passed == kAnchorWalkSteps) {
+        records_passed_by_inserts += passed;
+        break;
+      }
       from = n;
     }
-    records_passed_by_inserts += kAnchorWalkSteps + 1;
   }
   *x = head_;
   *level = MaxHeight() - 1;

@@ -149,7 +149,7 @@ command_usec() {  # COMMAND
 }
 bench() {  # TEST: prints ops/s and the server's CPU µs per request
   local common=(-p "$port" -P 16 -c 50 -r "$keyspace" -n "$requests" --csv)
-  local csv before
+  local test_args csv before i
   if [[ $1 == del100k ]]; then
     for ((i = 0; i < 100000; i++)); do printf 'HSET big f%d v\r\n' "$i"; done |
       redis-cli -p "$port" --pipe >/dev/null
@@ -158,14 +158,15 @@ bench() {  # TEST: prints ops/s and the server's CPU µs per request
     printf '%s\t%s\n' 1 "$(($(command_usec del) - before))"
     return
   fi
-  before=$(cpu_ticks)
   case $1 in
-    set) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" -d "$value_size" -t set) ;;
-    get) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" -t get) ;;
-    zadd) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" -t zadd) ;;
-    hset) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" HSET 'user:__rand_int__' $fields) ;;
-    hgetall) csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" HGETALL 'user:__rand_int__') ;;
+    set) test_args=(-d "$value_size" -t set) ;;
+    get) test_args=(-t get) ;;
+    zadd) test_args=(-t zadd) ;;
+    hset) read -r -a test_args <<<"HSET user:__rand_int__ $fields" ;;
+    hgetall) test_args=(HGETALL 'user:__rand_int__') ;;
   esac
+  before=$(cpu_ticks)
+  csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" "${test_args[@]}")
   local ticks=$(($(cpu_ticks) - before))
   printf '%s\t%s\n' "$(awk -F'","' 'NR == 2 {print $2}' <<<"$csv")" \
     "$(awk -v t="$ticks" -v hz="$clock_ticks" -v n="$requests" 'BEGIN {printf "%.3f", t * 1e6 / hz / n}')"

@@ -53,6 +53,11 @@ bool Collection::ReadMember(Request& r, const std::string& member,
   return s.ok();
 }
 
+bool Collection::ReadMemberUnlocked(Request& r, const std::string& member,
+                                    std::optional<std::string>* value) {
+  return ReadMember(r, member, value) && (value->has_value() || Settled(r));
+}
+
 bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members,
                              std::vector<std::optional<std::string>>* values) {
   if (version_ == 0 || created_) {

@@ -39,6 +39,11 @@ class Collection {
 
   // False, having replied, on a storage error.
   bool ReadMember(Request& r, const std::string& member, std::optional<std::string>* value);
+  // ReadMember for commands without the key's lock: a miss is checked
+  // (Settled); false, having replied or set r.retry, when the command must
+  // stop.
+  bool ReadMemberUnlocked(Request& r, const std::string& member,
+                          std::optional<std::string>* value);
   // Several members at once (one MultiGet); as stored, before this
   // command's staged changes.
   bool ReadMembers(Request& r, const std::vector<std::string>& members,

@@ -49,18 +49,10 @@ void HMSet(Request& r) {
   if (SetFields(r) >= 0) reply::Ok(r.out);
 }
 
-// Reads one field of an open hash without the key's lock; false (having
-// replied, or asked for a retry) when the command must stop.
-bool ReadField(Request& r, Collection& hash, const std::string& field,
-               std::optional<std::string>* value) {
-  if (!hash.ReadMember(r, field, value)) return false;
-  return value->has_value() || hash.Settled(r);
-}
-
 void HGet(Request& r) {
   Collection hash;
   std::optional<std::string> value;
-  if (!hash.Open(r, Keyspace::kHash) || !ReadField(r, hash, r.args[2], &value)) return;
+  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMemberUnlocked(r, r.args[2], &value)) return;
   value ? reply::Bulk(r.out, *value) : reply::Null(r.out);
 }
 
@@ -73,7 +65,9 @@ void HMGet(Request& r) {
   const bool missed = std::any_of(values.begin(), values.end(), [](auto& v) { return !v; });
   if (missed && !hash.Settled(r)) return;
   reply::ArrayHeader(r.out, values.size());
-  for (const std::optional<std::string>& v : values) v ? reply::Bulk(r.out, *v) : reply::Null(r.out);
+  for (const std::optional<std::string>& v : values) {
+    v ? reply::Bulk(r.out, *v) : reply::Null(r.out);
+  }
 }
 
 // HGETALL, HKEYS, HVALS: the fields in order, as pairs, keys or values.
@@ -116,7 +110,7 @@ void HLen(Request& r) {
 void HExists(Request& r) {
   Collection hash;
   std::optional<std::string> value;
-  if (!hash.Open(r, Keyspace::kHash) || !ReadField(r, hash, r.args[2], &value)) return;
+  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMemberUnlocked(r, r.args[2], &value)) return;
   reply::Integer(r.out, value ? 1 : 0);
 }
 

@@ -22,7 +22,7 @@ Keyspace::Shared::Shared(ROCKSDB_NAMESPACE::DB* db_in, bool sync)
 }
 
 Keyspace::Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync)
-    : shared_(std::make_shared<Shared>(db, sync)), db_(db) {}
+    : shared_(std::make_shared<Shared>(db, sync)) {}
 
 Keyspace Keyspace::InGroup(WriteGroup* group) const {
   Keyspace view = *this;
@@ -34,24 +34,24 @@ Keyspace Keyspace::InGroup(WriteGroup* group) const {
 Status Keyspace::FlushGroup() {
   if (group_ == nullptr) return Status::OK();
   bool set_expiry = false;
-  const Status s = group_->Flush(db_, shared_->write_options, &set_expiry);
+  const Status s = group_->Flush(db(), shared_->write_options, &set_expiry);
   if (set_expiry) shared_->expiry_writes.fetch_add(1, std::memory_order_relaxed);
   return s;
 }
 
 Status Keyspace::Get(const std::string& record, ROCKSDB_NAMESPACE::PinnableSlice* value) const {
   if (group_ != nullptr && group_->staged()) {
-    return group_->batch().GetFromBatchAndDB(db_, ROCKSDB_NAMESPACE::ReadOptions(), record, value);
+    return group_->batch().GetFromBatchAndDB(db(), ROCKSDB_NAMESPACE::ReadOptions(), record, value);
   }
-  return db_->Get(ROCKSDB_NAMESPACE::ReadOptions(), db_->DefaultColumnFamily(), record, value);
+  return db()->Get(ROCKSDB_NAMESPACE::ReadOptions(), db()->DefaultColumnFamily(), record, value);
 }
 
 std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> Keyspace::NewIterator(
     const ROCKSDB_NAMESPACE::ReadOptions& read) const {
-  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> base(db_->NewIterator(read));
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> base(db()->NewIterator(read));
   if (group_ == nullptr || !group_->staged()) return base;
   return std::unique_ptr<ROCKSDB_NAMESPACE::Iterator>(
-      group_->batch().NewIteratorWithBase(db_->DefaultColumnFamily(), base.release(), &read));
+      group_->batch().NewIteratorWithBase(db()->DefaultColumnFamily(), base.release(), &read));
 }
 
 int64_t Keyspace::NowMs() {
@@ -107,11 +107,11 @@ void Keyspace::MultiGet(const std::vector<std::string>& records, uint64_t value_
   ROCKSDB_NAMESPACE::ReadOptions read;
   read.value_size_soft_limit = value_bytes_limit;
   if (group_ != nullptr && group_->staged()) {
-    group_->batch().MultiGetFromBatchAndDB(db_, read, db_->DefaultColumnFamily(), n,
+    group_->batch().MultiGetFromBatchAndDB(db(), read, db()->DefaultColumnFamily(), n,
                                            slices.data(), found->data(), statuses->data(),
                                            /*sorted_input=*/false);
   } else {
-    db_->MultiGet(read, db_->DefaultColumnFamily(), n, slices.data(), found->data(),
+    db()->MultiGet(read, db()->DefaultColumnFamily(), n, slices.data(), found->data(),
                   statuses->data());
   }
 }
@@ -245,9 +245,10 @@ Status Keyspace::ForEachMember(
     uint64_t version,
     const std::function<bool(const std::string&, const std::string&)>& visit,
     const std::string& from) const {
-  return ScanPrefix(MemberPrefix(version), from, [&](const std::string& member, const Slice& value) {
-    return visit(member, value.ToString());
-  });
+  return ScanPrefix(MemberPrefix(version), from,
+                    [&](const std::string& member, const Slice& value) {
+                      return visit(member, value.ToString());
+                    });
 }
 
 void Keyspace::Batch::Put(const std::string& key, const Value& value) {
@@ -268,7 +269,7 @@ Status Keyspace::Commit(Batch* batch) {
     group_->Stage(batch->batch_, batch->sets_expiry_);
     return Status::OK();
   }
-  const Status s = db_->Write(shared_->write_options, &batch->batch_);
+  const Status s = db()->Write(shared_->write_options, &batch->batch_);
   if (s.ok() && batch->sets_expiry_) {
     shared_->expiry_writes.fetch_add(1, std::memory_order_relaxed);
   }
@@ -333,7 +334,7 @@ Status Keyspace::Clear() {
   // A range deletion cannot be staged: what the group holds goes first.
   const Status flushed = FlushGroup();
   if (!flushed.ok()) return flushed;
-  return db_->DeleteRange(shared_->write_options, db_->DefaultColumnFamily(), Slice(""),
+  return db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), Slice(""),
                           storage_format::ServerRecords());
 }
 

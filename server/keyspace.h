@@ -201,8 +201,9 @@ class Keyspace {
   // copies it, empty).
   std::vector<std::pair<std::string, std::optional<std::string>>> prefetched_;
 
+  ROCKSDB_NAMESPACE::DB* db() const { return shared_->db; }
+
   std::shared_ptr<Shared> shared_;
-  ROCKSDB_NAMESPACE::DB* db_;  // shared_->db
   WriteGroup* group_ = nullptr;
 };
 

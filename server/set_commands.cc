@@ -60,8 +60,7 @@ void SIsMember(Request& r) {
   Collection set;
   if (!set.Open(r, Keyspace::kSet)) return;
   std::optional<std::string> value;
-  if (!set.ReadMember(r, r.args[2], &value)) return;
-  if (!value && !set.Settled(r)) return;
+  if (!set.ReadMemberUnlocked(r, r.args[2], &value)) return;
   reply::Integer(r.out, value ? 1 : 0);
 }
 

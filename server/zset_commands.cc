@@ -98,19 +98,17 @@ bool SetScore(Request& r, Collection* zset, const std::string& member, double sc
   return true;
 }
 
-bool ReadScore(Request& r, Collection* zset, const std::string& member, std::optional<double>* score) {
+// The score of `member`, if any: read under the key's lock, or without it
+// (Collection::ReadMemberUnlocked: a miss is checked).
+bool ReadScore(Request& r, Collection* zset, const std::string& member, bool locked,
+               std::optional<double>* score) {
   std::optional<std::string> raw;
-  if (!zset->ReadMember(r, member, &raw)) return false;
+  if (!(locked ? zset->ReadMember(r, member, &raw) : zset->ReadMemberUnlocked(r, member, &raw))) {
+    return false;
+  }
   score->reset();
   if (raw) *score = ScoreOf(*raw);
   return true;
-}
-
-// ReadScore for commands without the key's lock: a miss is checked
-// (Collection::Settled).
-bool ReadScoreUnlocked(Request& r, Collection* zset, const std::string& member,
-                       std::optional<double>* score) {
-  return ReadScore(r, zset, member, score) && (score->has_value() || zset->Settled(r));
 }
 
 // ZADD and ZINCRBY.
@@ -134,7 +132,7 @@ void Add(Request& r, size_t first, bool nx, bool xx, bool gt, bool lt, bool ch, 
       const auto it = staged.find(member);
       if (it != staged.end()) {
         current = it->second;
-      } else if (!ReadScore(r, &zset, member, &current)) {
+      } else if (!ReadScore(r, &zset, member, /*locked=*/true, &current)) {
         return;
       }
       double score = scores[j];
@@ -199,7 +197,7 @@ void ZRem(Request& r) {
   int64_t removed = 0;
   for (size_t i = 2; i < r.args.size(); ++i) {
     std::optional<double> score;
-    if (!ReadScore(r, &zset, r.args[i], &score)) return;
+    if (!ReadScore(r, &zset, r.args[i], /*locked=*/true, &score)) return;
     bool existed;
     if (!zset.DeleteMember(r, r.args[i], &existed)) return;
     if (existed && score) {
@@ -213,7 +211,10 @@ void ZRem(Request& r) {
 void ZScore(Request& r) {
   Collection zset;
   std::optional<double> score;
-  if (!zset.Open(r, Keyspace::kZSet) || !ReadScoreUnlocked(r, &zset, r.args[2], &score)) return;
+  if (!zset.Open(r, Keyspace::kZSet) ||
+      !ReadScore(r, &zset, r.args[2], /*locked=*/false, &score)) {
+    return;
+  }
   score ? reply::Bulk(r.out, FormatScore(*score)) : reply::Null(r.out);
 }
 
@@ -325,7 +326,10 @@ void ZRangeByScore(Request& r) {
 void ZRank(Request& r) {
   Collection zset;
   std::optional<double> score;
-  if (!zset.Open(r, Keyspace::kZSet) || !ReadScoreUnlocked(r, &zset, r.args[2], &score)) return;
+  if (!zset.Open(r, Keyspace::kZSet) ||
+      !ReadScore(r, &zset, r.args[2], /*locked=*/false, &score)) {
+    return;
+  }
   if (!score) return reply::Null(r.out);
   int64_t rank = 0;
   bool found = false;
