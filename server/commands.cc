@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ascii_case.h"
+#include "command_info.h"
 #include "resp_reply.h"
 
 namespace teksdb::server {
@@ -50,6 +51,7 @@ const std::vector<Command>& CommandTable() {
     AddZSetCommands(&commands);
     AddScanCommands(&commands);
     AddServerCommands(&commands);
+    AddTransactionCommands(&commands);
     return commands;
   }();
   return table;
@@ -63,20 +65,25 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   const std::string name = AsciiLower(args[0]);
   const auto it = IndexByName().find(name);
   if (it == IndexByName().end()) {
-    reply::Error(out, UnknownCommand(args));
+    ReplyRefused(client, name, UnknownCommand(args), out);
     return;
   }
   const Command& command = CommandTable()[it->second];
   const int argc = static_cast<int>(args.size());
   if ((command.arity > 0 && argc != command.arity) || argc < -command.arity) {
-    reply::Error(out, "ERR wrong number of arguments for '" + name + "' command");
+    ReplyRefused(client, name, "ERR wrong number of arguments for '" + name + "' command", out);
     return;
   }
   if (!server.requirepass.empty() && !client.authenticated && name != "auth" &&
       name != "hello" && name != "quit") {
-    reply::Error(out, "NOAUTH Authentication required.");
+    ReplyRefused(client, name, "NOAUTH Authentication required.", out);
     return;
   }
+  if (const std::string error = SubcommandError(args); !error.empty()) {
+    ReplyRefused(client, name, error, out);
+    return;
+  }
+  if (QueueInMulti(client, command, args, out)) return;
   Request request{server, client, args, out,
                   client.keyspace != nullptr ? client.keyspace : server.keyspace};
   const auto started = std::chrono::steady_clock::now();

@@ -23,6 +23,7 @@
 #include "keyspace.h"
 #include "scan_cursors.h"
 #include "server_stats.h"
+#include "watched_keys.h"
 
 namespace teksdb::server {
 
@@ -53,11 +54,19 @@ struct ServerState {
 struct ClientState {
   uint64_t id = 0;  // HELLO's "id": the connection's number since start
   bool authenticated = false;
+  int protocol = 2;  // RESP2 until HELLO 3
   std::string name;
   bool close_after_reply = false;  // QUIT, SHUTDOWN, protocol errors
   // The connection's view of the keyspace (its pipeline's write group,
   // keyspace.h); null: the server's own.
   Keyspace* keyspace = nullptr;
+  // MULTI (transaction_commands.cc): commands queued for EXEC, and whether
+  // one was refused while queuing (EXEC then answers EXECABORT).
+  bool in_multi = false;
+  bool multi_refused = false;
+  std::vector<std::vector<std::string>> queued;
+  // WATCH's keys; the connection unwatches them when it closes.
+  WatchedKeys::Watcher watcher;
 };
 
 struct Request {
@@ -70,6 +79,8 @@ struct Request {
   // (Collection::Settled): Execute drops what the handler replied and runs
   // it again.
   bool retry = false;
+
+  int protocol() const { return client.protocol; }
 };
 
 using Handler = void (*)(Request&);
@@ -97,6 +108,18 @@ void AddListCommands(std::vector<Command>* table);
 void AddZSetCommands(std::vector<Command>* table);
 void AddScanCommands(std::vector<Command>* table);
 void AddServerCommands(std::vector<Command>* table);
+void AddTransactionCommands(std::vector<Command>* table);
+
+// MULTI's queuing (transaction_commands.cc): true if `command` is queued
+// rather than run (the client is in MULTI and it is not one of the
+// commands that act at once), having replied QUEUED.
+bool QueueInMulti(ClientState& client, const Command& command,
+                  const std::vector<std::string>& args, std::string* out);
+// Replies `error` for a command refused before it ran (unknown, wrong
+// arity, NOAUTH); inside MULTI it makes EXEC fail, and a refused EXEC
+// answers EXECABORT (ending the transaction, if any), as in Redis.
+void ReplyRefused(ClientState& client, const std::string& lower_case_name,
+                  const std::string& error, std::string* out);
 
 // Replies shared by handlers.
 void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s);

@@ -14,7 +14,10 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
   server_->connected.fetch_add(1, std::memory_order_relaxed);
 }
 
-Connection::~Connection() { server_->connected.fetch_sub(1, std::memory_order_relaxed); }
+Connection::~Connection() {
+  keyspace_.watched().UnwatchAll(&client_.watcher);
+  server_->connected.fetch_sub(1, std::memory_order_relaxed);
+}
 
 void Connection::Start() { Read(); }
 
@@ -68,7 +71,8 @@ bool IsGet(const std::vector<std::string>& args) {
 }  // namespace
 
 void Connection::RunNext() {
-  if (prefetched_run_ == 0 && IsGet(ready_.front())) {
+  // (Inside MULTI, GETs are queued, not run: nothing to read ahead.)
+  if (prefetched_run_ == 0 && !client_.in_multi && IsGet(ready_.front())) {
     std::vector<std::string> keys;
     for (size_t i = 0; i < ready_.size() && IsGet(ready_[i]); ++i) keys.push_back(ready_[i][1]);
     if (keys.size() > 1) {

@@ -1,5 +1,5 @@
-// Hash commands: HSET HMSET HGET HMGET HGETALL HDEL HLEN HEXISTS HKEYS HVALS
-// HINCRBY. A hash is a Collection (collection.h) of type 'h': a meta record
+// Hash commands: HSET HMSET HSETNX HGET HMGET HGETALL HDEL HLEN HEXISTS HKEYS
+// HVALS HSTRLEN HINCRBY. A hash is a Collection (collection.h) of type 'h': a meta record
 // and one record per field under the hash's version, so HGETALL is a seek
 // and a scan and HSET of one field two puts. Writes run under the key's
 // lock; an emptied hash is deleted, as in Redis. Reads take no lock and
@@ -53,7 +53,7 @@ void HGet(Request& r) {
   Collection hash;
   std::optional<std::string> value;
   if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMemberUnlocked(r, r.args[2], &value)) return;
-  value ? reply::Bulk(r.out, *value) : reply::Null(r.out);
+  value ? reply::Bulk(r.out, *value) : reply::Null(r.out, r.protocol());
 }
 
 void HMGet(Request& r) {
@@ -66,7 +66,7 @@ void HMGet(Request& r) {
   if (missed && !hash.Settled(r)) return;
   reply::ArrayHeader(r.out, values.size());
   for (const std::optional<std::string>& v : values) {
-    v ? reply::Bulk(r.out, *v) : reply::Null(r.out);
+    v ? reply::Bulk(r.out, *v) : reply::Null(r.out, r.protocol());
   }
 }
 
@@ -86,7 +86,7 @@ void Fields(Request& r, bool fields, bool values) {
     return;
   }
   if (seen < hash.count() && !hash.Settled(r)) return;
-  reply::ArrayHeader(r.out, n);
+  fields && values ? reply::MapHeader(r.out, r.protocol(), seen) : reply::ArrayHeader(r.out, n);
   r.out->append(replies);
 }
 void HGetAll(Request& r) { Fields(r, true, true); }
@@ -112,6 +112,23 @@ void HExists(Request& r) {
   std::optional<std::string> value;
   if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMemberUnlocked(r, r.args[2], &value)) return;
   reply::Integer(r.out, value ? 1 : 0);
+}
+
+void HSetNx(Request& r) {
+  auto locks = r.keyspace->LockKeys({r.args[1]});
+  Collection hash;
+  std::optional<std::string> old;
+  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMember(r, r.args[2], &old)) return;
+  if (old) return reply::Integer(r.out, 0);
+  bool existed;
+  if (hash.PutMember(r, r.args[2], r.args[3], &existed) && hash.Commit(r)) reply::Integer(r.out, 1);
+}
+
+void HStrLen(Request& r) {
+  Collection hash;
+  std::optional<std::string> value;
+  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMemberUnlocked(r, r.args[2], &value)) return;
+  reply::Integer(r.out, value ? static_cast<int64_t>(value->size()) : 0);
 }
 
 void HIncrBy(Request& r) {
@@ -141,7 +158,8 @@ void AddHashCommands(std::vector<Command>* table) {
       {"hset", -4, HSet},       {"hmset", -4, HMSet},     {"hget", 3, HGet},
       {"hmget", -3, HMGet},     {"hgetall", 2, HGetAll},  {"hdel", -3, HDel},
       {"hlen", 2, HLen},        {"hexists", 3, HExists},  {"hkeys", 2, HKeys},
-      {"hvals", 2, HVals},      {"hincrby", 4, HIncrBy},
+      {"hvals", 2, HVals},      {"hincrby", 4, HIncrBy},  {"hsetnx", 4, HSetNx},
+      {"hstrlen", 3, HStrLen},
   });
 }
 

@@ -1,6 +1,9 @@
-// Commands on keys of any type: DEL EXISTS TYPE EXPIRE PEXPIRE EXPIREAT
-// PEXPIREAT TTL PTTL PERSIST KEYS DBSIZE FLUSHDB FLUSHALL. Writes run under
-// the keys' locks (keyspace.h).
+// Commands on keys of any type: DEL UNLINK EXISTS TOUCH TYPE RENAME RENAMENX
+// EXPIRE PEXPIRE EXPIREAT PEXPIREAT EXPIRETIME PEXPIRETIME TTL PTTL PERSIST
+// KEYS DBSIZE FLUSHDB FLUSHALL. Writes run under the keys' locks
+// (keyspace.h). RENAME moves the meta record, and for a collection points
+// its version's owner record at the new name, so it is O(1) whatever the
+// key holds (storage_format.h).
 #include <limits>
 
 #include "ascii_case.h"
@@ -45,6 +48,33 @@ void Exists(Request& r) {
   }
   reply::Integer(r.out, count);
 }
+
+// RENAME and RENAMENX (`only_new`: only if `dst` does not exist).
+void Rename(Request& r, bool only_new) {
+  const std::string& src = r.args[1];
+  const std::string& dst = r.args[2];
+  auto locks = r.keyspace->LockKeys({src, dst});
+  std::optional<Keyspace::Value> v;
+  Status s = r.keyspace->Read(src, &v);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  if (!v) return reply::Error(r.out, "ERR no such key");
+  if (src == dst) return only_new ? reply::Integer(r.out, 0) : reply::Ok(r.out);
+  if (only_new) {
+    std::optional<Keyspace::Value> existing;
+    s = r.keyspace->Read(dst, &existing);
+    if (!s.ok()) return ReplyStorageError(r, s);
+    if (existing) return reply::Integer(r.out, 0);
+  }
+  Keyspace::Batch batch;
+  batch.Delete(src);
+  // A collection's version now belongs to `dst` (its owner record too).
+  storage_format::IsCollection(v->type) ? batch.PutNew(dst, *v) : batch.Put(dst, *v);
+  s = r.keyspace->Commit(&batch);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  only_new ? reply::Integer(r.out, 1) : reply::Ok(r.out);
+}
+void RenameCommand(Request& r) { Rename(r, false); }
+void RenameNx(Request& r) { Rename(r, true); }
 
 void Type(Request& r) {
   std::optional<Keyspace::Value> v;
@@ -117,6 +147,18 @@ void TtlGeneric(Request& r, bool ms) {
   reply::Integer(r.out, ms ? left : (left + 500) / 1000);
 }
 void Ttl(Request& r) { TtlGeneric(r, false); }
+
+// EXPIRETIME / PEXPIRETIME: the absolute expiry, -1 without one, -2 absent.
+void ExpireTimeGeneric(Request& r, bool ms) {
+  std::optional<Keyspace::Value> v;
+  const Status s = r.keyspace->Read(r.args[1], &v);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  if (!v) return reply::Integer(r.out, -2);
+  if (v->expire_ms == 0) return reply::Integer(r.out, -1);
+  reply::Integer(r.out, ms ? v->expire_ms : v->expire_ms / 1000);
+}
+void ExpireTime(Request& r) { ExpireTimeGeneric(r, false); }
+void PExpireTime(Request& r) { ExpireTimeGeneric(r, true); }
 void PTtl(Request& r) { TtlGeneric(r, true); }
 
 void Persist(Request& r) {
@@ -174,7 +216,9 @@ void AddKeyCommands(std::vector<Command>* table) {
       {"expire", -3, Expire},     {"pexpire", -3, PExpire},     {"expireat", -3, ExpireAt},
       {"pexpireat", -3, PExpireAt}, {"ttl", 2, Ttl},            {"pttl", 2, PTtl},
       {"persist", 2, Persist},    {"keys", 2, Keys},            {"dbsize", 1, DbSize},
-      {"flushdb", -1, Flush},     {"flushall", -1, Flush},
+      {"flushdb", -1, Flush},     {"flushall", -1, Flush},      {"unlink", -2, Del},
+      {"touch", -2, Exists},      {"rename", 3, RenameCommand}, {"renamenx", 3, RenameNx},
+      {"expiretime", 2, ExpireTime}, {"pexpiretime", 2, PExpireTime},
   });
 }
 

@@ -3,6 +3,7 @@
 #include "keyspace.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -263,8 +264,35 @@ void Keyspace::Batch::PutNew(const std::string& key, const Value& value) {
 
 void Keyspace::Batch::Delete(const std::string& key) { batch_.Delete(MetaKey(key)); }
 
+namespace {
+
+// The keys whose meta records a batch writes, for WATCH.
+class TouchMetaRecords : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
+ public:
+  explicit TouchMetaRecords(WatchedKeys* watched) : watched_(watched) {}
+  void Put(const Slice& record, const Slice&) override { Touch(record, false); }
+  void Delete(const Slice& record) override { Touch(record, true); }
+
+ private:
+  void Touch(Slice record, bool deleted) {
+    if (record.empty() || record[0] != storage_format::kMetaTag) return;
+    record.remove_prefix(1);
+    watched_->Touch(record.ToString(), deleted);
+  }
+  WatchedKeys* const watched_;
+};
+
+}  // namespace
+
+void Keyspace::TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const {
+  if (!shared_->watched.any()) return;
+  TouchMetaRecords touch(&shared_->watched);
+  batch.Iterate(&touch);
+}
+
 Status Keyspace::Commit(Batch* batch) {
   prefetched_.clear();
+  TouchWatched(batch->batch_);
   if (group_ != nullptr) {
     group_->Stage(batch->batch_, batch->sets_expiry_);
     return Status::OK();
@@ -276,9 +304,13 @@ Status Keyspace::Commit(Batch* batch) {
   return s;
 }
 
+size_t Keyspace::StripeOf(const std::string& key) const {
+  return std::hash<std::string>()(key) % kStripes;
+}
+
 std::vector<std::unique_lock<std::mutex>> Keyspace::LockKeys(const std::vector<std::string>& keys) {
   std::vector<size_t> stripes;
-  for (const std::string& key : keys) stripes.push_back(std::hash<std::string>()(key) % kStripes);
+  for (const std::string& key : keys) stripes.push_back(StripeOf(key));
   std::sort(stripes.begin(), stripes.end());
   stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
   std::vector<std::unique_lock<std::mutex>> locks;
@@ -292,12 +324,32 @@ std::vector<std::unique_lock<std::mutex>> Keyspace::LockKeys(const std::vector<s
   // (A failed flush has rewritten the replies it vouched for.)
   for (size_t s : stripes) {
     if (group_->Holds(s) || group_->TryTake(shared_->stripes[s], s)) continue;
+    // In a transaction every stripe it needs is held already.
+    assert(!group_->in_transaction());
     FlushGroup();
     group_->Take(shared_->stripes.get(), stripes);
     break;
   }
   return locks;
 }
+
+void Keyspace::BeginTransaction(const std::vector<std::string>& keys, bool whole_keyspace) {
+  std::vector<size_t> stripes;
+  if (whole_keyspace) {
+    for (size_t s = 0; s < kStripes; ++s) stripes.push_back(s);
+  } else {
+    for (const std::string& key : keys) stripes.push_back(StripeOf(key));
+    std::sort(stripes.begin(), stripes.end());
+    stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  }
+  // The group may hold stripes of earlier commands: flush them, so it
+  // waits holding none (write_group.h).
+  FlushGroup();
+  group_->Take(shared_->stripes.get(), stripes);
+  group_->set_in_transaction(true);
+}
+
+void Keyspace::EndTransaction() { group_->set_in_transaction(false); }
 
 Status Keyspace::ForEachKey(const std::function<bool(const std::string&, const Value&)>& visit,
                             const std::string& start, bool include_expired) const {
@@ -331,6 +383,14 @@ Status Keyspace::ReclaimIfExpired(const std::string& key, bool* reclaimed) {
 
 Status Keyspace::Clear() {
   prefetched_.clear();
+  // Watched keys that the range deletion removes are modified.
+  for (const std::string& key : shared_->watched.Keys()) {
+    std::optional<Value> value;
+    bool expired;
+    const Status s = ReadAny(key, &value, &expired);
+    if (!s.ok()) return s;
+    if (value) shared_->watched.Touch(key, /*deleted=*/true);
+  }
   // A range deletion cannot be staged: what the group holds goes first.
   const Status flushed = FlushGroup();
   if (!flushed.ok()) return flushed;

@@ -41,6 +41,7 @@
 #include "rocksdb/db.h"
 #include "storage_format.h"
 #include "version_allocator.h"
+#include "watched_keys.h"
 #include "write_group.h"
 
 namespace teksdb::server {
@@ -147,6 +148,19 @@ class Keyspace {
   // a stripe taken by another client makes the group flush first.
   std::vector<std::unique_lock<std::mutex>> LockKeys(const std::vector<std::string>& keys);
 
+  // EXEC and scripts: takes the stripes of `keys` (every stripe if
+  // `whole_keyspace`), waiting, after flushing what the group staged, and
+  // keeps them in the group, flushes included, until EndTransaction: the
+  // commands that run in between are atomic for every other client (their
+  // writes reach the database in one DB::Write, or several only where a
+  // command cannot be staged, FLUSHALL, with no other writer in between).
+  // REQUIRES: a group's view; `keys` covers every key the commands touch.
+  void BeginTransaction(const std::vector<std::string>& keys, bool whole_keyspace);
+  void EndTransaction();
+
+  // WATCH: who watches which key; every commit touches it (watched_keys.h).
+  WatchedKeys& watched() const { return shared_->watched; }
+
   // Every live key from `start` on (inclusive), in key order, passed to
   // `visit` until it returns false; expired keys too if `include_expired`.
   ROCKSDB_NAMESPACE::Status ForEachKey(
@@ -195,7 +209,11 @@ class Keyspace {
     std::unique_ptr<std::mutex[]> stripes;
     std::atomic<uint64_t> expiry_writes{0};
     VersionAllocator versions;
+    WatchedKeys watched;
   };
+  // Touches the watched keys whose meta records `batch` writes.
+  void TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const;
+  size_t StripeOf(const std::string& key) const;
   // What Prefetch read (meta record key, its bytes or nullopt if absent);
   // empty again at this view's next write. Each view its own (InGroup
   // copies it, empty).

@@ -1,4 +1,4 @@
-// List commands: LPUSH RPUSH LPOP RPOP LRANGE LLEN LINDEX. A list is a meta
+// List commands: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LRANGE LLEN LINDEX. A list is a meta
 // record (type 'l'; its version; payload: element count, then the index of
 // the first element, 8 bytes big-endian each) and one record per element
 // under the list's version, named by its index biased by 2^63 and written
@@ -60,12 +60,15 @@ bool ReadList(Request& r, ListMeta* meta, bool* exists) {
 }
 
 
-void Push(Request& r, bool left) {
+// LPUSH, RPUSH; LPUSHX and RPUSHX (`only_existing`) push only onto a list
+// that exists.
+void Push(Request& r, bool left, bool only_existing = false) {
   const std::string& key = r.args[1];
   auto locks = r.keyspace->LockKeys({key});
   ListMeta meta;
   bool exists;
   if (!ReadList(r, &meta, &exists)) return;
+  if (only_existing && !exists) return reply::Integer(r.out, 0);
   Keyspace::Batch batch;
   if (!exists) {
     const Status s = r.keyspace->NewVersion(&meta.version);
@@ -86,6 +89,8 @@ void Push(Request& r, bool left) {
 }
 void LPush(Request& r) { Push(r, true); }
 void RPush(Request& r) { Push(r, false); }
+void LPushX(Request& r) { Push(r, true, true); }
+void RPushX(Request& r) { Push(r, false, true); }
 
 void Pop(Request& r, bool left) {
   if (r.args.size() > 3) {
@@ -102,7 +107,7 @@ void Pop(Request& r, bool left) {
   ListMeta meta;
   bool exists;
   if (!ReadList(r, &meta, &exists)) return;
-  if (!exists) return with_count ? reply::NullArray(r.out) : reply::Null(r.out);
+  if (!exists) return with_count ? reply::NullArray(r.out, r.protocol()) : reply::Null(r.out, r.protocol());
   const int64_t n = std::min(want, meta.count);
   Keyspace::Batch batch;
   std::vector<std::string> values;
@@ -144,16 +149,16 @@ void LIndex(Request& r) {
   ListMeta meta;
   bool exists;
   if (!ReadList(r, &meta, &exists)) return;
-  if (!exists) return reply::Null(r.out);
+  if (!exists) return reply::Null(r.out, r.protocol());
   int64_t index;
   if (!ParseStrictInt64(r.args[2], &index)) return reply::Error(r.out, kNotInteger);
   index = Normalize(index, meta.count);
-  if (index < 0 || index >= meta.count) return reply::Null(r.out);
+  if (index < 0 || index >= meta.count) return reply::Null(r.out, r.protocol());
   std::optional<std::string> value;
   const Status s = r.keyspace->ReadMember(meta.version, Element(meta.first + index), &value);
   if (!s.ok()) return ReplyStorageError(r, s);
   if (!value && !StillHolds(r, r.args[1], meta.version)) return;
-  value ? reply::Bulk(r.out, *value) : reply::Null(r.out);
+  value ? reply::Bulk(r.out, *value) : reply::Null(r.out, r.protocol());
 }
 
 void LRange(Request& r) {
@@ -187,7 +192,7 @@ void LRange(Request& r) {
 
 void AddListCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
-      {"lpush", -3, LPush}, {"rpush", -3, RPush}, {"lpop", -2, LPop},  {"rpop", -2, RPop},
+      {"lpush", -3, LPush}, {"rpush", -3, RPush}, {"lpushx", -3, LPushX}, {"rpushx", -3, RPushX}, {"lpop", -2, LPop},  {"rpop", -2, RPop},
       {"llen", 2, LLen},    {"lindex", 3, LIndex}, {"lrange", 4, LRange},
   });
 }

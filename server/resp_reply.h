@@ -1,5 +1,8 @@
-// RESP2 replies, appended to a connection's output buffer: what Redis
-// sends for each reply type, byte for byte.
+// Replies, appended to a connection's output buffer: what Redis sends for
+// each reply type, byte for byte. The first group is the same in RESP2 and
+// RESP3; the second takes the connection's protocol (2 until it says
+// HELLO 3) and writes RESP3's own types (null, map, set, double) where
+// Redis 7.0 does.
 #pragma once
 
 #include <cstdint>
@@ -36,13 +39,39 @@ inline void Bulk(std::string* out, std::string_view s) {
   out->append(s);
   out->append("\r\n");
 }
-inline void Null(std::string* out) { out->append("$-1\r\n"); }
-inline void NullArray(std::string* out) { out->append("*-1\r\n"); }
 inline void ArrayHeader(std::string* out, size_t n) {
   out->push_back('*');
   out->append(std::to_string(n));
   out->append("\r\n");
 }
 inline void Ok(std::string* out) { out->append("+OK\r\n"); }
+
+// The null bulk string (RESP2 $-1) and the null array (RESP2 *-1): RESP3
+// has one null for both.
+inline void Null(std::string* out, int protocol) {
+  out->append(protocol == 3 ? "_\r\n" : "$-1\r\n");
+}
+inline void NullArray(std::string* out, int protocol) {
+  out->append(protocol == 3 ? "_\r\n" : "*-1\r\n");
+}
+// A map of `pairs` key/value pairs (RESP2: a flat array of 2 * pairs).
+inline void MapHeader(std::string* out, int protocol, size_t pairs) {
+  out->push_back(protocol == 3 ? '%' : '*');
+  out->append(std::to_string(protocol == 3 ? pairs : 2 * pairs));
+  out->append("\r\n");
+}
+// A set (RESP2: an array).
+inline void SetHeader(std::string* out, int protocol, size_t n) {
+  out->push_back(protocol == 3 ? '~' : '*');
+  out->append(std::to_string(n));
+  out->append("\r\n");
+}
+// A double, `text` as Redis formats it ("1.5", "inf"); RESP2: a bulk string.
+inline void Double(std::string* out, int protocol, std::string_view text) {
+  if (protocol != 3) return Bulk(out, text);
+  out->push_back(',');
+  out->append(text);
+  out->append("\r\n");
+}
 
 }  // namespace teksdb::server::reply

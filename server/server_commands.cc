@@ -1,17 +1,19 @@
-// Connection and server commands: PING ECHO SELECT QUIT AUTH HELLO COMMAND CLIENT
-// CONFIG INFO SHUTDOWN. INFO's sections follow Redis's names and fields
+// Connection and server commands: PING ECHO SELECT QUIT AUTH HELLO COMMAND
+// (command_info.h) CLIENT CONFIG INFO SHUTDOWN TIME. INFO's sections follow Redis's names and fields
 // where they exist (Server, Clients, Memory with memtable_bytes, Stats with
 // instantaneous_ops_per_sec, expired_keys and stale_records_removed,
 // Commandstats, Latencystats, Keyspace). One database (SELECT 0 only); CONFIG GET answers the
 // few parameters clients ask about (redis-benchmark asks "save" and
 // "appendonly").
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <iomanip>
 #include <sstream>
 
 #include "ascii_case.h"
+#include "command_info.h"
 #include "commands.h"
 #include "expiry_sweeper.h"
 #include "stale_member_filter.h"
@@ -64,11 +66,11 @@ void Auth(Request& r) {
   if (CheckPassword(r, user, r.args.back())) reply::Ok(r.out);
 }
 
-// HELLO [protover [AUTH user password] [SETNAME name]], as Redis 7.0's,
-// but only RESP2 is spoken: HELLO 3 is refused with NOPROTO, as a server
-// without RESP3 does, and the client stays on RESP2.
+// HELLO [protover [AUTH user password] [SETNAME name]], as Redis 7.0's:
+// switches the connection to RESP2 or RESP3 and replies the server's
+// description (a map in RESP3). Without protover it keeps the protocol.
 void Hello(Request& r) {
-  int64_t version = 2;
+  int64_t version = r.protocol();
   if (r.args.size() >= 2 && !ParseStrictInt64(r.args[1], &version)) {
     return reply::Error(r.out, "ERR Protocol version is not an integer or out of range");
   }
@@ -96,44 +98,49 @@ void Hello(Request& r) {
                         "authenticate the client and select the RESP protocol version at the same "
                         "time");
   }
-  if (version == 3) return reply::Error(r.out, "NOPROTO this server speaks RESP2 only: use protocol 2");
   if (name) r.client.name = *name;
-  reply::ArrayHeader(r.out, 14);
+  r.client.protocol = static_cast<int>(version);
+  reply::MapHeader(r.out, r.protocol(), 7);
   for (const char* field : {"server", "redis", "version", "7.0.15", "proto"}) reply::Bulk(r.out, field);
-  reply::Integer(r.out, 2);
+  reply::Integer(r.out, version);
   reply::Bulk(r.out, "id");
   reply::Integer(r.out, static_cast<int64_t>(r.client.id));
   for (const char* field : {"mode", "standalone", "role", "master", "modules"}) reply::Bulk(r.out, field);
   reply::ArrayHeader(r.out, 0);
 }
 
-// Clients call COMMAND (and COMMAND DOCS) to learn the command set; an
-// empty answer tells them to assume nothing.
-void CommandInfo(Request& r) {
-  if (r.args.size() >= 2 && AsciiLower(r.args[1]) == "count") return reply::Integer(r.out, 0);
-  reply::ArrayHeader(r.out, 0);
+// TIME: the server's clock, seconds and microseconds.
+void Time(Request& r) {
+  const int64_t usec = std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  reply::ArrayHeader(r.out, 2);
+  reply::Bulk(r.out, std::to_string(usec / 1000000));
+  reply::Bulk(r.out, std::to_string(usec % 1000000));
 }
 
+// CLIENT SETNAME, GETNAME, ID, NO-EVICT (accepted: nothing is evicted).
+// SubcommandError has checked the subcommand and its arity.
 void Client(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
-  if (sub == "setname" && r.args.size() == 3) {
+  if (sub == "setname") {
     if (r.args[2].find_first_of(" \n") != std::string::npos) {
       return reply::Error(r.out, "ERR Client names cannot contain spaces, newlines or special characters.");
     }
     r.client.name = r.args[2];
     return reply::Ok(r.out);
   }
-  if (sub == "getname" && r.args.size() == 2) {
-    return r.client.name.empty() ? reply::Null(r.out) : reply::Bulk(r.out, r.client.name);
+  if (sub == "getname") {
+    return r.client.name.empty() ? reply::Null(r.out, r.protocol()) : reply::Bulk(r.out, r.client.name);
   }
-  reply::Error(r.out, "ERR unknown subcommand '" + r.args[1] + "'. Try CLIENT HELP.");
+  if (sub == "id") return reply::Integer(r.out, static_cast<int64_t>(r.client.id));
+  const std::string mode = AsciiLower(r.args[2]);  // no-evict
+  if (mode != "on" && mode != "off") return reply::Error(r.out, kSyntaxError);
+  reply::Ok(r.out);
 }
 
+// CONFIG GET (SubcommandError lets only GET through).
 void Config(Request& r) {
-  if (AsciiLower(r.args[1]) != "get" || r.args.size() < 3) {
-    return reply::Error(r.out, "ERR unknown subcommand or wrong number of arguments for '" +
-                                   r.args[1] + "'. Try CONFIG HELP.");
-  }
   static const std::pair<const char*, const char*> kParameters[] = {
       {"save", ""}, {"appendonly", "no"}, {"databases", "1"}, {"maxmemory", "0"}};
   std::vector<std::pair<std::string, std::string>> found;
@@ -145,7 +152,7 @@ void Config(Request& r) {
       }
     }
   }
-  reply::ArrayHeader(r.out, found.size() * 2);
+  reply::MapHeader(r.out, r.protocol(), found.size());
   for (const auto& [name, value] : found) {
     reply::Bulk(r.out, name);
     reply::Bulk(r.out, value);
@@ -257,9 +264,9 @@ void Shutdown(Request& r) {
 void AddServerCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"ping", -1, Ping},       {"echo", 2, Echo},       {"select", 2, Select},
-      {"quit", -1, Quit},       {"auth", -2, Auth},      {"hello", -1, Hello},      {"command", -1, CommandInfo},
+      {"quit", -1, Quit},       {"auth", -2, Auth},      {"hello", -1, Hello},      {"command", -1, CommandCommand},
       {"client", -2, Client},   {"config", -2, Config},  {"info", -1, Info},
-      {"shutdown", -1, Shutdown},
+      {"shutdown", -1, Shutdown}, {"time", 1, Time},
   });
 }
 

@@ -1,4 +1,4 @@
-// Set commands: SADD SREM SMEMBERS SISMEMBER SCARD SPOP. A set is a meta
+// Set commands: SADD SREM SMEMBERS SISMEMBER SMISMEMBER SCARD SPOP. A set is a meta
 // record (type 'S', its version and member count) and one empty record per
 // member under the set's version (keyspace.h). Writes run under the key's
 // lock; an emptied set is deleted, as in Redis. Reads take no lock and
@@ -52,7 +52,7 @@ void SMembers(Request& r) {
     return;
   }
   if (static_cast<int64_t>(members.size()) < set.count() && !set.Settled(r)) return;
-  reply::ArrayHeader(r.out, members.size());
+  reply::SetHeader(r.out, r.protocol(), members.size());
   for (const std::string& m : members) reply::Bulk(r.out, m);
 }
 
@@ -62,6 +62,18 @@ void SIsMember(Request& r) {
   std::optional<std::string> value;
   if (!set.ReadMemberUnlocked(r, r.args[2], &value)) return;
   reply::Integer(r.out, value ? 1 : 0);
+}
+
+void SMIsMember(Request& r) {
+  Collection set;
+  if (!set.Open(r, Keyspace::kSet)) return;
+  const std::vector<std::string> members(r.args.begin() + 2, r.args.end());
+  std::vector<std::optional<std::string>> values;
+  if (!set.ReadMembers(r, members, &values)) return;
+  const bool missed = std::any_of(values.begin(), values.end(), [](auto& v) { return !v; });
+  if (missed && !set.Settled(r)) return;
+  reply::ArrayHeader(r.out, values.size());
+  for (const std::optional<std::string>& v : values) reply::Integer(r.out, v ? 1 : 0);
 }
 
 void SCard(Request& r) {
@@ -82,7 +94,10 @@ void SPop(Request& r) {
   auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection set;
   if (!set.Open(r, Keyspace::kSet)) return;
-  if (!set.exists()) return r.args.size() == 3 ? reply::ArrayHeader(r.out, 0) : reply::Null(r.out);
+  if (!set.exists()) {
+    return r.args.size() == 3 ? reply::SetHeader(r.out, r.protocol(), 0)
+                              : reply::Null(r.out, r.protocol());
+  }
   std::vector<std::string> members;
   if (!set.ForEach(r, [&](const std::string& m, const std::string&) {
         members.push_back(m);
@@ -99,7 +114,7 @@ void SPop(Request& r) {
   }
   if (!set.Commit(r)) return;
   if (r.args.size() == 2) return reply::Bulk(r.out, members.front());
-  reply::ArrayHeader(r.out, members.size());
+  reply::SetHeader(r.out, r.protocol(), members.size());
   for (const std::string& m : members) reply::Bulk(r.out, m);
 }
 
@@ -108,7 +123,7 @@ void SPop(Request& r) {
 void AddSetCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"sadd", -3, SAdd},        {"srem", -3, SRem},   {"smembers", 2, SMembers},
-      {"sismember", 3, SIsMember}, {"scard", 2, SCard}, {"spop", -2, SPop},
+      {"sismember", 3, SIsMember}, {"smismember", -3, SMIsMember}, {"scard", 2, SCard}, {"spop", -2, SPop},
   });
 }
 

@@ -1,8 +1,12 @@
-// String commands: GET SET SETNX SETEX PSETEX MGET MSET INCR INCRBY DECR
-// DECRBY APPEND STRLEN. A string is its key's meta record with the value as
+// String commands: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET MSET
+// INCR INCRBY DECR DECRBY INCRBYFLOAT APPEND STRLEN. A string is its key's meta record with the value as
 // payload (keyspace.h). Every write runs under the key's lock, so INCR and
 // friends are atomic read-modify-writes; SET without options, SETEX, PSETEX
 // and MSET write without reading. MGET reads its keys in one MultiGet.
+#include <cerrno>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -59,7 +63,7 @@ bool ExpiryFrom(Request& r, const std::string& arg, int64_t unit_ms, bool absolu
 void Get(Request& r) {
   std::optional<Keyspace::Value> v;
   if (!ReadKey(r, r.args[1], &v)) return;
-  if (!v) return reply::Null(r.out);
+  if (!v) return reply::Null(r.out, r.protocol());
   if (v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
   reply::Bulk(r.out, v->payload);
 }
@@ -101,8 +105,8 @@ void Set(Request& r) {
     if (keep_ttl && old) expire_ms = old->expire_ms;
     if (!PutString(r, key, r.args[2], expire_ms)) return;
   }
-  if (get) return old ? reply::Bulk(r.out, old->payload) : reply::Null(r.out);
-  write ? reply::Ok(r.out) : reply::Null(r.out);
+  if (get) return old ? reply::Bulk(r.out, old->payload) : reply::Null(r.out, r.protocol());
+  write ? reply::Ok(r.out) : reply::Null(r.out, r.protocol());
 }
 
 void SetNx(Request& r) {
@@ -122,6 +126,69 @@ void SetExpiring(Request& r, int64_t unit_ms, const char* command) {
 void SetEx(Request& r) { SetExpiring(r, 1000, "setex"); }
 void PSetEx(Request& r) { SetExpiring(r, 1, "psetex"); }
 
+// The string at r.args[1] for the GET* commands that then change it: false,
+// having replied (null, WRONGTYPE, a storage error), when there is none.
+bool ReadStringOrReply(Request& r, std::optional<Keyspace::Value>* v) {
+  if (!ReadKey(r, r.args[1], v)) return false;
+  if (!*v) return reply::Null(r.out, r.protocol()), false;
+  if ((*v)->type != Keyspace::kString) return reply::Error(r.out, kWrongType), false;
+  return true;
+}
+
+// GETSET key value: SET ... GET, the TTL dropped.
+void GetSet(Request& r) {
+  const std::string& key = r.args[1];
+  auto locks = r.keyspace->LockKeys({key});
+  std::optional<Keyspace::Value> old;
+  if (!ReadKey(r, key, &old)) return;
+  if (old && old->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
+  if (!PutString(r, key, r.args[2], 0)) return;
+  old ? reply::Bulk(r.out, old->payload) : reply::Null(r.out, r.protocol());
+}
+
+void GetDel(Request& r) {
+  auto locks = r.keyspace->LockKeys({r.args[1]});
+  std::optional<Keyspace::Value> v;
+  if (!ReadStringOrReply(r, &v)) return;
+  Keyspace::Batch batch;
+  batch.Delete(r.args[1]);
+  if (Commit(r, &batch)) reply::Bulk(r.out, v->payload);
+}
+
+// GETEX key [EX s|PX ms|EXAT s|PXAT ms|PERSIST]. As in Redis, an option may
+// repeat (the last one counts) but not be mixed with another, the time is
+// checked after the key is found, and a time already past deletes it.
+void GetEx(Request& r) {
+  std::string kind;  // "ex", "px", "exat", "pxat", "persist" or empty
+  const std::string* time = nullptr;
+  for (size_t i = 2; i < r.args.size(); ++i) {
+    const std::string opt = AsciiLower(r.args[i]);
+    const bool timed = opt == "ex" || opt == "px" || opt == "exat" || opt == "pxat";
+    if (!(timed && i + 1 < r.args.size()) && opt != "persist") return reply::Error(r.out, kSyntaxError);
+    if (!kind.empty() && kind != opt) return reply::Error(r.out, kSyntaxError);
+    kind = opt;
+    if (timed) time = &r.args[++i];
+  }
+  auto locks = r.keyspace->LockKeys({r.args[1]});
+  std::optional<Keyspace::Value> v;
+  if (!ReadStringOrReply(r, &v)) return;
+  int64_t expire_ms = 0;
+  if (time != nullptr) {
+    const int64_t unit = (kind == "ex" || kind == "exat") ? 1000 : 1;
+    const bool absolute = kind == "exat" || kind == "pxat";
+    if (!ExpiryFrom(r, *time, unit, absolute, "getex", &expire_ms)) return;
+  }
+  Keyspace::Batch batch;
+  if (time != nullptr && expire_ms <= Keyspace::NowMs()) {
+    batch.Delete(r.args[1]);
+  } else if (time != nullptr || (kind == "persist" && v->expire_ms != 0)) {
+    Keyspace::Value changed = *v;
+    changed.expire_ms = expire_ms;
+    batch.Put(r.args[1], changed);
+  }
+  if (Commit(r, &batch)) reply::Bulk(r.out, v->payload);
+}
+
 void MGet(Request& r) {
   const std::vector<std::string> keys(r.args.begin() + 1, r.args.end());
   std::vector<std::optional<Keyspace::Value>> values;
@@ -129,7 +196,7 @@ void MGet(Request& r) {
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::ArrayHeader(r.out, values.size());
   for (const std::optional<Keyspace::Value>& v : values) {
-    v && v->type == Keyspace::kString ? reply::Bulk(r.out, v->payload) : reply::Null(r.out);
+    v && v->type == Keyspace::kString ? reply::Bulk(r.out, v->payload) : reply::Null(r.out, r.protocol());
   }
 }
 
@@ -184,6 +251,51 @@ void DecrBy(Request& r) {
   IncrementBy(r, -delta);
 }
 
+// A float argument as Redis's string2ld reads it (long double; no leading
+// space, nothing after the number, no NaN, no overflow).
+bool ParseLongDouble(const std::string& text, long double* value) {
+  if (text.empty() || text.size() >= 5 * 1024 || std::isspace(static_cast<unsigned char>(text[0]))) {
+    return false;
+  }
+  errno = 0;
+  char* end = nullptr;
+  *value = std::strtold(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || std::isnan(*value)) return false;
+  return !(errno == ERANGE && (std::isinf(*value) || *value == 0));
+}
+
+// Redis's human-friendly long double: 17 decimals, trailing zeros and a
+// bare point dropped, "-0" as "0".
+std::string FormatLongDouble(long double value) {
+  char buf[5 * 1024];
+  int n = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof(buf)) return "0";
+  std::string text(buf, static_cast<size_t>(n));
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text == "-0" ? "0" : text;
+}
+
+void IncrByFloat(Request& r) {
+  const std::string& key = r.args[1];
+  auto locks = r.keyspace->LockKeys({key});
+  std::optional<Keyspace::Value> v;
+  if (!ReadKey(r, key, &v)) return;
+  if (v && v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
+  long double current = 0, delta;
+  if ((v && !ParseLongDouble(v->payload, &current)) || !ParseLongDouble(r.args[2], &delta)) {
+    return reply::Error(r.out, "ERR value is not a valid float");
+  }
+  const long double result = current + delta;
+  if (std::isnan(result) || std::isinf(result)) {
+    return reply::Error(r.out, "ERR increment would produce NaN or Infinity");
+  }
+  std::string text = FormatLongDouble(result);
+  if (PutString(r, key, text, v ? v->expire_ms : 0)) reply::Bulk(r.out, text);
+}
+
 void Append(Request& r) {
   const std::string& key = r.args[1];
   auto locks = r.keyspace->LockKeys({key});
@@ -214,7 +326,8 @@ void AddStringCommands(std::vector<Command>* table) {
       {"setex", 4, SetEx},     {"psetex", 4, PSetEx},   {"mget", -2, MGet},
       {"mset", -3, MSet},      {"incr", 2, Incr},       {"incrby", 3, IncrBy},
       {"decr", 2, Decr},       {"decrby", 3, DecrBy},   {"append", 3, Append},
-      {"strlen", 2, StrLen},
+      {"strlen", 2, StrLen},   {"getset", 3, GetSet},   {"getdel", 2, GetDel},
+      {"getex", -2, GetEx},    {"incrbyfloat", 3, IncrByFloat},
   });
 }
 

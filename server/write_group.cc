@@ -75,7 +75,7 @@ Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::Wri
   staged_ = false;
   sets_expiry_ = false;
   vouched_replies_.clear();
-  held_.clear();  // unlocks every stripe
+  if (!in_transaction_) held_.clear();  // unlocks every stripe
   return s;
 }
 

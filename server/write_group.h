@@ -67,8 +67,12 @@ class WriteGroup {
   // Takes `stripes` (sorted), waiting. REQUIRES: the group holds none.
   void Take(std::mutex* stripes, const std::vector<size_t>& sorted);
 
+  // In a transaction (Keyspace::BeginTransaction) Flush keeps the stripes.
+  bool in_transaction() const { return in_transaction_; }
+  void set_in_transaction(bool on) { in_transaction_ = on; }
+
   // Writes what is staged (if anything) in one DB::Write, releases every
-  // stripe; on failure rewrites the replies it vouched for. Returns the
+  // stripe (unless in a transaction); on failure rewrites the replies it vouched for. Returns the
   // write's status; *set_expiry says whether a write it committed set an
   // expiry (for the expiry sweep).
   ROCKSDB_NAMESPACE::Status Flush(ROCKSDB_NAMESPACE::DB* db,
@@ -84,6 +88,7 @@ class WriteGroup {
   // Replies [start, end) of the commands run while writes were staged.
   std::vector<std::pair<size_t, size_t>> vouched_replies_;
   size_t command_reply_start_ = 0;
+  bool in_transaction_ = false;
 };
 
 }  // namespace teksdb::server

@@ -161,7 +161,10 @@ void Add(Request& r, size_t first, bool nx, bool xx, bool gt, bool lt, bool ch, 
     }
     if (!zset.Commit(r)) return;
   }
-  if (incr) return processed ? reply::Bulk(r.out, FormatScore(last)) : reply::Null(r.out);
+  if (incr) {
+    return processed ? reply::Double(r.out, r.protocol(), FormatScore(last))
+                     : reply::Null(r.out, r.protocol());
+  }
   reply::Integer(r.out, ch ? added + updated : added);
 }
 
@@ -215,7 +218,8 @@ void ZScore(Request& r) {
       !ReadScore(r, &zset, r.args[2], /*locked=*/false, &score)) {
     return;
   }
-  score ? reply::Bulk(r.out, FormatScore(*score)) : reply::Null(r.out);
+  score ? reply::Double(r.out, r.protocol(), FormatScore(*score))
+        : reply::Null(r.out, r.protocol());
 }
 
 void ZCard(Request& r) {
@@ -235,11 +239,17 @@ bool AllEntries(Request& r, Collection& zset, std::vector<std::string>* entries)
   return static_cast<int64_t>(entries->size()) >= zset.count() || zset.Settled(r);
 }
 
-void ReplyEntries(Request& r, const std::vector<std::string>& entries, bool with_scores) {
-  reply::ArrayHeader(r.out, entries.size() * (with_scores ? 2 : 1));
+// Members, or members and scores: in RESP2 one flat array; in RESP3 an
+// array of [member, score] pairs, or one flat pair for ZPOPMIN without a
+// count (`flat`), as Redis 7.0 replies.
+void ReplyEntries(Request& r, const std::vector<std::string>& entries, bool with_scores,
+                  bool flat = false) {
+  const bool pairs = with_scores && r.protocol() == 3 && !flat;
+  reply::ArrayHeader(r.out, entries.size() * (with_scores && !pairs ? 2 : 1));
   for (const std::string& e : entries) {
+    if (pairs) reply::ArrayHeader(r.out, 2);
     reply::Bulk(r.out, std::string_view(e).substr(8));
-    if (with_scores) reply::Bulk(r.out, FormatScore(EntryScore(e)));
+    if (with_scores) reply::Double(r.out, r.protocol(), FormatScore(EntryScore(e)));
   }
 }
 
@@ -330,7 +340,7 @@ void ZRank(Request& r) {
       !ReadScore(r, &zset, r.args[2], /*locked=*/false, &score)) {
     return;
   }
-  if (!score) return reply::Null(r.out);
+  if (!score) return reply::Null(r.out, r.protocol());
   int64_t rank = 0;
   bool found = false;
   const std::string target = IndexEntry(*score, r.args[2]);
@@ -368,7 +378,7 @@ void ZPopMin(Request& r) {
     }
     if (!zset.Commit(r)) return;
   }
-  ReplyEntries(r, popped, true);
+  ReplyEntries(r, popped, true, /*flat=*/r.args.size() == 2);
 }
 
 }  // namespace

@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
 """teksdb-server against real Redis (Debian's redis-server): the same random
 stream of commands, over every command teksdb-server supports and their
-errors (SPOP only where no member is drawn at random), goes to both; every reply must be byte for byte the same, except
-KEYS, HKEYS, HVALS, SMEMBERS and HGETALL (Redis's order is its hash
-table's: compared as sets of keys, values, pairs), TTL/PTTL (within a second, since the two
-servers' clocks are read at slightly different moments), HELLO (all but the
-connection's id; HELLO 3 is left out: this server speaks RESP2 only), and SCAN and
-HSCAN from cursor 0, whose cursors and pages differ by design: each is
-followed to its end on both servers and the sets of what they returned
-compared (errors byte for byte). (A cursor other than 0 that this server
-never handed out is refused, where Redis scans from wherever it points.)
+errors (SPOP only where no member is drawn at random), goes to both; every
+reply must be byte for byte the same, except KEYS, HKEYS, HVALS, SMEMBERS
+and HGETALL (Redis's order is its hash table's: compared as sets of keys,
+values, pairs), TTL/PTTL/EXPIRETIME/PEXPIRETIME (within a second, since the
+two servers' clocks are read at slightly different moments), HELLO (all but
+the connection's id), COMMAND INFO (name, arity, flags and key positions
+only), and SCAN and HSCAN from cursor 0, whose cursors and pages differ by
+design: each is followed to its end on both servers and the sets of what
+they returned compared (errors byte for byte). (A cursor other than 0 that
+this server never handed out is refused, where Redis scans from wherever it
+points.) Transactions are in the stream: MULTI, queued commands (refused
+ones too), EXEC (each of its replies compared as above) or DISCARD, WATCH
+and UNWATCH, with writes from a second connection of each server between
+WATCH and EXEC.
+
 Then the same in pipelines: batches of 1 to 40 commands (valid and
-invalid mixed, SCAN and HSCAN left out; some batches mostly GETs, which the
-server reads ahead in one MultiGet, among writes of the same keys) sent
-whole before any reply is read, every reply compared in order.
+invalid mixed, transactions among them, SCAN and HSCAN left out; some
+batches mostly GETs, which the server reads ahead in one MultiGet, among
+writes of the same keys) sent whole before any reply is read, every reply
+compared in order. Then both phases again in RESP3 (HELLO 3).
 
 Usage: server_redis_differential_test.py PATH/TO/teksdb-server [SEED]
 Needs redis-server on PATH. Prints the seed and, on a mismatch, the
@@ -37,7 +44,8 @@ def free_port():
 
 
 class Client:
-    """A raw RESP2 client: sends multibulk requests, reads whole replies."""
+    """A raw RESP2/RESP3 client: sends multibulk requests, reads whole
+    replies as (type byte, payload)."""
 
     def __init__(self, port):
         deadline = time.time() + 20
@@ -89,18 +97,25 @@ class Client:
     def reply(self):
         line = self._line()
         kind, rest = line[:1], line[1:]
-        if kind in (b"+", b"-", b":"):
+        if kind in (b"+", b"-", b":", b",", b"#", b"("):
             return (kind, rest)
-        if kind == b"$":
+        if kind == b"_":
+            return (kind, None)
+        if kind in (b"$", b"="):
             n = int(rest)
             return (kind, None if n < 0 else self._bytes(n))
-        if kind == b"*":
+        if kind in (b"*", b"~", b">"):
             n = int(rest)
             return (kind, None if n < 0 else [self.reply() for _ in range(n)])
+        if kind == b"%":
+            return (kind, [self.reply() for _ in range(2 * int(rest))])
         raise ValueError(f"bad reply line {line!r}")
 
 
 KEYS = [f"k{i}" for i in range(8)]
+# Commands COMMAND INFO is asked about (and one it does not know).
+COMMAND_NAMES = ["get", "set", "mset", "del", "hset", "zadd", "lpush", "exec", "watch", "ping",
+                 "keys", "rename", "getex", "smismember", "nosuch", "EXPIRE"]
 
 
 def value(rng):
@@ -226,6 +241,37 @@ def random_command(rng):
         lambda: ["HELLO"] + rng.choice([[], ["2"], ["x"], ["1"], ["4"], ["2", "SETNAME", "me"],
                                         ["2", "BOGUS"], ["2", "SETNAME"], ["2", "AUTH", "default"]]),
         lambda: ["HSCAN", k(), "0", "COUNT", rng.choice(["1", "2"])],
+        lambda: ["GETSET", k(), value(rng)],
+        lambda: ["GETDEL", k()],
+        lambda: ["GETEX", k()] + rng.choice(
+            [[], ["PERSIST"], ["EX", long_ttl()], ["PX", long_ttl()], ["EXAT", "1"], ["PXAT", "1"],
+             ["EX", "0"], ["EX", "x"], ["EX"], ["EX", "5", "PX", "5"], ["PERSIST", "PERSIST"],
+             ["EX", "5", "EX", "7"], ["BOGUS"]]),
+        lambda: ["INCRBYFLOAT", k(), rng.choice(["1", "0.1", "-1.5", "1e3", "x", "inf", "nan", " 1",
+                                                 "1.0e-5", "3.0", "-0", ""])],
+        lambda: [rng.choice(["RENAME", "RENAMENX"]), k(), k()],
+        lambda: [rng.choice(["UNLINK", "TOUCH"])] + [k() for _ in range(rng.randint(1, 3))],
+        lambda: [rng.choice(["EXPIRETIME", "PEXPIRETIME"]), k()],
+        lambda: ["HSETNX", k(), f(), value(rng)],
+        lambda: ["HSTRLEN", k(), f()],
+        lambda: ["SMISMEMBER", k()] + [m() for _ in range(rng.randint(1, 3))],
+        lambda: [rng.choice(["LPUSHX", "RPUSHX"]), k()] + [value(rng) for _ in range(rng.randint(1, 2))],
+        lambda: ["COMMAND", "INFO"] + rng.sample(COMMAND_NAMES, rng.randint(1, 3)),
+        lambda: ["COMMAND", "GETKEYS"] + rng.choice(
+            [["GET", k()], ["MSET", k(), "1", k(), "2"], ["DEL", k(), k()], ["PING"], ["NOSUCH"],
+             ["GET"], ["ZADD", k(), "1", "a"], ["RENAME", k(), k()]]),
+        # Transactions: MULTI, queued commands (some refused), EXEC or
+        # DISCARD; WATCH with writes by a second connection in between.
+        lambda: ["MULTI"],
+        lambda: ["MULTI"],
+        lambda: [rng.choice(["EXEC", "EXEC", "DISCARD"])],
+        lambda: ["WATCH"] + [k() for _ in range(rng.randint(1, 2))],
+        lambda: ["UNWATCH"],
+        lambda: ["EXEC", "extra"],
+        lambda: ["@OTHER", "SET", k(), value(rng)],
+        lambda: ["@OTHER", "DEL", k()],
+        lambda: ["@OTHER", "HSET", k(), f(), value(rng)],
+        lambda: ["@OTHER"] + rng.choice([["PEXPIRE", k(), "100000"], ["PEXPIREAT", k(), "1"]]),
         # Errors that quote an argument holding CR or LF: one line still.
         lambda: ["EXPIRE", k(), "10", rng.choice(["bad\r\nopt", "x\ny", "\r"])],
         lambda: [rng.choice(["NO\r\nSUCH", "nosuch"]), rng.choice(["a\nb", "c"])],
@@ -242,19 +288,113 @@ def read_heavy_command(rng):
                                           ["GET", k, "extra"], ["get", k]])
 
 
-def same(cmd, a, b):
+def same(cmd, a, b, queued=None):
+    """Whether replies `a` (Redis's) and `b` to `cmd` match; `queued`: the
+    commands an EXEC ran, whose replies are compared one by one."""
     name = cmd[0].upper()
-    if name in ("KEYS", "HKEYS", "HVALS", "SMEMBERS") and a[0] == b[0] == b"*":
+    lists = (b"*", b"~", b"%")
+    if name in ("KEYS", "HKEYS", "HVALS", "SMEMBERS") and a[0] == b[0] and a[0] in lists:
         return sorted(x[1] for x in a[1]) == sorted(x[1] for x in b[1])
-    if name == "HGETALL" and a[0] == b[0] == b"*":
+    if name == "HGETALL" and a[0] == b[0] and a[0] in lists:
         pairs = lambda r: sorted(zip([x[1] for x in r[1][::2]], [x[1] for x in r[1][1::2]]))
         return len(a[1]) == len(b[1]) and pairs(a) == pairs(b)
-    if name == "HELLO" and a[0] == b[0] == b"*" and len(a[1]) == len(b[1]) == 14:
+    if name == "HELLO" and a[0] == b[0] and a[0] in lists and len(a[1]) == len(b[1]) == 14:
         return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
-    if name in ("TTL", "PTTL") and a[0] == b[0] == b":":
+    if name in ("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME") and a[0] == b[0] == b":":
         x, y = int(a[1]), int(b[1])
-        return x == y or (x >= 0 and y >= 0 and abs(x - y) <= (1 if name == "TTL" else 1000))
+        return x == y or (x >= 0 and y >= 0 and abs(x - y) <= (1000 if name[0] == "P" else 1))
+    if name == "COMMAND" and cmd[1] == "INFO" and a[0] == b[0] == b"*":
+        # name, arity, flags, key positions; not categories, tips, key specs
+        return [x[1][:6] if x[1] else x for x in a[1]] == [x[1][:6] if x[1] else x for x in b[1]]
+    if name == "EXEC" and queued is not None and a[0] == b[0] == b"*" and a[1] and b[1]:
+        return len(a[1]) == len(b[1]) == len(queued) and all(
+            same(c, x, y) for c, x, y in zip(queued, a[1], b[1]))
     return a == b
+
+
+class Transaction:
+    """What the test knows of a connection's MULTI, from Redis's replies:
+    whether one is open and what it queued, for comparing EXEC's reply."""
+
+    def __init__(self):
+        self.open, self.queued = False, []
+
+    def note(self, cmd, reply):
+        """Follows `cmd`, answered `reply`; returns the commands an EXEC ran
+        (or that a DISCARD dropped)."""
+        name = cmd[0].upper()
+        if not self.open:
+            self.open = name == "MULTI" and reply == (b"+", b"OK")
+            self.queued = []
+            return None
+        if reply == (b"+", b"QUEUED"):
+            self.queued.append(cmd)
+        elif name == "EXEC" or (name == "DISCARD" and reply[0] == b"+"):
+            self.open = False
+            return self.queued
+        return None
+
+
+def run_random(servers, rng, count, history, protocol):
+    """`count` random commands, one at a time, to Redis and teksdb-server
+    (servers: (redis, teks, redis_other, teks_other) connections); false on
+    the first reply that differs."""
+    redis, teks, redis_other, teks_other = servers
+    tx = Transaction()
+    done = 0
+    while done < count:
+        cmd = random_command(rng)
+        if cmd[0] in ("SCAN", "HSCAN") and tx.open:
+            continue  # inside EXEC its pages would differ by design
+        if cmd[0] == "HELLO" and len(cmd) > 1 and cmd[1] == "2":
+            cmd[1] = str(protocol)  # stay on the protocol under test
+        done += 1
+        history.append(cmd)
+        if cmd[0] == "@OTHER":
+            want, got = redis_other.command(*cmd[1:]), teks_other.command(*cmd[1:])
+            cmd = cmd[1:]
+        elif cmd[0] in ("SCAN", "HSCAN"):
+            want, got = scan_all(redis, cmd), scan_all(teks, cmd)
+        else:
+            want, got = redis.command(*cmd), teks.command(*cmd)
+        ran = tx.note(cmd, want) if history[-1][0] != "@OTHER" else None
+        if not same(cmd, want, got, ran):
+            print(f"FAIL (RESP{protocol}) at command {len(history)}: {cmd}\n  redis:  {want}\n"
+                  f"  teksdb: {got}")
+            print("last commands:")
+            for c in history[-15:]:
+                print("  ", " ".join(map(str, c)))
+            return False
+    if tx.open:
+        redis.command("DISCARD"), teks.command("DISCARD")
+    return True
+
+
+def run_pipelines(redis, teks, rng, count, history):
+    """`count` random pipelines (1 to 40 commands, transactions among them)
+    sent whole to each server before any reply is read; false on the first
+    reply that differs. Returns (ok, commands sent)."""
+    tx = Transaction()
+    sent = 0
+    for i in range(count):
+        batch, size = [], rng.randint(1, 40)
+        draw = read_heavy_command if rng.random() < 0.3 else random_command
+        while len(batch) < size:
+            cmd = draw(rng)
+            if cmd[0] not in ("SCAN", "HSCAN", "@OTHER"):
+                batch.append(cmd)
+        history.extend(batch)
+        wants, gots = redis.pipeline(batch), teks.pipeline(batch)
+        for j, (cmd, want, got) in enumerate(zip(batch, wants, gots)):
+            if not same(cmd, want, got, tx.note(cmd, want)):
+                print(f"FAIL in pipeline {i}, command {j} of {len(batch)}: {cmd}\n"
+                      f"  redis:  {want}\n  teksdb: {got}")
+                print("the pipeline:")
+                for c in batch:
+                    print("  ", " ".join(map(str, c)))
+                return False, sent
+        sent += len(batch)
+    return True, sent
 
 
 def main():
@@ -275,42 +415,26 @@ def main():
             [server_bin, "--dir", os.path.join(tmp, "teks"), "--port", str(teks_port),
              "--threads", "2"], stderr=subprocess.DEVNULL))
         redis, teks = Client(redis_port), Client(teks_port)
+        servers = (redis, teks, Client(redis_port), Client(teks_port))
         rng = random.Random(seed)
         history = []
-        for i in range(int(os.environ.get("TEKSDB_TEST_SCALE", "1")) * 4000):
-            cmd = random_command(rng)
-            history.append(cmd)
-            if cmd[0] in ("SCAN", "HSCAN"):
-                want, got = scan_all(redis, cmd), scan_all(teks, cmd)
-            else:
-                want, got = redis.command(*cmd), teks.command(*cmd)
-            if not same(cmd, want, got):
-                print(f"FAIL at command {i}: {cmd}\n  redis:  {want}\n  teksdb: {got}")
-                print("last commands:")
-                for c in history[-15:]:
-                    print("  ", " ".join(map(str, c)))
-                return 1
-        pipelined = 0
-        for i in range(int(os.environ.get("TEKSDB_TEST_SCALE", "1")) * 100):
-            batch, size = [], rng.randint(1, 40)
-            draw = read_heavy_command if rng.random() < 0.3 else random_command
-            while len(batch) < size:
-                cmd = draw(rng)
-                if cmd[0] not in ("SCAN", "HSCAN"):
-                    batch.append(cmd)
-            history.extend(batch)
-            wants, gots = redis.pipeline(batch), teks.pipeline(batch)
-            for j, (cmd, want, got) in enumerate(zip(batch, wants, gots)):
-                if not same(cmd, want, got):
-                    print(f"FAIL in pipeline {i}, command {j} of {len(batch)}: {cmd}\n"
-                          f"  redis:  {want}\n  teksdb: {got}")
-                    print("the pipeline:")
-                    for c in batch:
-                        print("  ", " ".join(map(str, c)))
-                    return 1
-            pipelined += len(batch)
-        print(f"ok: {len(history)} commands ({pipelined} of them in pipelines), every reply the "
-              "same as Redis's")
+        scale = int(os.environ.get("TEKSDB_TEST_SCALE", "1"))
+        if not run_random(servers, rng, scale * 4000, history, 2):
+            return 1
+        ok, pipelined = run_pipelines(redis, teks, rng, scale * 100, history)
+        if not ok:
+            return 1
+        # RESP3 on the first connection of each (HELLO 3), the same again.
+        if not same(["HELLO"], redis.command("HELLO", "3"), teks.command("HELLO", "3")):
+            print("FAIL: HELLO 3 differs")
+            return 1
+        if not run_random(servers, rng, scale * 2000, history, 3):
+            return 1
+        ok, resp3_pipelined = run_pipelines(redis, teks, rng, scale * 50, history)
+        if not ok:
+            return 1
+        print(f"ok: {len(history)} commands ({pipelined + resp3_pipelined} of them in pipelines; "
+              "RESP2, then RESP3), every reply the same as Redis's")
         return 0
     finally:
         for p in procs:

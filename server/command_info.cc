@@ -1,0 +1,262 @@
+// CommandInfo implementation: the table (one line per command the server
+// runs; tests/server_command_table_test.cc checks it covers exactly
+// CommandTable(), and the differential test compares COMMAND INFO with
+// Redis's), the subcommands, and the COMMAND command.
+#include "command_info.h"
+
+#include <algorithm>
+#include <iterator>
+#include <sstream>
+
+#include "ascii_case.h"
+#include "commands.h"
+#include "resp_reply.h"
+
+namespace teksdb::server {
+namespace {
+
+// Redis 7.0's COMMAND output for these names: flags, first key, last key,
+// step, ACL categories; then whole_keyspace.
+const CommandInfo kCommands[] = {
+    {"append", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
+    {"auth", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
+    {"client", "", 0, 0, 0, "@slow"},
+    {"command", "loading stale", 0, 0, 0, "@slow @connection"},
+    {"config", "", 0, 0, 0, "@slow"},
+    {"dbsize", "readonly fast", 0, 0, 0, "@keyspace @read @fast", true},
+    {"decr", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
+    {"decrby", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
+    {"del", "write", 1, -1, 1, "@keyspace @write @slow"},
+    {"discard", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
+    {"echo", "loading stale fast", 0, 0, 0, "@fast @connection"},
+    {"exec", "noscript loading stale skip_slowlog", 0, 0, 0, "@slow @transaction"},
+    {"exists", "readonly fast", 1, -1, 1, "@keyspace @read @fast"},
+    {"expire", "write fast", 1, 1, 1, "@keyspace @write @fast"},
+    {"expireat", "write fast", 1, 1, 1, "@keyspace @write @fast"},
+    {"expiretime", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
+    {"flushall", "write", 0, 0, 0, "@keyspace @write @slow @dangerous", true},
+    {"flushdb", "write", 0, 0, 0, "@keyspace @write @slow @dangerous", true},
+    {"get", "readonly fast", 1, 1, 1, "@read @string @fast"},
+    {"getdel", "write fast", 1, 1, 1, "@write @string @fast"},
+    {"getex", "write fast", 1, 1, 1, "@write @string @fast"},
+    {"getset", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
+    {"hdel", "write fast", 1, 1, 1, "@write @hash @fast"},
+    {"hello", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
+    {"hexists", "readonly fast", 1, 1, 1, "@read @hash @fast"},
+    {"hget", "readonly fast", 1, 1, 1, "@read @hash @fast"},
+    {"hgetall", "readonly", 1, 1, 1, "@read @hash @slow"},
+    {"hincrby", "write denyoom fast", 1, 1, 1, "@write @hash @fast"},
+    {"hkeys", "readonly", 1, 1, 1, "@read @hash @slow"},
+    {"hlen", "readonly fast", 1, 1, 1, "@read @hash @fast"},
+    {"hmget", "readonly fast", 1, 1, 1, "@read @hash @fast"},
+    {"hmset", "write denyoom fast", 1, 1, 1, "@write @hash @fast"},
+    {"hscan", "readonly", 1, 1, 1, "@read @hash @slow"},
+    {"hset", "write denyoom fast", 1, 1, 1, "@write @hash @fast"},
+    {"hsetnx", "write denyoom fast", 1, 1, 1, "@write @hash @fast"},
+    {"hstrlen", "readonly fast", 1, 1, 1, "@read @hash @fast"},
+    {"hvals", "readonly", 1, 1, 1, "@read @hash @slow"},
+    {"incr", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
+    {"incrby", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
+    {"incrbyfloat", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
+    {"info", "loading stale", 0, 0, 0, "@slow @dangerous"},
+    {"keys", "readonly", 0, 0, 0, "@keyspace @read @slow @dangerous", true},
+    {"lindex", "readonly", 1, 1, 1, "@read @list @slow"},
+    {"llen", "readonly fast", 1, 1, 1, "@read @list @fast"},
+    {"lpop", "write fast", 1, 1, 1, "@write @list @fast"},
+    {"lpush", "write denyoom fast", 1, 1, 1, "@write @list @fast"},
+    {"lpushx", "write denyoom fast", 1, 1, 1, "@write @list @fast"},
+    {"lrange", "readonly", 1, 1, 1, "@read @list @slow"},
+    {"mget", "readonly fast", 1, -1, 1, "@read @string @fast"},
+    {"mset", "write denyoom", 1, -1, 2, "@write @string @slow"},
+    {"multi", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
+    {"persist", "write fast", 1, 1, 1, "@keyspace @write @fast"},
+    {"pexpire", "write fast", 1, 1, 1, "@keyspace @write @fast"},
+    {"pexpireat", "write fast", 1, 1, 1, "@keyspace @write @fast"},
+    {"pexpiretime", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
+    {"ping", "fast", 0, 0, 0, "@fast @connection"},
+    {"psetex", "write denyoom", 1, 1, 1, "@write @string @slow"},
+    {"pttl", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
+    {"quit", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
+    {"rename", "write", 1, 2, 1, "@keyspace @write @slow"},
+    {"renamenx", "write fast", 1, 2, 1, "@keyspace @write @fast"},
+    {"reset", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
+    {"rpop", "write fast", 1, 1, 1, "@write @list @fast"},
+    {"rpush", "write denyoom fast", 1, 1, 1, "@write @list @fast"},
+    {"rpushx", "write denyoom fast", 1, 1, 1, "@write @list @fast"},
+    {"sadd", "write denyoom fast", 1, 1, 1, "@write @set @fast"},
+    {"scan", "readonly", 0, 0, 0, "@keyspace @read @slow", true},
+    {"scard", "readonly fast", 1, 1, 1, "@read @set @fast"},
+    {"select", "loading stale fast", 0, 0, 0, "@fast @connection"},
+    {"set", "write denyoom", 1, 1, 1, "@write @string @slow"},
+    {"setex", "write denyoom", 1, 1, 1, "@write @string @slow"},
+    {"setnx", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
+    {"shutdown", "admin noscript loading stale no_multi allow_busy", 0, 0, 0, "@admin @slow @dangerous"},
+    {"sismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
+    {"smembers", "readonly", 1, 1, 1, "@read @set @slow"},
+    {"smismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
+    {"spop", "write fast", 1, 1, 1, "@write @set @fast"},
+    {"srem", "write fast", 1, 1, 1, "@write @set @fast"},
+    {"strlen", "readonly fast", 1, 1, 1, "@read @string @fast"},
+    {"time", "loading stale fast", 0, 0, 0, "@fast"},
+    {"touch", "readonly fast", 1, -1, 1, "@keyspace @read @fast"},
+    {"ttl", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
+    {"type", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
+    {"unlink", "write fast", 1, -1, 1, "@keyspace @write @fast"},
+    {"unwatch", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
+    {"watch", "noscript loading stale fast allow_busy", 1, -1, 1, "@fast @transaction"},
+    {"zadd", "write denyoom fast", 1, 1, 1, "@write @sortedset @fast"},
+    {"zcard", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
+    {"zincrby", "write denyoom fast", 1, 1, 1, "@write @sortedset @fast"},
+    {"zpopmin", "write fast", 1, 1, 1, "@write @sortedset @fast"},
+    {"zrange", "readonly", 1, 1, 1, "@read @sortedset @slow"},
+    {"zrangebyscore", "readonly", 1, 1, 1, "@read @sortedset @slow"},
+    {"zrank", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
+    {"zrem", "write fast", 1, 1, 1, "@write @sortedset @fast"},
+    {"zrevrange", "readonly", 1, 1, 1, "@read @sortedset @slow"},
+    {"zscore", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
+};
+
+// The subcommands the server runs, with their arity (counting the
+// container's name, as Redis does).
+struct Subcommand {
+  const char* container;
+  const char* name;
+  int arity;
+};
+const Subcommand kSubcommands[] = {
+    {"command", "count", 2},    {"command", "list", -2},  {"command", "info", -2},
+    {"command", "docs", -2},    {"command", "getkeys", -4},
+    {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
+    {"client", "no-evict", 3},
+    {"config", "get", -3},
+};
+
+std::vector<std::string> Words(const char* text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+const Command* FindCommand(const std::string& lower_case_name) {
+  for (const Command& c : CommandTable()) {
+    if (lower_case_name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+// One command's COMMAND entry: name, arity, flags, first key, last key,
+// step, ACL categories, tips, key specs, subcommands (the last three
+// empty).
+void ReplyInfo(Request& r, const Command& command, const CommandInfo& info) {
+  reply::ArrayHeader(r.out, 10);
+  reply::Bulk(r.out, command.name);
+  reply::Integer(r.out, command.arity);
+  const std::vector<std::string> flags = Words(info.flags);
+  reply::SetHeader(r.out, r.protocol(), flags.size());
+  for (const std::string& f : flags) reply::Simple(r.out, f);
+  reply::Integer(r.out, info.first_key);
+  reply::Integer(r.out, info.last_key);
+  reply::Integer(r.out, info.key_step);
+  const std::vector<std::string> categories = Words(info.acl_categories);
+  reply::SetHeader(r.out, r.protocol(), categories.size());
+  for (const std::string& c : categories) reply::Simple(r.out, c);
+  for (int empty = 0; empty < 3; ++empty) reply::ArrayHeader(r.out, 0);
+}
+
+void ReplyGetKeys(Request& r) {
+  const std::vector<std::string> request(r.args.begin() + 2, r.args.end());
+  const Command* command = FindCommand(AsciiLower(request[0]));
+  if (command == nullptr) return reply::Error(r.out, "ERR Invalid command specified");
+  const int argc = static_cast<int>(request.size());
+  if ((command->arity > 0 && argc != command->arity) || argc < -command->arity) {
+    return reply::Error(r.out, "ERR Invalid number of arguments specified for command");
+  }
+  std::vector<std::string> keys;
+  bool whole_keyspace = false;
+  AppendRequestKeys(request, &keys, &whole_keyspace);
+  if (keys.empty()) return reply::Error(r.out, "ERR The command has no key arguments");
+  reply::ArrayHeader(r.out, keys.size());
+  for (const std::string& k : keys) reply::Bulk(r.out, k);
+}
+
+}  // namespace
+
+const CommandInfo* FindCommandInfo(std::string_view lower_case_name) {
+  for (const CommandInfo& info : kCommands) {
+    if (lower_case_name == info.name) return &info;
+  }
+  return nullptr;
+}
+
+size_t CommandInfoCount() { return std::size(kCommands); }
+
+void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::string>* keys,
+                       bool* whole_keyspace) {
+  const CommandInfo* info = FindCommandInfo(AsciiLower(args[0]));
+  if (info == nullptr) return;
+  *whole_keyspace |= info->whole_keyspace;
+  if (info->first_key == 0) return;
+  const int argc = static_cast<int>(args.size());
+  const int last = info->last_key < 0 ? argc + info->last_key : info->last_key;
+  for (int i = info->first_key; i <= last && i < argc; i += info->key_step) {
+    keys->push_back(args[i]);
+  }
+}
+
+std::string SubcommandError(const std::vector<std::string>& args) {
+  const std::string container = AsciiLower(args[0]);
+  const bool has_subcommands = std::any_of(std::begin(kSubcommands), std::end(kSubcommands),
+                                           [&](const Subcommand& s) { return container == s.container; });
+  if (!has_subcommands || args.size() < 2) return std::string();
+  const std::string name = AsciiLower(args[1]);
+  for (const Subcommand& s : kSubcommands) {
+    if (container != s.container || name != s.name) continue;
+    const int argc = static_cast<int>(args.size());
+    if ((s.arity > 0 && argc != s.arity) || argc < -s.arity) {
+      return "ERR wrong number of arguments for '" + container + "|" + name + "' command";
+    }
+    return std::string();
+  }
+  return "ERR unknown subcommand '" + args[1].substr(0, 128) + "'. Try " + AsciiUpper(container) +
+         " HELP.";
+}
+
+void CommandCommand(Request& r) {
+  const std::string sub = r.args.size() >= 2 ? AsciiLower(r.args[1]) : std::string();
+  const std::vector<Command>& table = CommandTable();
+  if (sub.empty() || (sub == "info" && r.args.size() == 2)) {
+    reply::ArrayHeader(r.out, table.size());
+    for (const Command& c : table) ReplyInfo(r, c, *FindCommandInfo(c.name));
+  } else if (sub == "count") {
+    reply::Integer(r.out, static_cast<int64_t>(table.size()));
+  } else if (sub == "list" && r.args.size() == 2) {
+    reply::ArrayHeader(r.out, table.size());
+    for (const Command& c : table) reply::Bulk(r.out, c.name);
+  } else if (sub == "list") {
+    reply::Error(r.out, kSyntaxError);  // COMMAND LIST FILTERBY ...: not supported
+  } else if (sub == "info") {
+    reply::ArrayHeader(r.out, r.args.size() - 2);
+    for (size_t i = 2; i < r.args.size(); ++i) {
+      const Command* c = FindCommand(AsciiLower(r.args[i]));
+      c ? ReplyInfo(r, *c, *FindCommandInfo(c->name)) : reply::Null(r.out, r.protocol());
+    }
+  } else if (sub == "docs") {
+    std::vector<const Command*> named;
+    for (size_t i = 2; i < r.args.size(); ++i) {
+      if (const Command* c = FindCommand(AsciiLower(r.args[i]))) named.push_back(c);
+    }
+    if (r.args.size() == 2) {
+      for (const Command& c : table) named.push_back(&c);
+    }
+    reply::MapHeader(r.out, r.protocol(), named.size());
+    for (const Command* c : named) {
+      reply::Bulk(r.out, c->name);
+      reply::MapHeader(r.out, r.protocol(), 0);
+    }
+  } else {  // getkeys: SubcommandError let nothing else through
+    ReplyGetKeys(r);
+  }
+}
+
+}  // namespace teksdb::server

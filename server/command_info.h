@@ -1,0 +1,54 @@
+// CommandInfo: what COMMAND tells clients of each command (Redis 7.0's
+// flags, key positions and ACL categories, as Redis reports them for the
+// same command), and where a request's keys are, which EXEC uses to lock
+// every key a transaction touches before it runs.
+//
+// Key positions follow Redis's COMMAND convention: the first key's index,
+// the last's (negative: from the end, -1 the last argument) and the step
+// between keys (MSET: 2). Commands that read or write every key (KEYS,
+// SCAN, DBSIZE, FLUSHALL, ...) are marked whole_keyspace.
+//
+// Thread safety: immutable tables.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace teksdb::server {
+
+struct Request;
+
+struct CommandInfo {
+  const char* name;
+  const char* flags;  // space separated, as COMMAND lists them
+  int first_key;
+  int last_key;
+  int key_step;
+  const char* acl_categories;  // space separated
+  bool whole_keyspace = false;
+};
+
+// The command's info; null for a name the server does not know.
+const CommandInfo* FindCommandInfo(std::string_view lower_case_name);
+// How many commands the info table describes (one entry per command of
+// CommandTable(), tests/server_command_table_test.cc checks).
+size_t CommandInfoCount();
+
+// Appends the keys of request `args` (args[0] a known command's name, its
+// arity checked) to *keys; sets *whole_keyspace for commands that touch
+// every key.
+void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::string>* keys,
+                       bool* whole_keyspace);
+
+// For a command with subcommands (COMMAND, CLIENT, CONFIG): Redis's error
+// for an unknown subcommand or a wrong number of arguments for it, which
+// Execute replies (refusing the command, inside MULTI too) before the
+// handler runs; empty when the request is well formed.
+std::string SubcommandError(const std::vector<std::string>& args);
+
+// COMMAND, COMMAND COUNT, COMMAND INFO name..., COMMAND LIST, COMMAND
+// GETKEYS cmd args..., COMMAND DOCS (an empty map per command: no docs).
+void CommandCommand(Request& r);
+
+}  // namespace teksdb::server
