@@ -5,6 +5,8 @@ all the time (the stale member filter removing records as the test reads):
   - a collection deleted (DEL), replaced (SET, another type), expired or
     expired and swept, then created again, shows only its new members, for
     hashes, sets, sorted sets and lists;
+  - RENAME moves a collection in one write: its members stay through
+    compactions under the new name, the replaced collection's go;
   - DEL of a 100,000-field hash is one write: replied at once, and no read
     after it sees a member, also after the compactions that remove them;
   - one client deleting and re-creating a hash generation after generation
@@ -138,6 +140,23 @@ def main():
             got = members(c, f"{kind}-del")
             check(got == expected(kind, ["new0", "new1"]),
                   f"{kind}: still only the new members after compactions ({got})")
+
+        # --- RENAME moves a collection whole; compactions keep it -------------
+        for kind in ("hash", "set", "zset", "list"):
+            names = [f"m{i}" for i in range(20)]
+            create(c, kind, f"{kind}-src", names)
+            create(c, kind, f"{kind}-dst", ["replaced0", "replaced1"])
+            check(c.command("RENAME", f"{kind}-src", f"{kind}-dst") == (b"+", b"OK"), f"{kind}: RENAME")
+            create(c, kind, f"{kind}-src", ["again"])
+            check(c.command("RENAMENX", f"{kind}-src", f"{kind}-dst") == (b":", b"0"),
+                  f"{kind}: RENAMENX onto an existing key does nothing")
+        churn(c, 3000)
+        for kind in ("hash", "set", "zset", "list"):
+            got = members(c, f"{kind}-dst")
+            check(got == expected(kind, [f"m{i}" for i in range(20)]),
+                  f"{kind}: renamed, its members kept by compactions, the replaced ones gone ({got})")
+            check(members(c, f"{kind}-src") == expected(kind, ["again"]),
+                  f"{kind}: the old name's new collection is its own")
 
         # --- DEL of a big hash is one write ------------------------------------
         for start_i in range(0, 100000, 1000):
