@@ -25,8 +25,16 @@ std::string EncodeCount(int64_t count) {
 }
 }  // namespace
 
-bool Collection::Open(Request& r, char type) {
-  key_ = r.args[1];
+bool Collection::Open(Request& r, char type) { return Open(r, type, r.args[1]); }
+
+void Collection::Replace(char type, const std::string& key) {
+  key_ = key;
+  type_ = type;
+  dirty_ = true;
+}
+
+bool Collection::Open(Request& r, char type, const std::string& key) {
+  key_ = key;
   type_ = type;
   const Status s = r.keyspace->Read(key_, &meta_);
   if (!s.ok()) {

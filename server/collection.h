@@ -28,9 +28,14 @@ namespace teksdb::server {
 
 class Collection {
  public:
-  // Reads the key r.args[1]. False, having replied, on a storage error or
-  // when the key holds another type (WRONGTYPE).
+  // Reads the key r.args[1] (or `key`). False, having replied, on a storage
+  // error or when the key holds another type (WRONGTYPE).
   bool Open(Request& r, char type);
+  bool Open(Request& r, char type, const std::string& key);
+  // A collection that replaces whatever `key` holds (SINTERSTORE and
+  // friends): no read, a new version at the first PutMember; Commit
+  // deletes the key if no member was put.
+  void Replace(char type, const std::string& key);
   bool exists() const { return meta_.has_value(); }
   int64_t count() const { return count_; }
   // The version members are read and written under (0 before the first

@@ -11,12 +11,13 @@
 #include "ascii_case.h"
 #include "commands.h"
 #include "resp_reply.h"
+#include "strict_integer.h"
 
 namespace teksdb::server {
 namespace {
 
 // Redis 7.0's COMMAND output for these names: flags, first key, last key,
-// step, ACL categories; then whole_keyspace.
+// step, ACL categories; then whole_keyspace and numkeys_index.
 const CommandInfo kCommands[] = {
     {"append", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
     {"auth", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
@@ -39,6 +40,7 @@ const CommandInfo kCommands[] = {
     {"get", "readonly fast", 1, 1, 1, "@read @string @fast"},
     {"getdel", "write fast", 1, 1, 1, "@write @string @fast"},
     {"getex", "write fast", 1, 1, 1, "@write @string @fast"},
+    {"getrange", "readonly", 1, 1, 1, "@read @string @slow"},
     {"getset", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
     {"hdel", "write fast", 1, 1, 1, "@write @hash @fast"},
     {"hello", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
@@ -46,10 +48,12 @@ const CommandInfo kCommands[] = {
     {"hget", "readonly fast", 1, 1, 1, "@read @hash @fast"},
     {"hgetall", "readonly", 1, 1, 1, "@read @hash @slow"},
     {"hincrby", "write denyoom fast", 1, 1, 1, "@write @hash @fast"},
+    {"hincrbyfloat", "write denyoom fast", 1, 1, 1, "@write @hash @fast"},
     {"hkeys", "readonly", 1, 1, 1, "@read @hash @slow"},
     {"hlen", "readonly fast", 1, 1, 1, "@read @hash @fast"},
     {"hmget", "readonly fast", 1, 1, 1, "@read @hash @fast"},
     {"hmset", "write denyoom fast", 1, 1, 1, "@write @hash @fast"},
+    {"hrandfield", "readonly", 1, 1, 1, "@read @hash @slow"},
     {"hscan", "readonly", 1, 1, 1, "@read @hash @slow"},
     {"hset", "write denyoom fast", 1, 1, 1, "@write @hash @fast"},
     {"hsetnx", "write denyoom fast", 1, 1, 1, "@write @hash @fast"},
@@ -68,6 +72,7 @@ const CommandInfo kCommands[] = {
     {"lrange", "readonly", 1, 1, 1, "@read @list @slow"},
     {"mget", "readonly fast", 1, -1, 1, "@read @string @fast"},
     {"mset", "write denyoom", 1, -1, 2, "@write @string @slow"},
+    {"msetnx", "write denyoom", 1, -1, 2, "@write @string @slow"},
     {"multi", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
     {"persist", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"pexpire", "write fast", 1, 1, 1, "@keyspace @write @fast"},
@@ -86,17 +91,29 @@ const CommandInfo kCommands[] = {
     {"sadd", "write denyoom fast", 1, 1, 1, "@write @set @fast"},
     {"scan", "readonly", 0, 0, 0, "@keyspace @read @slow", true},
     {"scard", "readonly fast", 1, 1, 1, "@read @set @fast"},
+    {"sdiff", "readonly", 1, -1, 1, "@read @set @slow"},
+    {"sdiffstore", "write denyoom", 1, -1, 1, "@write @set @slow"},
     {"select", "loading stale fast", 0, 0, 0, "@fast @connection"},
     {"set", "write denyoom", 1, 1, 1, "@write @string @slow"},
     {"setex", "write denyoom", 1, 1, 1, "@write @string @slow"},
     {"setnx", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
+    {"setrange", "write denyoom", 1, 1, 1, "@write @string @slow"},
     {"shutdown", "admin noscript loading stale no_multi allow_busy", 0, 0, 0, "@admin @slow @dangerous"},
+    {"sinter", "readonly", 1, -1, 1, "@read @set @slow"},
+    {"sintercard", "readonly movablekeys", 0, 0, 0, "@read @set @slow", false, 1},
+    {"sinterstore", "write denyoom", 1, -1, 1, "@write @set @slow"},
     {"sismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
     {"smembers", "readonly", 1, 1, 1, "@read @set @slow"},
     {"smismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
+    {"smove", "write fast", 1, 2, 1, "@write @set @fast"},
     {"spop", "write fast", 1, 1, 1, "@write @set @fast"},
+    {"srandmember", "readonly", 1, 1, 1, "@read @set @slow"},
     {"srem", "write fast", 1, 1, 1, "@write @set @fast"},
+    {"sscan", "readonly", 1, 1, 1, "@read @set @slow"},
     {"strlen", "readonly fast", 1, 1, 1, "@read @string @fast"},
+    {"substr", "readonly", 1, 1, 1, "@read @string @slow"},
+    {"sunion", "readonly", 1, -1, 1, "@read @set @slow"},
+    {"sunionstore", "write denyoom", 1, -1, 1, "@write @set @slow"},
     {"time", "loading stale fast", 0, 0, 0, "@fast"},
     {"touch", "readonly fast", 1, -1, 1, "@keyspace @read @fast"},
     {"ttl", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
@@ -196,8 +213,16 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
   const CommandInfo* info = FindCommandInfo(AsciiLower(args[0]));
   if (info == nullptr) return;
   *whole_keyspace |= info->whole_keyspace;
-  if (info->first_key == 0) return;
   const int argc = static_cast<int>(args.size());
+  if (info->numkeys_index > 0 && info->numkeys_index < argc) {
+    int64_t n = 0;
+    if (ParseStrictInt64(args[info->numkeys_index], &n)) {
+      for (int64_t i = 1; i <= n && info->numkeys_index + i < argc; ++i) {
+        keys->push_back(args[info->numkeys_index + i]);
+      }
+    }
+  }
+  if (info->first_key == 0) return;
   const int last = info->last_key < 0 ? argc + info->last_key : info->last_key;
   for (int i = info->first_key; i <= last && i < argc; i += info->key_step) {
     keys->push_back(args[i]);

@@ -5,8 +5,9 @@
 //
 // Key positions follow Redis's COMMAND convention: the first key's index,
 // the last's (negative: from the end, -1 the last argument) and the step
-// between keys (MSET: 2). Commands that read or write every key (KEYS,
-// SCAN, DBSIZE, FLUSHALL, ...) are marked whole_keyspace.
+// between keys (MSET: 2); commands whose keys follow a count (SINTERCARD 2
+// a b) name the count's index. Commands that read or write every key
+// (KEYS, SCAN, DBSIZE, FLUSHALL, ...) are marked whole_keyspace.
 //
 // Thread safety: immutable tables.
 #pragma once
@@ -27,6 +28,9 @@ struct CommandInfo {
   int key_step;
   const char* acl_categories;  // space separated
   bool whole_keyspace = false;
+  // Commands with a key count among their arguments (SINTERCARD, ZUNION,
+  // EVAL, ...; "movablekeys"): its index; the keys follow it.
+  int numkeys_index = 0;
 };
 
 // The command's info; null for a name the server does not know.

@@ -47,6 +47,7 @@ const std::vector<Command>& CommandTable() {
     AddKeyCommands(&commands);
     AddHashCommands(&commands);
     AddSetCommands(&commands);
+    AddSetAlgebraCommands(&commands);
     AddListCommands(&commands);
     AddZSetCommands(&commands);
     AddScanCommands(&commands);

@@ -104,6 +104,7 @@ void AddStringCommands(std::vector<Command>* table);
 void AddKeyCommands(std::vector<Command>* table);
 void AddHashCommands(std::vector<Command>* table);
 void AddSetCommands(std::vector<Command>* table);
+void AddSetAlgebraCommands(std::vector<Command>* table);
 void AddListCommands(std::vector<Command>* table);
 void AddZSetCommands(std::vector<Command>* table);
 void AddScanCommands(std::vector<Command>* table);

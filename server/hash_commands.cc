@@ -1,16 +1,20 @@
 // Hash commands: HSET HMSET HSETNX HGET HMGET HGETALL HDEL HLEN HEXISTS HKEYS
-// HVALS HSTRLEN HINCRBY. A hash is a Collection (collection.h) of type 'h': a meta record
+// HVALS HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD. A hash is a Collection (collection.h) of type 'h': a meta record
 // and one record per field under the hash's version, so HGETALL is a seek
 // and a scan and HSET of one field two puts. Writes run under the key's
 // lock; an emptied hash is deleted, as in Redis. Reads take no lock and
 // check, after a miss or a short scan, that the hash was not replaced
 // under them (Collection::Settled). HMGET reads its fields in one MultiGet.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
+#include "ascii_case.h"
 #include "collection.h"
 #include "commands.h"
+#include "random_choice.h"
 #include "resp_reply.h"
+#include "long_double_text.h"
 #include "strict_integer.h"
 
 namespace teksdb::server {
@@ -151,6 +155,75 @@ void HIncrBy(Request& r) {
   if (hash.Commit(r)) reply::Integer(r.out, current + delta);
 }
 
+void HIncrByFloat(Request& r) {
+  long double delta;
+  if (!ParseLongDouble(r.args[3], &delta)) return reply::Error(r.out, "ERR value is not a valid float");
+  if (std::isinf(delta)) return reply::Error(r.out, "ERR value is NaN or Infinity");
+  auto locks = r.keyspace->LockKeys({r.args[1]});
+  Collection hash;
+  std::optional<std::string> old;
+  if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMember(r, r.args[2], &old)) return;
+  long double current = 0;
+  if (old && !ParseLongDouble(*old, &current)) {
+    return reply::Error(r.out, "ERR hash value is not a float");
+  }
+  const long double result = current + delta;
+  if (std::isnan(result) || std::isinf(result)) {
+    return reply::Error(r.out, "ERR increment would produce NaN or Infinity");
+  }
+  const std::string text = FormatLongDouble(result);
+  bool existed;
+  if (hash.PutMember(r, r.args[2], text, &existed) && hash.Commit(r)) reply::Bulk(r.out, text);
+}
+
+// Repeated picks HRANDFIELD makes at most, where Redis has no bound.
+constexpr int64_t kMaxRepeatedPicks = 1000000;
+
+// HRANDFIELD key [count [WITHVALUES]]: distinct fields for a positive
+// count, possibly repeated ones for a negative count, as in Redis.
+void HRandField(Request& r) {
+  int64_t count = 1;
+  const bool with_count = r.args.size() >= 3;
+  const bool with_values = r.args.size() == 4 && AsciiLower(r.args[3]) == "withvalues";
+  if (r.args.size() > 4 || (r.args.size() == 4 && !with_values)) {
+    return reply::Error(r.out, kSyntaxError);
+  }
+  if (with_count && !ParseStrictInt64(r.args[2], &count)) return reply::Error(r.out, kNotInteger);
+  // Repeated picks are bounded: a reply of them is held whole in memory.
+  if (count < -kMaxRepeatedPicks) {
+    return reply::Error(r.out, "ERR count is out of range: at most 1000000 repeated picks");
+  }
+  Collection hash;
+  if (!hash.Open(r, Keyspace::kHash)) return;
+  std::vector<std::pair<std::string, std::string>> fields;
+  if (!hash.ForEach(r, [&](const std::string& f, const std::string& v) {
+        fields.emplace_back(f, v);
+        return true;
+      })) {
+    return;
+  }
+  if (static_cast<int64_t>(fields.size()) < hash.count() && !hash.Settled(r)) return;
+  if (!with_count) {
+    if (fields.empty()) return reply::Null(r.out, r.protocol());
+    return reply::Bulk(r.out, fields[RandomIndex(fields.size())].first);
+  }
+  std::vector<size_t> picked;
+  if (!fields.empty() && count < 0) {
+    for (int64_t i = 0; i < -count; ++i) picked.push_back(RandomIndex(fields.size()));
+  } else if (!fields.empty()) {
+    for (size_t i = 0; i < fields.size(); ++i) picked.push_back(i);
+    Shuffle(&picked);
+    picked.resize(std::min<size_t>(picked.size(), static_cast<size_t>(count)));
+  }
+  const bool pairs = with_values && r.protocol() == 3;
+  reply::ArrayHeader(r.out, picked.size() * (with_values && !pairs ? 2 : 1));
+  for (size_t i : picked) {
+    if (pairs) reply::ArrayHeader(r.out, 2);
+    reply::Bulk(r.out, fields[i].first);
+    if (with_values) reply::Bulk(r.out, fields[i].second);
+  }
+}
+
 }  // namespace
 
 void AddHashCommands(std::vector<Command>* table) {
@@ -159,7 +232,7 @@ void AddHashCommands(std::vector<Command>* table) {
       {"hmget", -3, HMGet},     {"hgetall", 2, HGetAll},  {"hdel", -3, HDel},
       {"hlen", 2, HLen},        {"hexists", 3, HExists},  {"hkeys", 2, HKeys},
       {"hvals", 2, HVals},      {"hincrby", 4, HIncrBy},  {"hsetnx", 4, HSetNx},
-      {"hstrlen", 3, HStrLen},
+      {"hstrlen", 3, HStrLen},  {"hincrbyfloat", 4, HIncrByFloat}, {"hrandfield", -2, HRandField},
   });
 }
 

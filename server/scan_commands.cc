@@ -1,7 +1,7 @@
-// SCAN and HSCAN: iteration in pages. Options as Redis 7.0's
+// SCAN, HSCAN and SSCAN: iteration in pages. Options as Redis 7.0's
 // scanGenericCommand: MATCH pattern, COUNT n (n >= 1, default 10), and for
 // SCAN, TYPE name. A call examines up to COUNT keys (SCAN, expired ones
-// included) or fields (HSCAN), replies those that match, and a cursor
+// included), fields (HSCAN) or members (SSCAN), replies those that match, and a cursor
 // that resumes at the next one ("0" when there is none). Cursors name saved
 // positions (scan_cursors.h); keys come in RocksDB's order. As in Redis, a
 // key present from the first call to the last is returned at least once;
@@ -101,12 +101,14 @@ void Scan(Request& r) {
   for (const std::string& key : keys) reply::Bulk(r.out, key);
 }
 
-void HScan(Request& r) {
+// HSCAN (field and value pairs) and SSCAN (members) of collection r.args[1].
+void CollectionScan(Request& r, char type) {
+  const bool with_values = type == Keyspace::kHash;
   ScanOptions options;
   if (!ParseCursor(r, r.args[2], &options.position)) return;
-  Collection hash;
-  if (!hash.Open(r, Keyspace::kHash)) return;
-  if (!hash.exists()) {
+  Collection collection;
+  if (!collection.Open(r, type)) return;
+  if (!collection.exists()) {
     reply::ArrayHeader(r.out, 2);
     reply::Bulk(r.out, "0");
     return reply::ArrayHeader(r.out, 0);
@@ -117,7 +119,7 @@ void HScan(Request& r) {
   std::optional<std::string> next;
   int64_t examined = 0;
   const Status s = r.keyspace->ForEachMember(
-      hash.version(),
+      collection.version(),
       [&](const std::string& field, const std::string& value) {
         if (examined++ == options.count) {
           next = field;
@@ -125,7 +127,7 @@ void HScan(Request& r) {
         }
         if (!options.pattern || GlobMatch(*options.pattern, field)) {
           reply::Bulk(&pairs, field);
-          reply::Bulk(&pairs, value);
+          if (with_values) reply::Bulk(&pairs, value);
           ++matched;
         }
         return true;
@@ -133,17 +135,19 @@ void HScan(Request& r) {
       options.position);
   if (!s.ok()) return ReplyStorageError(r, s);
   // A last page may have come up short (Collection::Settled).
-  if (!next && !hash.Settled(r)) return;
+  if (!next && !collection.Settled(r)) return;
   reply::ArrayHeader(r.out, 2);
   reply::Bulk(r.out, NextCursor(r, next));
-  reply::ArrayHeader(r.out, matched * 2);
+  reply::ArrayHeader(r.out, matched * (with_values ? 2 : 1));
   r.out->append(pairs);
 }
+void HScan(Request& r) { CollectionScan(r, Keyspace::kHash); }
+void SScan(Request& r) { CollectionScan(r, Keyspace::kSet); }
 
 }  // namespace
 
 void AddScanCommands(std::vector<Command>* table) {
-  table->insert(table->end(), {{"scan", -2, Scan}, {"hscan", -3, HScan}});
+  table->insert(table->end(), {{"scan", -2, Scan}, {"hscan", -3, HScan}, {"sscan", -3, SScan}});
 }
 
 }  // namespace teksdb::server

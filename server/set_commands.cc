@@ -1,14 +1,15 @@
-// Set commands: SADD SREM SMEMBERS SISMEMBER SMISMEMBER SCARD SPOP. A set is a meta
+// Set commands: SADD SREM SMEMBERS SISMEMBER SMISMEMBER SCARD SPOP SMOVE
+// SRANDMEMBER (set algebra: set_algebra_commands.cc). A set is a meta
 // record (type 'S', its version and member count) and one empty record per
 // member under the set's version (keyspace.h). Writes run under the key's
 // lock; an emptied set is deleted, as in Redis. Reads take no lock and
 // check, after a miss or a short scan, that the set was not replaced under
 // them (Collection::Settled).
 #include <algorithm>
-#include <random>
 
 #include "collection.h"
 #include "commands.h"
+#include "random_choice.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
 
@@ -105,8 +106,7 @@ void SPop(Request& r) {
       })) {
     return;
   }
-  thread_local std::mt19937_64 random(std::random_device{}());
-  std::shuffle(members.begin(), members.end(), random);
+  Shuffle(&members);
   members.resize(std::min<size_t>(members.size(), static_cast<size_t>(want)));
   for (const std::string& m : members) {
     bool existed;
@@ -118,12 +118,72 @@ void SPop(Request& r) {
   for (const std::string& m : members) reply::Bulk(r.out, m);
 }
 
+// SMOVE source destination member
+void SMove(Request& r) {
+  const std::string& member = r.args[3];
+  auto locks = r.keyspace->LockKeys({r.args[1], r.args[2]});
+  Collection source, destination;
+  if (!source.Open(r, Keyspace::kSet, r.args[1])) return;
+  if (!source.exists()) return reply::Integer(r.out, 0);
+  if (!destination.Open(r, Keyspace::kSet, r.args[2])) return;
+  std::optional<std::string> present;
+  if (r.args[1] == r.args[2]) {
+    if (source.ReadMember(r, member, &present)) reply::Integer(r.out, present ? 1 : 0);
+    return;
+  }
+  bool existed;
+  if (!source.DeleteMember(r, member, &existed)) return;
+  if (!existed) return reply::Integer(r.out, 0);
+  if (!destination.PutMember(r, member, std::string(), &existed)) return;
+  if (source.Commit(r) && destination.Commit(r)) reply::Integer(r.out, 1);
+}
+
+// Repeated picks SRANDMEMBER makes at most, where Redis has no bound.
+constexpr int64_t kMaxRepeatedPicks = 1000000;
+
+// SRANDMEMBER key [count]: distinct members for a positive count, possibly
+// repeated ones for a negative count, as in Redis.
+void SRandMember(Request& r) {
+  if (r.args.size() > 3) return reply::Error(r.out, kSyntaxError);
+  const bool with_count = r.args.size() == 3;
+  int64_t count = 1;
+  if (with_count && !ParseStrictInt64(r.args[2], &count)) return reply::Error(r.out, kNotInteger);
+  if (count < -kMaxRepeatedPicks) {
+    return reply::Error(r.out, "ERR count is out of range: at most 1000000 repeated picks");
+  }
+  Collection set;
+  if (!set.Open(r, Keyspace::kSet)) return;
+  std::vector<std::string> members;
+  if (!set.ForEach(r, [&](const std::string& m, const std::string&) {
+        members.push_back(m);
+        return true;
+      })) {
+    return;
+  }
+  if (static_cast<int64_t>(members.size()) < set.count() && !set.Settled(r)) return;
+  if (!with_count) {
+    if (members.empty()) return reply::Null(r.out, r.protocol());
+    return reply::Bulk(r.out, members[RandomIndex(members.size())]);
+  }
+  std::vector<std::string> picked;
+  if (!members.empty() && count < 0) {
+    for (int64_t i = 0; i < -count; ++i) picked.push_back(members[RandomIndex(members.size())]);
+  } else {
+    Shuffle(&members);
+    members.resize(std::min<size_t>(members.size(), static_cast<size_t>(count)));
+    picked = std::move(members);
+  }
+  reply::ArrayHeader(r.out, picked.size());
+  for (const std::string& m : picked) reply::Bulk(r.out, m);
+}
+
 }  // namespace
 
 void AddSetCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"sadd", -3, SAdd},        {"srem", -3, SRem},   {"smembers", 2, SMembers},
-      {"sismember", 3, SIsMember}, {"smismember", -3, SMIsMember}, {"scard", 2, SCard}, {"spop", -2, SPop},
+      {"sismember", 3, SIsMember}, {"smismember", -3, SMIsMember},
+      {"smove", 4, SMove},       {"srandmember", -2, SRandMember}, {"scard", 2, SCard}, {"spop", -2, SPop},
   });
 }
 

@@ -1,18 +1,18 @@
 // String commands: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET MSET
-// INCR INCRBY DECR DECRBY INCRBYFLOAT APPEND STRLEN. A string is its key's meta record with the value as
+// MSETNX INCR INCRBY DECR DECRBY INCRBYFLOAT APPEND STRLEN GETRANGE SUBSTR
+// SETRANGE. A string is its key's meta record with the value as
 // payload (keyspace.h). Every write runs under the key's lock, so INCR and
 // friends are atomic read-modify-writes; SET without options, SETEX, PSETEX
 // and MSET write without reading. MGET reads its keys in one MultiGet.
-#include <cerrno>
-#include <cctype>
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 
 #include "ascii_case.h"
 #include "commands.h"
 #include "resp_reply.h"
+#include "long_double_text.h"
 #include "strict_integer.h"
 
 namespace teksdb::server {
@@ -214,6 +214,26 @@ void MSet(Request& r) {
   if (Commit(r, &batch)) reply::Ok(r.out);
 }
 
+void MSetNx(Request& r) {
+  if (r.args.size() % 2 != 1) {
+    return reply::Error(r.out, "ERR wrong number of arguments for 'msetnx' command");
+  }
+  std::vector<std::string> keys;
+  for (size_t i = 1; i < r.args.size(); i += 2) keys.push_back(r.args[i]);
+  auto locks = r.keyspace->LockKeys(keys);
+  std::vector<std::optional<Keyspace::Value>> values;
+  const Status s = r.keyspace->ReadMany(keys, &values);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  if (std::any_of(values.begin(), values.end(), [](auto& v) { return v.has_value(); })) {
+    return reply::Integer(r.out, 0);
+  }
+  Keyspace::Batch batch;
+  for (size_t i = 1; i < r.args.size(); i += 2) {
+    batch.Put(r.args[i], Keyspace::Value{Keyspace::kString, 0, r.args[i + 1]});
+  }
+  if (Commit(r, &batch)) reply::Integer(r.out, 1);
+}
+
 // Adds `delta` to the integer at r.args[1] (0 if absent), keeping its TTL.
 void IncrementBy(Request& r, int64_t delta) {
   const std::string& key = r.args[1];
@@ -251,33 +271,6 @@ void DecrBy(Request& r) {
   IncrementBy(r, -delta);
 }
 
-// A float argument as Redis's string2ld reads it (long double; no leading
-// space, nothing after the number, no NaN, no overflow).
-bool ParseLongDouble(const std::string& text, long double* value) {
-  if (text.empty() || text.size() >= 5 * 1024 || std::isspace(static_cast<unsigned char>(text[0]))) {
-    return false;
-  }
-  errno = 0;
-  char* end = nullptr;
-  *value = std::strtold(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || std::isnan(*value)) return false;
-  return !(errno == ERANGE && (std::isinf(*value) || *value == 0));
-}
-
-// Redis's human-friendly long double: 17 decimals, trailing zeros and a
-// bare point dropped, "-0" as "0".
-std::string FormatLongDouble(long double value) {
-  char buf[5 * 1024];
-  int n = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
-  if (n <= 0 || static_cast<size_t>(n) >= sizeof(buf)) return "0";
-  std::string text(buf, static_cast<size_t>(n));
-  if (text.find('.') != std::string::npos) {
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  return text == "-0" ? "0" : text;
-}
-
 void IncrByFloat(Request& r) {
   const std::string& key = r.args[1];
   auto locks = r.keyspace->LockKeys({key});
@@ -311,6 +304,47 @@ void Append(Request& r) {
   if (PutString(r, key, std::move(value), v ? v->expire_ms : 0)) reply::Integer(r.out, length);
 }
 
+// GETRANGE / SUBSTR key start end: Redis's clamping of negative and
+// out-of-range offsets.
+void GetRange(Request& r) {
+  int64_t start, end;
+  if (!ParseStrictInt64(r.args[2], &start) || !ParseStrictInt64(r.args[3], &end)) {
+    return reply::Error(r.out, kNotInteger);
+  }
+  std::optional<Keyspace::Value> v;
+  if (!ReadKey(r, r.args[1], &v)) return;
+  if (v && v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
+  const int64_t length = v ? static_cast<int64_t>(v->payload.size()) : 0;
+  if (start < 0 && end < 0 && start > end) return reply::Bulk(r.out, "");
+  if (start < 0) start = std::max<int64_t>(0, length + start);
+  if (end < 0) end = std::max<int64_t>(0, length + end);
+  end = std::min(end, length - 1);
+  if (start > end || length == 0) return reply::Bulk(r.out, "");
+  reply::Bulk(r.out, std::string_view(v->payload).substr(start, end - start + 1));
+}
+
+// SETRANGE key offset value: overwrites from `offset`, zero-padding a
+// shorter string; the new length.
+void SetRange(Request& r) {
+  int64_t offset;
+  if (!ParseStrictInt64(r.args[2], &offset)) return reply::Error(r.out, kNotInteger);
+  if (offset < 0) return reply::Error(r.out, "ERR offset is out of range");
+  const std::string& piece = r.args[3];
+  auto locks = r.keyspace->LockKeys({r.args[1]});
+  std::optional<Keyspace::Value> v;
+  if (!ReadKey(r, r.args[1], &v)) return;
+  if (v && v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
+  std::string value = v ? v->payload : std::string();
+  if (piece.empty()) return reply::Integer(r.out, static_cast<int64_t>(value.size()));
+  if (static_cast<uint64_t>(offset) + piece.size() > (uint64_t{512} << 20)) {
+    return reply::Error(r.out, "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  }
+  if (value.size() < offset + piece.size()) value.resize(offset + piece.size(), '\0');
+  value.replace(offset, piece.size(), piece);
+  const int64_t length = static_cast<int64_t>(value.size());
+  if (PutString(r, r.args[1], std::move(value), v ? v->expire_ms : 0)) reply::Integer(r.out, length);
+}
+
 void StrLen(Request& r) {
   std::optional<Keyspace::Value> v;
   if (!ReadKey(r, r.args[1], &v)) return;
@@ -327,7 +361,8 @@ void AddStringCommands(std::vector<Command>* table) {
       {"mset", -3, MSet},      {"incr", 2, Incr},       {"incrby", 3, IncrBy},
       {"decr", 2, Decr},       {"decrby", 3, DecrBy},   {"append", 3, Append},
       {"strlen", 2, StrLen},   {"getset", 3, GetSet},   {"getdel", 2, GetDel},
-      {"getex", -2, GetEx},    {"incrbyfloat", 3, IncrByFloat},
+      {"getex", -2, GetEx},    {"incrbyfloat", 3, IncrByFloat}, {"msetnx", -3, MSetNx},
+      {"getrange", 4, GetRange}, {"substr", 4, GetRange}, {"setrange", 4, SetRange},
   });
 }
 

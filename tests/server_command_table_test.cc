@@ -59,6 +59,8 @@ TEST(CommandTableTest, RequestsNameTheirKeys) {
   EXPECT_EQ(keys_of({"del", "a", "b", "c"}), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(keys_of({"rename", "a", "b"}), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(keys_of({"hset", "h", "f", "v", "g", "w"}), (std::vector<std::string>{"h"}));
+  EXPECT_EQ(keys_of({"sintercard", "2", "a", "b", "LIMIT", "1"}), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(keys_of({"sintercard", "5", "a"}), (std::vector<std::string>{"a"}));
   EXPECT_TRUE(keys_of({"ping"}).empty());
   for (const char* every : {"keys", "scan", "dbsize", "flushall", "flushdb"}) {
     bool whole = false;

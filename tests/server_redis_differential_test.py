@@ -7,7 +7,8 @@ and HGETALL (Redis's order is its hash table's: compared as sets of keys,
 values, pairs), TTL/PTTL/EXPIRETIME/PEXPIRETIME (within a second, since the
 two servers' clocks are read at slightly different moments), HELLO (all but
 the connection's id), COMMAND INFO (name, arity, flags and key positions
-only), and SCAN and HSCAN from cursor 0, whose cursors and pages differ by
+only), HRANDFIELD and SRANDMEMBER (random: only how many), SINTER,
+SUNION and SDIFF (as sets), and SCAN, HSCAN and SSCAN from cursor 0, whose cursors and pages differ by
 design: each is followed to its end on both servers and the sets of what
 they returned compared (errors byte for byte). (A cursor other than 0 that
 this server never handed out is refused, where Redis scans from wherever it
@@ -17,7 +18,7 @@ and UNWATCH, with writes from a second connection of each server between
 WATCH and EXEC.
 
 Then the same in pipelines: batches of 1 to 40 commands (valid and
-invalid mixed, transactions among them, SCAN and HSCAN left out; some
+invalid mixed, transactions among them, SCAN, HSCAN and SSCAN left out; some
 batches mostly GETs, which the server reads ahead in one MultiGet, among
 writes of the same keys) sent whole before any reply is read, every reply
 compared in order. Then both phases again in RESP3 (HELLO 3).
@@ -145,7 +146,7 @@ def scan_all(client, cmd):
             return reply
         cursor = reply[1][0][1].decode()
         items = [x[1] for x in reply[1][1][1]]
-        found.update(items if cmd[0] == "SCAN" else zip(items[::2], items[1::2]))
+        found.update(zip(items[::2], items[1::2]) if cmd[0] == "HSCAN" else items)
         if cursor == "0":
             return (b"*", found)
     raise AssertionError(f"{cmd}: no end after 10000 calls")
@@ -256,6 +257,20 @@ def random_command(rng):
         lambda: ["HSTRLEN", k(), f()],
         lambda: ["SMISMEMBER", k()] + [m() for _ in range(rng.randint(1, 3))],
         lambda: [rng.choice(["LPUSHX", "RPUSHX"]), k()] + [value(rng) for _ in range(rng.randint(1, 2))],
+        lambda: [rng.choice(["GETRANGE", "SUBSTR"]), k(), idx(), idx()],
+        lambda: ["SETRANGE", k(), rng.choice(["0", "3", "-1", "x", "10"]), rng.choice(["", "ab", "xyz"])],
+        lambda: ["MSETNX"] + [x for _ in range(rng.randint(1, 3)) for x in (k(), value(rng))],
+        lambda: ["HINCRBYFLOAT", k(), f(), rng.choice(["1", "0.1", "-1.5", "x", "inf", "1e3", "nan"])],
+        lambda: ["HRANDFIELD", k()] + rng.choice([[], ["0"], ["-3"], ["2"], ["5", "WITHVALUES"],
+                                                 ["-2", "WITHVALUES"], ["x"], ["1", "BOGUS"]]),
+        lambda: ["SRANDMEMBER", k()] + rng.choice([[], ["0"], ["-3"], ["2"], ["9"], ["x"], ["1", "2"]]),
+        lambda: ["SMOVE", k(), k(), m()],
+        lambda: [rng.choice(["SINTER", "SUNION", "SDIFF"])] + [k() for _ in range(rng.randint(1, 3))],
+        lambda: [rng.choice(["SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"])] + [k() for _ in range(rng.randint(2, 4))],
+        lambda: ["SINTERCARD"] + rng.choice([["2", k(), k()], ["1", k()], ["2", k(), k(), "LIMIT", "1"],
+                                            ["0", k()], ["3", k()], ["x", k()], ["1", k(), "LIMIT", "-1"],
+                                            ["1", k(), "LIMIT"], ["1", k(), "BOGUS", "1"]]),
+        lambda: ["SSCAN", k(), rng.choice(["0", "0", "x"])] + scan_options(rng, False),
         lambda: ["COMMAND", "INFO"] + rng.sample(COMMAND_NAMES, rng.randint(1, 3)),
         lambda: ["COMMAND", "GETKEYS"] + rng.choice(
             [["GET", k()], ["MSET", k(), "1", k(), "2"], ["DEL", k(), k()], ["PING"], ["NOSUCH"],
@@ -293,11 +308,17 @@ def same(cmd, a, b, queued=None):
     commands an EXEC ran, whose replies are compared one by one."""
     name = cmd[0].upper()
     lists = (b"*", b"~", b"%")
-    if name in ("KEYS", "HKEYS", "HVALS", "SMEMBERS") and a[0] == b[0] and a[0] in lists:
+    if name in ("KEYS", "HKEYS", "HVALS", "SMEMBERS", "SINTER", "SUNION", "SDIFF") and \
+            a[0] == b[0] and a[0] in lists:
         return sorted(x[1] for x in a[1]) == sorted(x[1] for x in b[1])
     if name == "HGETALL" and a[0] == b[0] and a[0] in lists:
         pairs = lambda r: sorted(zip([x[1] for x in r[1][::2]], [x[1] for x in r[1][1::2]]))
         return len(a[1]) == len(b[1]) and pairs(a) == pairs(b)
+    if name in ("HRANDFIELD", "SRANDMEMBER") and a[0] == b[0] and a[0] in lists:
+        # random picks: the same number of them (and errors byte for byte)
+        return a[1] is None and b[1] is None or len(a[1]) == len(b[1])
+    if name in ("HRANDFIELD", "SRANDMEMBER") and a[0] == b[0] == b"$":
+        return (a[1] is None) == (b[1] is None)
     if name == "HELLO" and a[0] == b[0] and a[0] in lists and len(a[1]) == len(b[1]) == 14:
         return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
     if name in ("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME") and a[0] == b[0] == b":":
@@ -344,7 +365,7 @@ def run_random(servers, rng, count, history, protocol):
     done = 0
     while done < count:
         cmd = random_command(rng)
-        if cmd[0] in ("SCAN", "HSCAN") and tx.open:
+        if cmd[0] in ("SCAN", "HSCAN", "SSCAN") and tx.open:
             continue  # inside EXEC its pages would differ by design
         if cmd[0] == "HELLO" and len(cmd) > 1 and cmd[1] == "2":
             cmd[1] = str(protocol)  # stay on the protocol under test
@@ -353,7 +374,7 @@ def run_random(servers, rng, count, history, protocol):
         if cmd[0] == "@OTHER":
             want, got = redis_other.command(*cmd[1:]), teks_other.command(*cmd[1:])
             cmd = cmd[1:]
-        elif cmd[0] in ("SCAN", "HSCAN"):
+        elif cmd[0] in ("SCAN", "HSCAN", "SSCAN"):
             want, got = scan_all(redis, cmd), scan_all(teks, cmd)
         else:
             want, got = redis.command(*cmd), teks.command(*cmd)
@@ -381,7 +402,7 @@ def run_pipelines(redis, teks, rng, count, history):
         draw = read_heavy_command if rng.random() < 0.3 else random_command
         while len(batch) < size:
             cmd = draw(rng)
-            if cmd[0] not in ("SCAN", "HSCAN", "@OTHER"):
+            if cmd[0] not in ("SCAN", "HSCAN", "SSCAN", "@OTHER"):
                 batch.append(cmd)
         history.extend(batch)
         wants, gots = redis.pipeline(batch), teks.pipeline(batch)
