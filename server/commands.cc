@@ -50,6 +50,7 @@ const std::vector<Command>& CommandTable() {
     AddSetAlgebraCommands(&commands);
     AddListCommands(&commands);
     AddZSetCommands(&commands);
+    AddZSetRangeCommands(&commands);
     AddScanCommands(&commands);
     AddServerCommands(&commands);
     AddTransactionCommands(&commands);

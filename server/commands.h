@@ -107,6 +107,7 @@ void AddSetCommands(std::vector<Command>* table);
 void AddSetAlgebraCommands(std::vector<Command>* table);
 void AddListCommands(std::vector<Command>* table);
 void AddZSetCommands(std::vector<Command>* table);
+void AddZSetRangeCommands(std::vector<Command>* table);
 void AddScanCommands(std::vector<Command>* table);
 void AddServerCommands(std::vector<Command>* table);
 void AddTransactionCommands(std::vector<Command>* table);

@@ -1,7 +1,7 @@
-// SCAN, HSCAN and SSCAN: iteration in pages. Options as Redis 7.0's
+// SCAN, HSCAN, SSCAN and ZSCAN: iteration in pages. Options as Redis 7.0's
 // scanGenericCommand: MATCH pattern, COUNT n (n >= 1, default 10), and for
 // SCAN, TYPE name. A call examines up to COUNT keys (SCAN, expired ones
-// included), fields (HSCAN) or members (SSCAN), replies those that match, and a cursor
+// included), fields (HSCAN) or members (SSCAN, ZSCAN), replies those that match, and a cursor
 // that resumes at the next one ("0" when there is none). Cursors name saved
 // positions (scan_cursors.h); keys come in RocksDB's order. As in Redis, a
 // key present from the first call to the last is returned at least once;
@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "glob_match.h"
 #include "resp_reply.h"
+#include "sorted_set.h"
 #include "strict_integer.h"
 
 namespace teksdb::server {
@@ -101,9 +102,10 @@ void Scan(Request& r) {
   for (const std::string& key : keys) reply::Bulk(r.out, key);
 }
 
-// HSCAN (field and value pairs) and SSCAN (members) of collection r.args[1].
+// HSCAN (field and value pairs), SSCAN (members) and ZSCAN (member and
+// score pairs) of collection r.args[1].
 void CollectionScan(Request& r, char type) {
-  const bool with_values = type == Keyspace::kHash;
+  const bool with_values = type != Keyspace::kSet;
   ScanOptions options;
   if (!ParseCursor(r, r.args[2], &options.position)) return;
   Collection collection;
@@ -127,7 +129,8 @@ void CollectionScan(Request& r, char type) {
         }
         if (!options.pattern || GlobMatch(*options.pattern, field)) {
           reply::Bulk(&pairs, field);
-          if (with_values) reply::Bulk(&pairs, value);
+          if (type == Keyspace::kZSet) reply::Bulk(&pairs, FormatScore(ScoreOf(value)));
+          else if (with_values) reply::Bulk(&pairs, value);
           ++matched;
         }
         return true;
@@ -143,11 +146,12 @@ void CollectionScan(Request& r, char type) {
 }
 void HScan(Request& r) { CollectionScan(r, Keyspace::kHash); }
 void SScan(Request& r) { CollectionScan(r, Keyspace::kSet); }
+void ZScan(Request& r) { CollectionScan(r, Keyspace::kZSet); }
 
 }  // namespace
 
 void AddScanCommands(std::vector<Command>* table) {
-  table->insert(table->end(), {{"scan", -2, Scan}, {"hscan", -3, HScan}, {"sscan", -3, SScan}});
+  table->insert(table->end(), {{"scan", -2, Scan}, {"hscan", -3, HScan}, {"sscan", -3, SScan}, {"zscan", -3, ZScan}});
 }
 
 }  // namespace teksdb::server

@@ -7,8 +7,9 @@ and HGETALL (Redis's order is its hash table's: compared as sets of keys,
 values, pairs), TTL/PTTL/EXPIRETIME/PEXPIRETIME (within a second, since the
 two servers' clocks are read at slightly different moments), HELLO (all but
 the connection's id), COMMAND INFO (name, arity, flags and key positions
-only), HRANDFIELD and SRANDMEMBER (random: only how many), SINTER,
-SUNION and SDIFF (as sets), and SCAN, HSCAN and SSCAN from cursor 0, whose cursors and pages differ by
+only), HRANDFIELD, SRANDMEMBER and ZRANDMEMBER (random: only how many),
+SINTER, SUNION and SDIFF (as sets), and SCAN, HSCAN, SSCAN and ZSCAN from
+cursor 0, whose cursors and pages differ by
 design: each is followed to its end on both servers and the sets of what
 they returned compared (errors byte for byte). (A cursor other than 0 that
 this server never handed out is refused, where Redis scans from wherever it
@@ -18,7 +19,7 @@ and UNWATCH, with writes from a second connection of each server between
 WATCH and EXEC.
 
 Then the same in pipelines: batches of 1 to 40 commands (valid and
-invalid mixed, transactions among them, SCAN, HSCAN and SSCAN left out; some
+invalid mixed, transactions among them, the SCANs left out; some
 batches mostly GETs, which the server reads ahead in one MultiGet, among
 writes of the same keys) sent whole before any reply is read, every reply
 compared in order. Then both phases again in RESP3 (HELLO 3).
@@ -146,10 +147,17 @@ def scan_all(client, cmd):
             return reply
         cursor = reply[1][0][1].decode()
         items = [x[1] for x in reply[1][1][1]]
-        found.update(zip(items[::2], items[1::2]) if cmd[0] == "HSCAN" else items)
+        found.update(zip(items[::2], items[1::2]) if cmd[0] in ("HSCAN", "ZSCAN") else items)
         if cursor == "0":
             return (b"*", found)
     raise AssertionError(f"{cmd}: no end after 10000 calls")
+
+
+def zrange_options(rng):
+    options = [["WITHSCORES"], ["REV"], ["LIMIT", rng.choice(["0", "1", "-1", "x"]),
+                                         rng.choice(["1", "2", "-1"])], ["BYSCORE"], ["BOGUS"]]
+    rng.shuffle(options)
+    return [word for option in options[:rng.randint(0, 2)] for word in option]
 
 
 def random_command(rng):
@@ -160,6 +168,7 @@ def random_command(rng):
     score = lambda: rng.choice([str(rng.randint(-5, 5)), "1.5", "0.1", "-0", "inf", "-inf", "+inf",
                                 "1e3", "nan", "x", " 1", str(rng.random())])
     bound = lambda: rng.choice(["-inf", "+inf", "0", "(0", "1.5", "(1.5", "-2", "x", "(x"])
+    lex = lambda: rng.choice(["-", "+", "[a", "(a", "[c", "(c", "[e", "[", "(", "a", "[bb"])
     long_ttl = lambda: str(rng.randint(1000, 100000))
     choices = [
         lambda: ["SET", k(), value(rng)],
@@ -271,6 +280,25 @@ def random_command(rng):
                                             ["0", k()], ["3", k()], ["x", k()], ["1", k(), "LIMIT", "-1"],
                                             ["1", k(), "LIMIT"], ["1", k(), "BOGUS", "1"]]),
         lambda: ["SSCAN", k(), rng.choice(["0", "0", "x"])] + scan_options(rng, False),
+        lambda: ["ZSCAN", k(), rng.choice(["0", "0", "x"])] + scan_options(rng, False),
+        lambda: ["ZRANGE", k()] + rng.choice([[idx(), idx()], [bound(), bound(), "BYSCORE"],
+                                              [lex(), lex(), "BYLEX"]]) + zrange_options(rng),
+        lambda: ["ZRANGESTORE", k(), k()] + rng.choice([[idx(), idx()], [bound(), bound(), "BYSCORE"],
+                                                        [lex(), lex(), "BYLEX"]]) + zrange_options(rng),
+        lambda: ["ZREVRANGEBYSCORE", k(), bound(), bound()] + rng.choice(
+            [[], ["WITHSCORES"], ["LIMIT", "0", "2"], ["LIMIT", "1", "-1", "WITHSCORES"], ["REV"]]),
+        lambda: [rng.choice(["ZRANGEBYLEX", "ZREVRANGEBYLEX"]), k(), lex(), lex()] + rng.choice(
+            [[], ["LIMIT", "0", "2"], ["LIMIT", "-1", "2"], ["WITHSCORES"], ["LIMIT", "1"]]),
+        lambda: ["ZCOUNT", k(), bound(), bound()],
+        lambda: ["ZLEXCOUNT", k(), lex(), lex()],
+        lambda: ["ZREMRANGEBYRANK", k(), idx(), idx()],
+        lambda: ["ZREMRANGEBYSCORE", k(), bound(), bound()],
+        lambda: ["ZREMRANGEBYLEX", k(), lex(), lex()],
+        lambda: [rng.choice(["ZRANK", "ZREVRANK"]), k(), m()],
+        lambda: ["ZPOPMAX", k()] + rng.choice([[], ["2"], ["-1"], ["0"], ["9"]]),
+        lambda: ["ZMSCORE", k()] + [m() for _ in range(rng.randint(1, 3))],
+        lambda: ["ZRANDMEMBER", k()] + rng.choice([[], ["0"], ["-3"], ["2"], ["5", "WITHSCORES"],
+                                                  ["-2", "WITHSCORES"], ["x"], ["1", "BOGUS"]]),
         lambda: ["COMMAND", "INFO"] + rng.sample(COMMAND_NAMES, rng.randint(1, 3)),
         lambda: ["COMMAND", "GETKEYS"] + rng.choice(
             [["GET", k()], ["MSET", k(), "1", k(), "2"], ["DEL", k(), k()], ["PING"], ["NOSUCH"],
@@ -314,10 +342,10 @@ def same(cmd, a, b, queued=None):
     if name == "HGETALL" and a[0] == b[0] and a[0] in lists:
         pairs = lambda r: sorted(zip([x[1] for x in r[1][::2]], [x[1] for x in r[1][1::2]]))
         return len(a[1]) == len(b[1]) and pairs(a) == pairs(b)
-    if name in ("HRANDFIELD", "SRANDMEMBER") and a[0] == b[0] and a[0] in lists:
+    if name in ("HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER") and a[0] == b[0] and a[0] in lists:
         # random picks: the same number of them (and errors byte for byte)
         return a[1] is None and b[1] is None or len(a[1]) == len(b[1])
-    if name in ("HRANDFIELD", "SRANDMEMBER") and a[0] == b[0] == b"$":
+    if name in ("HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER") and a[0] == b[0] == b"$":
         return (a[1] is None) == (b[1] is None)
     if name == "HELLO" and a[0] == b[0] and a[0] in lists and len(a[1]) == len(b[1]) == 14:
         return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
@@ -365,7 +393,7 @@ def run_random(servers, rng, count, history, protocol):
     done = 0
     while done < count:
         cmd = random_command(rng)
-        if cmd[0] in ("SCAN", "HSCAN", "SSCAN") and tx.open:
+        if cmd[0] in ("SCAN", "HSCAN", "SSCAN", "ZSCAN") and tx.open:
             continue  # inside EXEC its pages would differ by design
         if cmd[0] == "HELLO" and len(cmd) > 1 and cmd[1] == "2":
             cmd[1] = str(protocol)  # stay on the protocol under test
@@ -374,7 +402,7 @@ def run_random(servers, rng, count, history, protocol):
         if cmd[0] == "@OTHER":
             want, got = redis_other.command(*cmd[1:]), teks_other.command(*cmd[1:])
             cmd = cmd[1:]
-        elif cmd[0] in ("SCAN", "HSCAN", "SSCAN"):
+        elif cmd[0] in ("SCAN", "HSCAN", "SSCAN", "ZSCAN"):
             want, got = scan_all(redis, cmd), scan_all(teks, cmd)
         else:
             want, got = redis.command(*cmd), teks.command(*cmd)
@@ -402,7 +430,7 @@ def run_pipelines(redis, teks, rng, count, history):
         draw = read_heavy_command if rng.random() < 0.3 else random_command
         while len(batch) < size:
             cmd = draw(rng)
-            if cmd[0] not in ("SCAN", "HSCAN", "SSCAN", "@OTHER"):
+            if cmd[0] not in ("SCAN", "HSCAN", "SSCAN", "ZSCAN", "@OTHER"):
                 batch.append(cmd)
         history.extend(batch)
         wants, gots = redis.pipeline(batch), teks.pipeline(batch)
