@@ -49,6 +49,8 @@ const std::vector<Command>& CommandTable() {
     AddSetCommands(&commands);
     AddSetAlgebraCommands(&commands);
     AddListCommands(&commands);
+    AddListEditCommands(&commands);
+    AddListMoveCommands(&commands);
     AddZSetCommands(&commands);
     AddZSetRangeCommands(&commands);
     AddScanCommands(&commands);

@@ -106,6 +106,8 @@ void AddHashCommands(std::vector<Command>* table);
 void AddSetCommands(std::vector<Command>* table);
 void AddSetAlgebraCommands(std::vector<Command>* table);
 void AddListCommands(std::vector<Command>* table);
+void AddListEditCommands(std::vector<Command>* table);
+void AddListMoveCommands(std::vector<Command>* table);
 void AddZSetCommands(std::vector<Command>* table);
 void AddZSetRangeCommands(std::vector<Command>* table);
 void AddScanCommands(std::vector<Command>* table);

@@ -168,6 +168,7 @@ def random_command(rng):
     score = lambda: rng.choice([str(rng.randint(-5, 5)), "1.5", "0.1", "-0", "inf", "-inf", "+inf",
                                 "1e3", "nan", "x", " 1", str(rng.random())])
     bound = lambda: rng.choice(["-inf", "+inf", "0", "(0", "1.5", "(1.5", "-2", "x", "(x"])
+    elem = lambda: rng.choice(["1", "-1", "x", "xx", "", "010", "0"])
     lex = lambda: rng.choice(["-", "+", "[a", "(a", "[c", "(c", "[e", "[", "(", "a", "[bb"])
     long_ttl = lambda: str(rng.randint(1000, 100000))
     choices = [
@@ -281,6 +282,20 @@ def random_command(rng):
                                             ["1", k(), "LIMIT"], ["1", k(), "BOGUS", "1"]]),
         lambda: ["SSCAN", k(), rng.choice(["0", "0", "x"])] + scan_options(rng, False),
         lambda: ["ZSCAN", k(), rng.choice(["0", "0", "x"])] + scan_options(rng, False),
+        lambda: ["LSET", k(), idx(), value(rng)],
+        lambda: ["LINSERT", k(), rng.choice(["BEFORE", "AFTER", "x"]), elem(), value(rng)],
+        lambda: ["LREM", k(), rng.choice(["0", "1", "-1", "2", "-2", "x"]), elem()],
+        lambda: ["LTRIM", k(), idx(), idx()],
+        lambda: ["LPOS", k(), elem()] + rng.choice(
+            [[], ["RANK", "1"], ["RANK", "-1"], ["RANK", "2"], ["RANK", "0"], ["COUNT", "0"],
+             ["COUNT", "2"], ["COUNT", "-1"], ["MAXLEN", "2"], ["MAXLEN", "x"], ["RANK", "-2", "COUNT", "0"],
+             ["RANK"], ["BOGUS", "1"]]),
+        lambda: ["RPOPLPUSH", k(), k()],
+        lambda: ["LMOVE", k(), k(), rng.choice(["LEFT", "RIGHT", "x"]), rng.choice(["LEFT", "RIGHT"])],
+        lambda: ["LMPOP"] + rng.choice([["1", k(), "LEFT"], ["2", k(), k(), "RIGHT", "COUNT", "2"],
+                                        ["0", k(), "LEFT"], ["3", k(), "LEFT"], ["1", k(), "UP"],
+                                        ["1", k(), "LEFT", "COUNT", "0"], ["1", k(), "LEFT", "COUNT"],
+                                        ["1", k(), "LEFT", "COUNT", "1", "COUNT", "1"], ["x", k(), "LEFT"]]),
         lambda: ["ZRANGE", k()] + rng.choice([[idx(), idx()], [bound(), bound(), "BYSCORE"],
                                               [lex(), lex(), "BYLEX"]]) + zrange_options(rng),
         lambda: ["ZRANGESTORE", k(), k()] + rng.choice([[idx(), idx()], [bound(), bound(), "BYSCORE"],

@@ -7,6 +7,8 @@ all the time (the stale member filter removing records as the test reads):
     hashes, sets, sorted sets and lists;
   - RENAME moves a collection in one write: its members stay through
     compactions under the new name, the replaced collection's go;
+  - LINSERT and LREM (which rewrite a list under a new version), LTRIM and
+    LSET: the list reads as edited, also after compactions;
   - DEL of a 100,000-field hash is one write: replied at once, and no read
     after it sees a member, also after the compactions that remove them;
   - one client deleting and re-creating a hash generation after generation
@@ -157,6 +159,18 @@ def main():
                   f"{kind}: renamed, its members kept by compactions, the replaced ones gone ({got})")
             check(members(c, f"{kind}-src") == expected(kind, ["again"]),
                   f"{kind}: the old name's new collection is its own")
+
+        # --- list edits that rewrite the list under a new version -------------
+        c.command("RPUSH", "edited", *[f"e{i}" for i in range(20)])
+        c.command("LINSERT", "edited", "BEFORE", "e5", "inserted")
+        c.command("LREM", "edited", "0", "e7")
+        c.command("LTRIM", "edited", "1", "-2")
+        c.command("LSET", "edited", "0", "first")
+        want = ["first"] + [f"e{i}" for i in range(2, 5)] + ["inserted", "e5", "e6"] + \
+            [f"e{i}" for i in range(8, 19)]
+        churn(c, 3000)
+        got = members(c, "edited")
+        check(got == want, f"LINSERT, LREM, LTRIM, LSET: the list as edited after compactions ({got})")
 
         # --- DEL of a big hash is one write ------------------------------------
         for start_i in range(0, 100000, 1000):
