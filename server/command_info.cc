@@ -87,7 +87,11 @@ const CommandInfo kCommands[] = {
     {"pexpiretime", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
     {"ping", "fast", 0, 0, 0, "@fast @connection"},
     {"psetex", "write denyoom", 1, 1, 1, "@write @string @slow"},
+    {"psubscribe", "pubsub noscript loading stale", 0, 0, 0, "@pubsub @slow"},
     {"pttl", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
+    {"publish", "pubsub loading stale fast", 0, 0, 0, "@pubsub @fast"},
+    {"pubsub", "", 0, 0, 0, "@slow"},
+    {"punsubscribe", "pubsub noscript loading stale", 0, 0, 0, "@pubsub @slow"},
     {"quit", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
     {"rename", "write", 1, 2, 1, "@keyspace @write @slow"},
     {"renamenx", "write fast", 1, 2, 1, "@keyspace @write @fast"},
@@ -115,18 +119,23 @@ const CommandInfo kCommands[] = {
     {"smismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
     {"smove", "write fast", 1, 2, 1, "@write @set @fast"},
     {"spop", "write fast", 1, 1, 1, "@write @set @fast"},
+    {"spublish", "pubsub loading stale fast", 1, 1, 1, "@pubsub @fast"},
     {"srandmember", "readonly", 1, 1, 1, "@read @set @slow"},
     {"srem", "write fast", 1, 1, 1, "@write @set @fast"},
     {"sscan", "readonly", 1, 1, 1, "@read @set @slow"},
+    {"ssubscribe", "pubsub noscript loading stale", 1, -1, 1, "@pubsub @slow"},
     {"strlen", "readonly fast", 1, 1, 1, "@read @string @fast"},
+    {"subscribe", "pubsub noscript loading stale", 0, 0, 0, "@pubsub @slow"},
     {"substr", "readonly", 1, 1, 1, "@read @string @slow"},
     {"sunion", "readonly", 1, -1, 1, "@read @set @slow"},
     {"sunionstore", "write denyoom", 1, -1, 1, "@write @set @slow"},
+    {"sunsubscribe", "pubsub noscript loading stale", 1, -1, 1, "@pubsub @slow"},
     {"time", "loading stale fast", 0, 0, 0, "@fast"},
     {"touch", "readonly fast", 1, -1, 1, "@keyspace @read @fast"},
     {"ttl", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
     {"type", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
     {"unlink", "write fast", 1, -1, 1, "@keyspace @write @fast"},
+    {"unsubscribe", "pubsub noscript loading stale", 0, 0, 0, "@pubsub @slow"},
     {"unwatch", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
     {"watch", "noscript loading stale fast allow_busy", 1, -1, 1, "@fast @transaction"},
     {"zadd", "write denyoom fast", 1, 1, 1, "@write @sortedset @fast"},
@@ -168,7 +177,14 @@ const Subcommand kSubcommands[] = {
     {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
     {"client", "no-evict", 3},
     {"config", "get", -3},
+    {"pubsub", "channels", -2}, {"pubsub", "numsub", -2}, {"pubsub", "numpat", 2},
+    {"pubsub", "shardchannels", -2}, {"pubsub", "shardnumsub", -2},
 };
+
+bool HasSubcommands(const std::string& container) {
+  return std::any_of(std::begin(kSubcommands), std::end(kSubcommands),
+                     [&](const Subcommand& s) { return container == s.container; });
+}
 
 std::vector<std::string> Words(const char* text) {
   std::istringstream in(text);
@@ -251,11 +267,15 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
   }
 }
 
+std::string FullCommandName(const std::vector<std::string>& args) {
+  const std::string name = AsciiLower(args[0]);
+  if (args.size() < 2 || !HasSubcommands(name)) return name;
+  return name + "|" + AsciiLower(args[1]);
+}
+
 std::string SubcommandError(const std::vector<std::string>& args) {
   const std::string container = AsciiLower(args[0]);
-  const bool has_subcommands = std::any_of(std::begin(kSubcommands), std::end(kSubcommands),
-                                           [&](const Subcommand& s) { return container == s.container; });
-  if (!has_subcommands || args.size() < 2) return std::string();
+  if (!HasSubcommands(container) || args.size() < 2) return std::string();
   const std::string name = AsciiLower(args[1]);
   for (const Subcommand& s : kSubcommands) {
     if (container != s.container || name != s.name) continue;

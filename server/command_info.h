@@ -51,6 +51,10 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
 // handler runs; empty when the request is well formed.
 std::string SubcommandError(const std::vector<std::string>& args);
 
+// The name COMMAND and Redis's errors use: lower case, with the
+// subcommand for a command that has them ("client|setname").
+std::string FullCommandName(const std::vector<std::string>& args);
+
 // COMMAND, COMMAND COUNT, COMMAND INFO name..., COMMAND LIST, COMMAND
 // GETKEYS cmd args..., COMMAND DOCS (an empty map per command: no docs).
 void CommandCommand(Request& r);

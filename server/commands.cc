@@ -56,6 +56,7 @@ const std::vector<Command>& CommandTable() {
     AddScanCommands(&commands);
     AddServerCommands(&commands);
     AddTransactionCommands(&commands);
+    AddPubSubCommands(&commands);
     return commands;
   }();
   return table;
@@ -84,6 +85,10 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
     return;
   }
   if (const std::string error = SubcommandError(args); !error.empty()) {
+    ReplyRefused(client, name, error, out);
+    return;
+  }
+  if (const std::string error = PubSubRefusal(client, FullCommandName(args)); !error.empty()) {
     ReplyRefused(client, name, error, out);
     return;
   }

@@ -17,10 +17,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "keyspace.h"
+#include "pubsub.h"
 #include "scan_cursors.h"
 #include "server_stats.h"
 #include "watched_keys.h"
@@ -45,6 +48,7 @@ struct ServerState {
   std::atomic<int64_t> connected{0};
   ServerStats stats{CommandCount()};
   ScanCursors cursors;                      // SCAN, HSCAN
+  PubSub pubsub;                            // SUBSCRIBE, PUBLISH
   const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
   const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
   std::function<void()> shutdown;  // SHUTDOWN: stops the server
@@ -67,6 +71,16 @@ struct ClientState {
   std::vector<std::vector<std::string>> queued;
   // WATCH's keys; the connection unwatches them when it closes.
   WatchedKeys::Watcher watcher;
+  // Pub/Sub (pubsub_commands.cc): what the connection subscribed to, and
+  // the connection as a subscriber (expired for requests without one).
+  // (Patterns in the order they were subscribed: Redis unsubscribes them
+  // all in that order.)
+  std::set<std::string> channels, shard_channels;
+  std::vector<std::string> patterns;
+  std::weak_ptr<Subscriber> subscriber;
+  size_t subscriptions() const {
+    return channels.size() + patterns.size() + shard_channels.size();
+  }
 };
 
 struct Request {
@@ -113,6 +127,14 @@ void AddZSetRangeCommands(std::vector<Command>* table);
 void AddScanCommands(std::vector<Command>* table);
 void AddServerCommands(std::vector<Command>* table);
 void AddTransactionCommands(std::vector<Command>* table);
+void AddPubSubCommands(std::vector<Command>* table);
+
+// In RESP2, a connection with subscriptions runs only the Pub/Sub commands,
+// PING, QUIT and RESET: Redis's error for any other (`full_name` as
+// COMMAND names it: "client|setname"), or empty.
+std::string PubSubRefusal(const ClientState& client, const std::string& full_name);
+// Drops every subscription of the client (RESET).
+void UnsubscribeAll(ServerState& server, ClientState& client);
 
 // MULTI's queuing (transaction_commands.cc): true if `command` is queued
 // rather than run (the client is in MULTI and it is not one of the

@@ -1,13 +1,18 @@
 // Connection implementation: the read -> process -> write cycle.
 #include "connection.h"
 
+#include <optional>
+
 #include "ascii_case.h"
 #include "resp_reply.h"
 
 namespace teksdb::server {
 
 Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
-    : socket_(std::move(socket)), server_(server), keyspace_(server->keyspace->InGroup(&group_)) {
+    : socket_(std::move(socket)),
+      strand_(asio::make_strand(socket_.get_executor())),
+      server_(server),
+      keyspace_(server->keyspace->InGroup(&group_)) {
   client_.keyspace = &keyspace_;
   client_.authenticated = server_->requirepass.empty();
   client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -16,19 +21,48 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
 
 Connection::~Connection() {
   keyspace_.watched().UnwatchAll(&client_.watcher);
+  for (const std::string& c : client_.channels) server_->pubsub.Remove(PubSub::kChannel, c, this);
+  for (const std::string& p : client_.patterns) server_->pubsub.Remove(PubSub::kPattern, p, this);
+  for (const std::string& c : client_.shard_channels) {
+    server_->pubsub.Remove(PubSub::kShardChannel, c, this);
+  }
   server_->connected.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void Connection::Start() { Read(); }
+void Connection::Start() {
+  client_.subscriber = shared_from_this();
+  asio::post(strand_, [self = shared_from_this()] { self->Read(); });
+}
 
 void Connection::Read() {
-  socket_.async_read_some(asio::buffer(read_buffer_, kReadBytes),
-                          [self = shared_from_this()](const asio::error_code& error, size_t n) {
-                            if (error) return;  // closed or reset: drop the connection
-                            self->unparsed_.assign(self->read_buffer_, n);
-                            self->unparsed_pos_ = 0;
-                            self->Process();
-                          });
+  socket_.async_read_some(
+      asio::buffer(read_buffer_, kReadBytes),
+      asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& error,
+                                                               size_t n) {
+        if (error) return;  // closed or reset: drop the connection
+        self->unparsed_.assign(self->read_buffer_, n);
+        self->unparsed_pos_ = 0;
+        self->Process();
+      }));
+}
+
+void Connection::Deliver(const std::string& channel, const std::string* pattern,
+                         const std::string& message, bool shard) {
+  asio::post(strand_, [self = shared_from_this(), channel, message, shard,
+                       pattern = pattern ? std::optional<std::string>(*pattern) : std::nullopt] {
+    // RESP3: a push; RESP2: an array ("message", "pmessage", "smessage").
+    const size_t n = pattern ? 4 : 3;
+    if (self->client_.protocol == 3) {
+      self->pushes_ += ">" + std::to_string(n) + "\r\n";
+    } else {
+      reply::ArrayHeader(&self->pushes_, n);
+    }
+    reply::Bulk(&self->pushes_, pattern ? "pmessage" : (shard ? "smessage" : "message"));
+    if (pattern) reply::Bulk(&self->pushes_, *pattern);
+    reply::Bulk(&self->pushes_, channel);
+    reply::Bulk(&self->pushes_, message);
+    if (!self->writing_) self->Write();
+  });
 }
 
 void Connection::Process() {
@@ -40,7 +74,12 @@ void Connection::Process() {
   // Every reply above is sent only once the writes it reports are in the
   // database (a failed write has rewritten them).
   keyspace_.FlushGroup();
-  if (!replies_.empty()) return Write();
+  if (!replies_.empty() || !pushes_.empty()) {
+    process_after_write_ = true;
+    // A write of pushes in flight writes the replies when it completes.
+    if (!writing_) Write();
+    return;
+  }
   if (client_.close_after_reply) return;
   Read();
 }
@@ -88,18 +127,30 @@ void Connection::RunNext() {
 }
 
 void Connection::Write() {
-  asio::async_write(socket_, asio::buffer(replies_),
-                    [self = shared_from_this()](const asio::error_code& error, size_t) {
-                      if (error) return;
-                      self->replies_.clear();
-                      if (self->client_.close_after_reply) {
-                        asio::error_code ignored;
-                        self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-                        return;
-                      }
-                      // Commands already read run before anything more is read.
-                      self->Process();
-                    });
+  writing_ = true;
+  outgoing_.clear();
+  outgoing_.swap(replies_);
+  outgoing_ += pushes_;
+  pushes_.clear();
+  asio::async_write(
+      socket_, asio::buffer(outgoing_),
+      asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& error,
+                                                               size_t) {
+        self->writing_ = false;
+        if (error) return;
+        if (self->client_.close_after_reply) {
+          asio::error_code ignored;
+          self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+          return;
+        }
+        if (!self->replies_.empty() || !self->pushes_.empty()) return self->Write();
+        // Commands already read run before anything more is read; without
+        // them, a read is outstanding (this was a write of pushes).
+        if (self->process_after_write_) {
+          self->process_after_write_ = false;
+          self->Process();
+        }
+      }));
 }
 
 }  // namespace teksdb::server

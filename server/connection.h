@@ -10,6 +10,12 @@
 // the mark) and the command being parsed (RespParser's limits) for it.
 // A protocol error is replied, then the connection closes, as in Redis.
 //
+// Pub/Sub messages (pubsub.h) arrive on the publisher's thread: Deliver
+// formats them for the connection's protocol on the connection's strand,
+// which every handler of the connection runs on, and queues them in
+// pushes_; they are written between whole replies, while a read may be
+// outstanding (one write at a time: writing_).
+//
 // The commands run between two writes form a pipeline whose writes go to
 // the database together (write_group.h): they are staged in the
 // connection's WriteGroup as they run, and flushed in one DB::Write before
@@ -30,11 +36,14 @@
 
 namespace teksdb::server {
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public Subscriber, public std::enable_shared_from_this<Connection> {
  public:
   Connection(asio::ip::tcp::socket socket, ServerState* server);
-  ~Connection();
+  ~Connection() override;
   void Start();
+
+  void Deliver(const std::string& channel, const std::string* pattern, const std::string& message,
+               bool shard) override;
 
  private:
   static constexpr size_t kReadBytes = 16 * 1024;
@@ -50,9 +59,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool ParseAhead();
   // Runs ready_.front(), first prefetching a run of GETs it starts.
   void RunNext();
+  // Writes replies_ and pushes_ (REQUIRES !writing_); when it completes,
+  // writes what came meanwhile, then resumes Process if it asked to.
   void Write();
 
   asio::ip::tcp::socket socket_;
+  asio::strand<asio::any_io_executor> strand_;
   ServerState* const server_;
   ClientState client_;
   RespParser parser_;
@@ -62,6 +74,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<std::vector<std::string>> ready_;  // parsed, not yet run
   size_t prefetched_run_ = 0;  // GETs of ready_'s front that a prefetch covers
   std::string replies_;
+  std::string pushes_;       // Pub/Sub messages not yet written
+  std::string outgoing_;     // what the write in flight holds
+  bool writing_ = false;
+  bool process_after_write_ = false;  // Process stopped to write its replies
   WriteGroup group_{&replies_};
   Keyspace keyspace_;  // the server's, in group_'s view
 };

@@ -24,8 +24,15 @@
 namespace teksdb::server {
 namespace {
 
+// PING [message]; a RESP2 connection with subscriptions gets ["pong",
+// message], as in Redis.
 void Ping(Request& r) {
   if (r.args.size() > 2) return reply::Error(r.out, "ERR wrong number of arguments for 'ping' command");
+  if (r.protocol() == 2 && r.client.subscriptions() > 0) {
+    reply::ArrayHeader(r.out, 2);
+    reply::Bulk(r.out, "pong");
+    return reply::Bulk(r.out, r.args.size() == 2 ? r.args[1] : "");
+  }
   r.args.size() == 2 ? reply::Bulk(r.out, r.args[1]) : reply::Simple(r.out, "PONG");
 }
 

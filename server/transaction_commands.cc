@@ -125,10 +125,12 @@ void UnwatchCommand(Request& r) {
 }
 
 // RESET: the connection as new (RESP2, no name, no transaction, nothing
-// watched), still authenticated only if no password is set.
+// watched, no subscription), still authenticated only if no password is
+// set.
 void Reset(Request& r) {
   EndMulti(r);
   Unwatch(r);
+  UnsubscribeAll(r.server, r.client);
   r.client.protocol = 2;
   r.client.name.clear();
   r.client.authenticated = r.server.requirepass.empty();

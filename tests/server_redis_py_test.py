@@ -5,7 +5,8 @@ chosen explicitly: strings, hashes, sets, sorted sets (scores as floats in
 both protocols), default (transactional, MULTI/EXEC) and plain pipelines,
 `transaction()` with WATCH retried by 4 threads that lose no increment,
 WATCH aborting on another connection's write, a MULTI/EXEC pair of INCRs
-that a concurrent reader never sees half done, SCAN and HSCAN iterations
+that a concurrent reader never sees half done, pub/sub (messages, pattern
+messages, a handler thread), SCAN and HSCAN iterations
 that return every key exactly as stored, INFO parsed by the client (ops/s,
 memtable bytes, latency percentiles), expired keys reclaimed in the
 background (INFO's expired_keys, DBSIZE), Redis's errors raised as the
@@ -133,6 +134,37 @@ def transactions(r):
     reader.join()
     check(not torn and r.get("tx:x") == b"300", f"no reader sees half a transaction ({torn[:3]})")
 
+def pubsub(r):
+    p = r.pubsub()
+    p.subscribe("events")
+    p.psubscribe("jobs.*")
+    confirmations = [p.get_message(timeout=5) for _ in range(2)]
+    check([m["type"] for m in confirmations] == ["subscribe", "psubscribe"], "pubsub: subscribed")
+    check(r.publish("events", "e1") == 1 and r.publish("jobs.7", "j7") == 1 and r.publish("x", "-") == 0,
+          "PUBLISH counts receivers")
+    got = [p.get_message(timeout=5) for _ in range(2)]
+    check([(m["type"], m["channel"], m["data"]) for m in got] ==
+          [("message", b"events", b"e1"), ("pmessage", b"jobs.7", b"j7")],
+          f"messages and pattern messages arrive ({got})")
+    check(r.pubsub_numsub("events") == [(b"events", 1)] and r.pubsub_numpat() == 1, "PUBSUB NUMSUB, NUMPAT")
+    p.close()
+    received = []
+    p = r.pubsub()
+    p.subscribe(**{"handled": lambda m: received.append(m["data"])})
+    thread = p.run_in_thread(sleep_time=0.01, daemon=True)
+    deadline = time.time() + 5
+    while r.pubsub_numsub("handled") != [(b"handled", 1)] and time.time() < deadline:
+        time.sleep(0.01)
+    for i in range(50):
+        r.publish("handled", str(i))
+    while len(received) < 50 and time.time() < deadline:
+        time.sleep(0.01)
+    thread.stop()
+    thread.join(timeout=5)
+    p.close()
+    check(received == [str(i).encode() for i in range(50)], f"a handler thread gets 50 messages in order")
+
+
 def pipelines_and_scans(r):
     pipe = r.pipeline(transaction=False)
     for i in range(2500):
@@ -217,6 +249,7 @@ def main():
                   f"RESP{protocol} chosen")
             data_types(r)
             transactions(r)
+            pubsub(r)
         for part in (data_types, transactions, pipelines_and_scans, info, concurrency, expiry, errors):
             part(default)
         proc.kill()

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""teksdb-server's Pub/Sub against real Redis (Debian's redis-server): the
+same scenario runs on both, and everything each connection receives -
+replies, confirmations, messages (RESP2 arrays, RESP3 pushes) - must be
+byte for byte the same, except the lists PUBSUB CHANNELS returns (Redis's
+order is its hash table's: compared as sets) and HELLO's connection id.
+
+The scenario: RESP2 and RESP3 subscribers to channels, patterns and shard
+channels; PUBLISH and SPUBLISH from a third connection, with the number of
+receivers; commands refused in RESP2's subscribed context (and inside
+MULTI), PING there; PUBSUB CHANNELS/NUMSUB/NUMPAT/SHARDCHANNELS/
+SHARDNUMSUB; UNSUBSCRIBE of some, of all, of none; RESET; a subscriber
+that closes without unsubscribing (no longer counted); then many messages
+published from 4 threads at once, each subscriber receiving every one of
+them in each publisher's order.
+
+Usage: server_pubsub_test.py PATH/TO/teksdb-server
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_checks import Checks  # noqa: E402
+from server_redis_differential_test import Client, free_port  # noqa: E402
+
+checks = Checks("server_pubsub")
+check = checks.check
+
+# (connection, command[, how many replies it gets]) steps; a "read" step
+# reads one more message the connection should have received.
+SCENARIO = [
+    ("sub2", ["SUBSCRIBE", "a", "b", "a"], 3),
+    ("sub2", ["PSUBSCRIBE", "news.*", "n?ws.[xy]"], 2),
+    ("sub2", ["SSUBSCRIBE", "shard1"]),
+    ("sub3", ["HELLO", "3"]),
+    ("sub3", ["SUBSCRIBE", "a"]),
+    ("sub3", ["PSUBSCRIBE", "*"]),
+    ("pub", ["PUBLISH", "a", "hello"]),
+    ("sub2", "read"), ("sub3", "read"), ("sub3", "read"),
+    ("pub", ["PUBLISH", "news.z", "world"]),
+    ("sub2", "read"), ("sub3", "read"),
+    ("pub", ["PUBLISH", "nows.y", "again"]),
+    ("sub2", "read"), ("sub3", "read"),
+    ("pub", ["PUBLISH", "nobody", "x"]),
+    ("sub3", "read"),
+    ("pub", ["SPUBLISH", "shard1", "sharded"]),
+    ("sub2", "read"),
+    ("pub", ["PUBSUB", "NUMSUB", "a", "b", "c"]),
+    ("pub", ["PUBSUB", "NUMPAT"]),
+    ("pub", ["PUBSUB", "CHANNELS"]),
+    ("pub", ["PUBSUB", "CHANNELS", "a*"]),
+    ("pub", ["PUBSUB", "SHARDCHANNELS"]),
+    ("pub", ["PUBSUB", "SHARDNUMSUB", "shard1", "x"]),
+    ("pub", ["PUBSUB", "BOGUS"]),
+    ("pub", ["PUBSUB", "NUMPAT", "extra"]),
+    ("sub2", ["GET", "k"]),
+    ("sub2", ["PING"]),
+    ("sub2", ["PING", "there"]),
+    ("sub2", ["CLIENT", "SETNAME", "x"]),
+    ("sub3", ["SET", "k", "v"]),
+    ("sub3", ["GET", "k"]),
+    ("sub3", ["PING"]),
+    ("sub2", ["UNSUBSCRIBE", "a", "zz"], 2),
+    ("sub2", ["PUNSUBSCRIBE"], 2),
+    ("sub2", ["SUNSUBSCRIBE"]),
+    ("sub2", ["UNSUBSCRIBE"]),
+    ("sub2", ["UNSUBSCRIBE"]),
+    ("sub2", ["GET", "k"]),
+    ("sub2", ["SUBSCRIBE"]),
+    ("pub", ["PUBLISH", "a", "second"]),
+    ("sub3", "read"), ("sub3", "read"),
+    ("sub3", ["RESET"]),
+    ("pub", ["PUBLISH", "a", "third"]),
+    ("pub", ["MULTI"]),
+    ("pub", ["PUBLISH", "a", "in a transaction"]),
+    ("pub", ["EXEC"]),
+    ("gone", ["SUBSCRIBE", "a"]),
+    ("gone", "close"),
+    ("pub", "until nobody listens on a"),
+    ("pub", ["PUBSUB", "NUMSUB", "a"]),
+    ("pub", ["PUBLISH", "a", "after close"]),
+]
+
+
+def run(port):
+    """The scenario on one server: what each step received."""
+    conns = {name: Client(port) for name in ("sub2", "sub3", "pub", "gone")}
+    transcript = []
+    for name, step, *count in SCENARIO:
+        conn = conns[name]
+        if step == "read":
+            transcript.append((name, "read", conn.reply()))
+        elif step == "close":
+            conn.sock.close()
+        elif step == "until nobody listens on a":
+            # A closed connection is noticed asynchronously (both servers).
+            deadline = time.time() + 10
+            while conn.command("PUBSUB", "NUMSUB", "a")[1][1] != (b":", b"0"):
+                if time.time() > deadline:
+                    break
+                time.sleep(0.01)
+        else:
+            conn.sock.sendall(conn.encode(step))
+            for i in range(count[0] if count else 1):
+                transcript.append((name, " ".join(step) + f" #{i + 1}", conn.reply()))
+    return transcript, conns
+
+
+def same(step, a, b):
+    if step.startswith("HELLO") and a[0] == b[0] == b"%":
+        return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
+    if step.startswith("PUBSUB CHANNELS") or step.startswith("PUBSUB SHARDCHANNELS"):
+        return a[0] == b[0] and sorted(x[1] for x in a[1]) == sorted(x[1] for x in b[1])
+    return a == b
+
+
+def flood(port, conns):
+    """4 publishers x 200 messages on channel "flood" while sub2 and sub3
+    listen: each gets all 800, every publisher's in its order."""
+    for name in ("sub2", "sub3"):
+        conns[name].command("SUBSCRIBE", "flood")
+
+    def publish(i):
+        c = Client(port)
+        for j in range(200):
+            c.command("PUBLISH", "flood", f"{i}:{j}")
+    threads = [threading.Thread(target=publish, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for name in ("sub2", "sub3"):
+        got = [conns[name].reply()[1][2][1].decode() for _ in range(800)]
+        orders = [[int(m.split(":")[1]) for m in got if m.startswith(f"{i}:")] for i in range(4)]
+        check(all(o == list(range(200)) for o in orders),
+              f"{name}: 800 messages from 4 publishers, each publisher's in order")
+
+
+def main():
+    server_bin = sys.argv[1]
+    if shutil.which("redis-server") is None:
+        print("FAIL: redis-server not found (scripts/setup.sh installs it)")
+        return 1
+    tmp = tempfile.mkdtemp(prefix="teksdb-pubsub-")
+    procs = []
+    try:
+        redis_port, teks_port = free_port(), free_port()
+        procs.append(subprocess.Popen(
+            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", tmp], stdout=subprocess.DEVNULL))
+        log = open(os.path.join(tmp, "server.log"), "w")
+        procs.append(subprocess.Popen(
+            [server_bin, "--dir", os.path.join(tmp, "teks"), "--port", str(teks_port),
+             "--threads", "2"], stdout=log, stderr=log))
+        checks.logs.append(log.name)
+        want, _ = run(redis_port)
+        got, conns = run(teks_port)
+        for (name, step, a), (_, _, b) in zip(want, got):
+            check(same(step, a, b), f"{name}: {step} -> {b}" + ("" if same(step, a, b) else f" (Redis: {a})"))
+        flood(teks_port, conns)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    return checks.finish(tmp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
