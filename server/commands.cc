@@ -53,6 +53,7 @@ const std::vector<Command>& CommandTable() {
     AddListMoveCommands(&commands);
     AddZSetCommands(&commands);
     AddZSetRangeCommands(&commands);
+    AddZSetPopCommands(&commands);
     AddScanCommands(&commands);
     AddServerCommands(&commands);
     AddTransactionCommands(&commands);

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -81,6 +82,18 @@ struct ClientState {
   size_t subscriptions() const {
     return channels.size() + patterns.size() + shard_channels.size();
   }
+  // Blocking commands (blocking_commands.cc). One that found nothing to
+  // serve sets `block`: the connection waits for a write of one of its
+  // keys (then runs the command again, `block_rerun` set) or for the
+  // deadline (then replies a null array). Inside EXEC `may_block` is
+  // false: they answer at once.
+  struct Block {
+    std::vector<std::string> keys;
+    int64_t deadline_ms = 0;  // 0: none
+  };
+  std::optional<Block> block;
+  bool block_rerun = false;
+  bool may_block = true;
 };
 
 struct Request {
@@ -124,6 +137,7 @@ void AddListEditCommands(std::vector<Command>* table);
 void AddListMoveCommands(std::vector<Command>* table);
 void AddZSetCommands(std::vector<Command>* table);
 void AddZSetRangeCommands(std::vector<Command>* table);
+void AddZSetPopCommands(std::vector<Command>* table);
 void AddScanCommands(std::vector<Command>* table);
 void AddServerCommands(std::vector<Command>* table);
 void AddTransactionCommands(std::vector<Command>* table);

@@ -1,6 +1,8 @@
 // Connection implementation: the read -> process -> write cycle.
 #include "connection.h"
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "ascii_case.h"
@@ -12,6 +14,7 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
     : socket_(std::move(socket)),
       strand_(asio::make_strand(socket_.get_executor())),
       server_(server),
+      block_timer_(strand_),
       keyspace_(server->keyspace->InGroup(&group_)) {
   client_.keyspace = &keyspace_;
   client_.authenticated = server_->requirepass.empty();
@@ -20,6 +23,7 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
 }
 
 Connection::~Connection() {
+  LeaveBlock();
   keyspace_.watched().UnwatchAll(&client_.watcher);
   for (const std::string& c : client_.channels) server_->pubsub.Remove(PubSub::kChannel, c, this);
   for (const std::string& p : client_.patterns) server_->pubsub.Remove(PubSub::kPattern, p, this);
@@ -35,15 +39,65 @@ void Connection::Start() {
 }
 
 void Connection::Read() {
+  reading_ = true;
   socket_.async_read_some(
       asio::buffer(read_buffer_, kReadBytes),
       asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& error,
                                                                size_t n) {
-        if (error) return;  // closed or reset: drop the connection
-        self->unparsed_.assign(self->read_buffer_, n);
+        self->reading_ = false;
+        if (error) {  // closed or reset: drop the connection
+          self->LeaveBlock();
+          self->block_timer_.cancel();
+          return;
+        }
+        self->unparsed_.erase(0, self->unparsed_pos_);
         self->unparsed_pos_ = 0;
-        self->Process();
+        self->unparsed_.append(self->read_buffer_, n);
+        if (!self->blocked_) return self->Process();
+        // Blocked: keep what came, and listen on while it stays small.
+        if (self->unparsed_.size() < 4 * kReadBytes) self->Read();
       }));
+}
+
+void Connection::Wake() {
+  asio::post(strand_, [self = shared_from_this()] {
+    if (!self->blocked_) return;
+    self->LeaveBlock();
+    self->block_timer_.cancel();
+    self->client_.block_rerun = true;
+    self->Process();
+  });
+}
+
+void Connection::EnterBlock() {
+  blocked_ = true;
+  if (block_deadline_ms_ < 0) {
+    block_deadline_ms_ = client_.block->deadline_ms;
+  } else {
+    client_.block->deadline_ms = block_deadline_ms_;
+  }
+  for (const std::string& key : client_.block->keys) {
+    keyspace_.waiters().Add(key, shared_from_this());
+  }
+  if (client_.block->deadline_ms == 0) return;
+  block_timer_.expires_after(std::chrono::milliseconds(
+      std::max<int64_t>(0, client_.block->deadline_ms - Keyspace::NowMs())));
+  block_timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
+    if (error || !self->blocked_) return;  // cancelled: woken or closed
+    self->LeaveBlock();
+    // Timed out: the null array, and on with the commands after it.
+    reply::NullArray(&self->replies_, self->client_.protocol);
+    self->ready_.pop_front();
+    self->block_deadline_ms_ = -1;
+    self->Process();
+  });
+}
+
+void Connection::LeaveBlock() {
+  if (!blocked_) return;
+  blocked_ = false;
+  for (const std::string& key : client_.block->keys) keyspace_.waiters().Remove(key, this);
+  client_.block.reset();
 }
 
 void Connection::Deliver(const std::string& channel, const std::string* pattern,
@@ -66,7 +120,7 @@ void Connection::Deliver(const std::string& channel, const std::string* pattern,
 }
 
 void Connection::Process() {
-  while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply) {
+  while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply && !blocked_) {
     if (ready_.empty() && !ParseAhead()) break;
     if (ready_.empty()) break;  // everything read is run: read more
     RunNext();
@@ -75,12 +129,13 @@ void Connection::Process() {
   // database (a failed write has rewritten them).
   keyspace_.FlushGroup();
   if (!replies_.empty() || !pushes_.empty()) {
-    process_after_write_ = true;
+    // (Blocked, the writes's completion resumes nothing: the wake does.)
+    process_after_write_ = !blocked_;
     // A write of pushes in flight writes the replies when it completes.
     if (!writing_) Write();
-    return;
+    if (!blocked_ || reading_) return;
   }
-  if (client_.close_after_reply) return;
+  if (client_.close_after_reply || reading_) return;
   Read();
 }
 
@@ -122,7 +177,12 @@ void Connection::RunNext() {
   group_.BeginCommand();
   Execute(*server_, client_, ready_.front(), &replies_);
   group_.EndCommand();
+  client_.block_rerun = false;
+  // A command that blocks stays at the front, to run again when woken; it
+  // registers now, while the group still holds its keys' stripes.
+  if (client_.block) return EnterBlock();
   ready_.pop_front();
+  block_deadline_ms_ = -1;
   if (prefetched_run_ > 0 && --prefetched_run_ == 0) keyspace_.Prefetch({});
 }
 

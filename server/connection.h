@@ -16,6 +16,13 @@
 // pushes_; they are written between whole replies, while a read may be
 // outstanding (one write at a time: writing_).
 //
+// A blocking command that found nothing (BLPOP ...) leaves ClientState::
+// block set: the connection registers as a waiter of its keys (key_waiters.h)
+// before its write group lets go of their stripes, stops running commands,
+// and keeps one read outstanding (to notice the client leaving; what it
+// reads meanwhile waits, up to kReadBytes * 4). Woken, it runs the command
+// again; at the deadline it replies a null array, as Redis does.
+//
 // The commands run between two writes form a pipeline whose writes go to
 // the database together (write_group.h): they are staged in the
 // connection's WriteGroup as they run, and flushed in one DB::Write before
@@ -36,7 +43,9 @@
 
 namespace teksdb::server {
 
-class Connection : public Subscriber, public std::enable_shared_from_this<Connection> {
+class Connection : public Subscriber,
+                   public KeyWaiters::Waiter,
+                   public std::enable_shared_from_this<Connection> {
  public:
   Connection(asio::ip::tcp::socket socket, ServerState* server);
   ~Connection() override;
@@ -44,6 +53,7 @@ class Connection : public Subscriber, public std::enable_shared_from_this<Connec
 
   void Deliver(const std::string& channel, const std::string* pattern, const std::string& message,
                bool shard) override;
+  void Wake() override;
 
  private:
   static constexpr size_t kReadBytes = 16 * 1024;
@@ -59,6 +69,10 @@ class Connection : public Subscriber, public std::enable_shared_from_this<Connec
   bool ParseAhead();
   // Runs ready_.front(), first prefetching a run of GETs it starts.
   void RunNext();
+  // After a command set client_.block: waits (registered, with a timer).
+  void EnterBlock();
+  // Leaves the block (woken, timed out, or closing): unregisters.
+  void LeaveBlock();
   // Writes replies_ and pushes_ (REQUIRES !writing_); when it completes,
   // writes what came meanwhile, then resumes Process if it asked to.
   void Write();
@@ -77,6 +91,12 @@ class Connection : public Subscriber, public std::enable_shared_from_this<Connec
   std::string pushes_;       // Pub/Sub messages not yet written
   std::string outgoing_;     // what the write in flight holds
   bool writing_ = false;
+  bool reading_ = false;
+  bool blocked_ = false;
+  // The deadline of the front command's first block: running again after a
+  // wake does not extend it (-1: not blocked yet).
+  int64_t block_deadline_ms_ = -1;
+  asio::steady_timer block_timer_;
   bool process_after_write_ = false;  // Process stopped to write its replies
   WriteGroup group_{&replies_};
   Keyspace keyspace_;  // the server's, in group_'s view

@@ -266,10 +266,12 @@ void Keyspace::Batch::Delete(const std::string& key) { batch_.Delete(MetaKey(key
 
 namespace {
 
-// The keys whose meta records a batch writes, for WATCH.
+// The keys whose meta records a batch writes, for WATCH and for the
+// connections blocked on them.
 class TouchMetaRecords : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
  public:
-  explicit TouchMetaRecords(WatchedKeys* watched) : watched_(watched) {}
+  TouchMetaRecords(WatchedKeys* watched, KeyWaiters* waiters)
+      : watched_(watched), waiters_(waiters) {}
   void Put(const Slice& record, const Slice&) override { Touch(record, false); }
   void Delete(const Slice& record) override { Touch(record, true); }
 
@@ -277,16 +279,19 @@ class TouchMetaRecords : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
   void Touch(Slice record, bool deleted) {
     if (record.empty() || record[0] != storage_format::kMetaTag) return;
     record.remove_prefix(1);
-    watched_->Touch(record.ToString(), deleted);
+    const std::string key = record.ToString();
+    if (watched_->any()) watched_->Touch(key, deleted);
+    if (!deleted && waiters_->any()) waiters_->Touch(key);
   }
   WatchedKeys* const watched_;
+  KeyWaiters* const waiters_;
 };
 
 }  // namespace
 
 void Keyspace::TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const {
-  if (!shared_->watched.any()) return;
-  TouchMetaRecords touch(&shared_->watched);
+  if (!shared_->watched.any() && !shared_->waiters.any()) return;
+  TouchMetaRecords touch(&shared_->watched, &shared_->waiters);
   batch.Iterate(&touch);
 }
 

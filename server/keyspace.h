@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "rocksdb/db.h"
+#include "key_waiters.h"
 #include "storage_format.h"
 #include "version_allocator.h"
 #include "watched_keys.h"
@@ -160,6 +161,9 @@ class Keyspace {
 
   // WATCH: who watches which key; every commit touches it (watched_keys.h).
   WatchedKeys& watched() const { return shared_->watched; }
+  // Connections blocked on keys; every commit that stores a key wakes its
+  // waiters (key_waiters.h).
+  KeyWaiters& waiters() const { return shared_->waiters; }
 
   // Every live key from `start` on (inclusive), in key order, passed to
   // `visit` until it returns false; expired keys too if `include_expired`.
@@ -210,8 +214,10 @@ class Keyspace {
     std::atomic<uint64_t> expiry_writes{0};
     VersionAllocator versions;
     WatchedKeys watched;
+    KeyWaiters waiters;
   };
-  // Touches the watched keys whose meta records `batch` writes.
+  // Touches the watched keys whose meta records `batch` writes, and wakes
+  // the waiters of those it stores.
   void TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const;
   size_t StripeOf(const std::string& key) const;
   // What Prefetch read (meta record key, its bytes or nullopt if absent);

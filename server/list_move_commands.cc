@@ -1,7 +1,13 @@
-// Moves between lists and pops from several: RPOPLPUSH LMOVE LMPOP, as
-// Redis 7.0 answers them (the layout: list_store.h). They lock every key
-// they name, so a move is one atomic write of both lists.
+// Moves between lists and pops from several, and their blocking forms:
+// RPOPLPUSH LMOVE LMPOP, BLPOP BRPOP BRPOPLPUSH BLMOVE BLMPOP, as Redis 7.0
+// answers them (the layout: list_store.h; blocking: blocking.h). They lock
+// every key they name, so a move is one atomic write of both lists. Run
+// again after a wake (ClientState::block_rerun), a key of another type
+// counts as empty: Redis serves a blocked client only from a list.
+#include <optional>
+
 #include "ascii_case.h"
+#include "blocking.h"
 #include "list_store.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -19,31 +25,54 @@ bool ParseEnd(Request& r, const std::string& arg, bool* left) {
   return true;
 }
 
+// The list at `key` for a pop, or none: false having replied (WRONGTYPE,
+// unless run again after a wake: then another type counts as empty).
+bool ReadSource(Request& r, const std::string& key, ListMeta* meta, bool* exists) {
+  if (r.client.block_rerun) {
+    std::optional<Keyspace::Value> v;
+    const Status s = r.keyspace->Read(key, &v);
+    if (!s.ok()) return ReplyStorageError(r, s), false;
+    if (v && v->type != Keyspace::kList) return *exists = false, true;
+  }
+  return ReadList(r, key, meta, exists);
+}
+
 // Pops from `source`'s end and pushes on `destination`'s (the same list
-// too: a rotation); replies the element, or null without a source.
-void Move(Request& r, bool from_left, bool to_left) {
+// too: a rotation); *moved is the element, none without a source. False
+// having replied an error.
+bool MoveElement(Request& r, bool from_left, bool to_left, std::optional<std::string>* moved) {
   const std::string& source = r.args[1];
   const std::string& destination = r.args[2];
   auto locks = r.keyspace->LockKeys({source, destination});
   ListMeta from, to;
   bool from_exists, to_exists;
-  if (!ReadList(r, source, &from, &from_exists)) return;
-  if (!from_exists) return reply::Null(r.out, r.protocol());
-  if (!ReadList(r, destination, &to, &to_exists)) return;
+  if (!ReadSource(r, source, &from, &from_exists)) return false;
+  if (!from_exists) return true;
+  if (!ReadList(r, destination, &to, &to_exists)) return false;
   Keyspace::Batch batch;
-  std::vector<std::string> moved;
-  if (!PopElements(r, &from, from_left, 1, &batch, &moved)) return;
+  std::vector<std::string> popped;
+  if (!PopElements(r, &from, from_left, 1, &batch, &popped)) return false;
   if (source == destination) {
-    if (!PushElements(r, &from, to_left, moved, &batch)) return;
+    if (!PushElements(r, &from, to_left, popped, &batch)) return false;
     StageListMeta(source, from, false, &batch);
   } else {
-    if (!PushElements(r, &to, to_left, moved, &batch)) return;
+    if (!PushElements(r, &to, to_left, popped, &batch)) return false;
     StageListMeta(source, from, false, &batch);
     StageListMeta(destination, to, !to_exists, &batch);
   }
   const Status s = r.keyspace->Commit(&batch);
-  if (!s.ok()) return ReplyStorageError(r, s);
-  reply::Bulk(r.out, moved.front());
+  if (!s.ok()) return ReplyStorageError(r, s), false;
+  *moved = popped.front();
+  return true;
+}
+
+// LMOVE / RPOPLPUSH (deadline < 0: never blocks) and BLMOVE / BRPOPLPUSH.
+void Move(Request& r, bool from_left, bool to_left, int64_t deadline_ms = -1) {
+  std::optional<std::string> moved;
+  if (!MoveElement(r, from_left, to_left, &moved)) return;
+  if (moved) return reply::Bulk(r.out, *moved);
+  if (deadline_ms < 0) return reply::Null(r.out, r.protocol());
+  BlockOrNull(r, {r.args[1]}, deadline_ms);
 }
 
 void RPopLPush(Request& r) { Move(r, false, true); }
@@ -55,14 +84,38 @@ void LMove(Request& r) {
   }
 }
 
-// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: pops from the first
-// non-empty list; [key, [elements]], or a null array.
-void LMPop(Request& r) {
+// Pops up to `count` elements from the first of `keys` that holds a list
+// (*key empty: none does). False having replied an error.
+bool PopFirst(Request& r, const std::vector<std::string>& keys, bool left, int64_t count,
+              std::string* key, std::vector<std::string>* values) {
+  auto locks = r.keyspace->LockKeys(keys);
+  for (const std::string& k : keys) {
+    ListMeta meta;
+    bool exists;
+    if (!ReadSource(r, k, &meta, &exists)) return false;
+    if (!exists) continue;
+    Keyspace::Batch batch;
+    if (!PopElements(r, &meta, left, count, &batch, values)) return false;
+    StageListMeta(k, meta, false, &batch);
+    const Status s = r.keyspace->Commit(&batch);
+    if (!s.ok()) return ReplyStorageError(r, s), false;
+    *key = k;
+    return true;
+  }
+  return true;
+}
+
+// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] from r.args[at]:
+// pops from the first non-empty list; [key, [elements]]. Without one: a
+// null array, or (the blocking form) blocks.
+// (The blocking forms' timeout, r.args[1], is read after the rest, as in
+// Redis.)
+void MultiPop(Request& r, size_t at, bool blocking = false) {
   int64_t numkeys;
-  if (!ParseStrictInt64(r.args[1], &numkeys) || numkeys <= 0) {
+  if (!ParseStrictInt64(r.args[at], &numkeys) || numkeys <= 0) {
     return reply::Error(r.out, "ERR numkeys should be greater than 0");
   }
-  const size_t end_at = 2 + static_cast<size_t>(numkeys);
+  const size_t end_at = at + 1 + static_cast<size_t>(numkeys);
   if (numkeys > static_cast<int64_t>(r.args.size()) || end_at >= r.args.size()) {
     return reply::Error(r.out, kSyntaxError);
   }
@@ -78,33 +131,63 @@ void LMPop(Request& r) {
     }
   }
   if (count == -1) count = 1;
-  const std::vector<std::string> keys(r.args.begin() + 2, r.args.begin() + end_at);
-  auto locks = r.keyspace->LockKeys(keys);
-  for (const std::string& key : keys) {
-    ListMeta meta;
-    bool exists;
-    if (!ReadList(r, key, &meta, &exists)) return;
-    if (!exists) continue;
-    Keyspace::Batch batch;
-    std::vector<std::string> values;
-    if (!PopElements(r, &meta, left, count, &batch, &values)) return;
-    StageListMeta(key, meta, false, &batch);
-    const Status s = r.keyspace->Commit(&batch);
-    if (!s.ok()) return ReplyStorageError(r, s);
+  int64_t deadline_ms = -1;
+  if (blocking && !ParseBlockTimeout(r, r.args[1], &deadline_ms)) return;
+  const std::vector<std::string> keys(r.args.begin() + at + 1, r.args.begin() + end_at);
+  std::string key;
+  std::vector<std::string> values;
+  if (!PopFirst(r, keys, left, count, &key, &values)) return;
+  if (!key.empty()) {
     reply::ArrayHeader(r.out, 2);
     reply::Bulk(r.out, key);
     reply::ArrayHeader(r.out, values.size());
     for (const std::string& v : values) reply::Bulk(r.out, v);
     return;
   }
-  reply::NullArray(r.out, r.protocol());
+  if (deadline_ms < 0) return reply::NullArray(r.out, r.protocol());
+  BlockOrNull(r, keys, deadline_ms);
+}
+void LMPop(Request& r) { MultiPop(r, 1); }
+
+void BLMPop(Request& r) { MultiPop(r, 2, true); }
+
+// BLPOP / BRPOP key [key ...] timeout: [key, element].
+void BlockingPop(Request& r, bool left) {
+  int64_t deadline_ms;
+  if (!ParseBlockTimeout(r, r.args.back(), &deadline_ms)) return;
+  const std::vector<std::string> keys(r.args.begin() + 1, r.args.end() - 1);
+  std::string key;
+  std::vector<std::string> values;
+  if (!PopFirst(r, keys, left, 1, &key, &values)) return;
+  if (key.empty()) return BlockOrNull(r, keys, deadline_ms);
+  reply::ArrayHeader(r.out, 2);
+  reply::Bulk(r.out, key);
+  reply::Bulk(r.out, values.front());
+}
+void BLPop(Request& r) { BlockingPop(r, true); }
+void BRPop(Request& r) { BlockingPop(r, false); }
+
+void BRPopLPush(Request& r) {
+  int64_t deadline_ms;
+  if (ParseBlockTimeout(r, r.args[3], &deadline_ms)) Move(r, false, true, deadline_ms);
+}
+
+void BLMove(Request& r) {
+  bool from_left, to_left;
+  int64_t deadline_ms;
+  if (ParseEnd(r, r.args[3], &from_left) && ParseEnd(r, r.args[4], &to_left) &&
+      ParseBlockTimeout(r, r.args[5], &deadline_ms)) {
+    Move(r, from_left, to_left, deadline_ms);
+  }
 }
 
 }  // namespace
 
 void AddListMoveCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
-      {"rpoplpush", 3, RPopLPush}, {"lmove", 5, LMove}, {"lmpop", -4, LMPop},
+      {"rpoplpush", 3, RPopLPush},   {"lmove", 5, LMove},   {"lmpop", -4, LMPop},
+      {"blpop", -3, BLPop},          {"brpop", -3, BRPop},  {"brpoplpush", 4, BRPopLPush},
+      {"blmove", 6, BLMove},         {"blmpop", -5, BLMPop},
   });
 }
 

@@ -97,9 +97,11 @@ void Exec(Request& r) {
     return;
   }
   reply::ArrayHeader(r.out, queued.size());
+  r.client.may_block = false;  // BLPOP and friends answer at once
   for (const std::vector<std::string>& command : queued) {
     Execute(r.server, r.client, command, r.out);
   }
+  r.client.may_block = true;
   r.keyspace->EndTransaction();
 }
 

@@ -1,6 +1,7 @@
 // Sorted set commands on members: ZADD (NX XX GT LT CH INCR) ZINCRBY ZREM
-// ZSCORE ZMSCORE ZCARD ZRANK ZREVRANK ZPOPMIN ZPOPMAX ZRANDMEMBER (ranges:
-// zset_range_commands.cc; the encoding: sorted_set.h). Writes run under
+// ZSCORE ZMSCORE ZCARD ZRANK ZREVRANK ZRANDMEMBER (ranges:
+// zset_range_commands.cc; pops: zset_pop_commands.cc; the encoding:
+// sorted_set.h). Writes run under
 // the key's lock. Reads take no lock and check, after a miss or a short
 // scan, that the set was not replaced under them (Collection::Settled).
 #include <algorithm>
@@ -162,35 +163,6 @@ void Rank(Request& r, bool reverse) {
 void ZRank(Request& r) { Rank(r, false); }
 void ZRevRank(Request& r) { Rank(r, true); }
 
-// ZPOPMIN and ZPOPMAX key [count]
-void Pop(Request& r, bool max) {
-  if (r.args.size() > 3) return reply::Error(r.out, kSyntaxError);
-  int64_t count = 1;
-  if (r.args.size() == 3 && (!ParseStrictInt64(r.args[2], &count) || count < 0)) {
-    return reply::Error(r.out, "ERR value is out of range, must be positive");
-  }
-  auto locks = r.keyspace->LockKeys({r.args[1]});
-  Collection zset;
-  std::vector<std::string> popped;
-  if (!zset.Open(r, Keyspace::kZSet)) return;
-  if (zset.exists() && count > 0) {
-    if (max) {
-      if (!AllEntries(r, zset, &popped)) return;
-      std::reverse(popped.begin(), popped.end());
-      popped.resize(std::min<size_t>(popped.size(), static_cast<size_t>(count)));
-    } else {
-      const Status s = r.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
-        popped.push_back(e);
-        return static_cast<int64_t>(popped.size()) < count;
-      });
-      if (!s.ok()) return ReplyStorageError(r, s);
-    }
-    if (!RemoveEntries(r, &zset, popped) || !zset.Commit(r)) return;
-  }
-  ReplyEntries(r, popped, true, /*flat=*/r.args.size() == 2);
-}
-void ZPopMin(Request& r) { Pop(r, false); }
-void ZPopMax(Request& r) { Pop(r, true); }
 
 // ZMSCORE key member [member ...]: one MultiGet.
 void ZMScore(Request& r) {
@@ -248,7 +220,7 @@ void AddZSetCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"zadd", -4, ZAdd},           {"zincrby", 4, ZIncrBy},   {"zrem", -3, ZRem},
       {"zscore", 3, ZScore},        {"zcard", 2, ZCard},       {"zrank", 3, ZRank},
-      {"zrevrank", 3, ZRevRank},    {"zpopmin", -2, ZPopMin},  {"zpopmax", -2, ZPopMax},
+      {"zrevrank", 3, ZRevRank},
       {"zmscore", -3, ZMScore},     {"zrandmember", -2, ZRandMember},
   });
 }

@@ -168,6 +168,7 @@ def random_command(rng):
     score = lambda: rng.choice([str(rng.randint(-5, 5)), "1.5", "0.1", "-0", "inf", "-inf", "+inf",
                                 "1e3", "nan", "x", " 1", str(rng.random())])
     bound = lambda: rng.choice(["-inf", "+inf", "0", "(0", "1.5", "(1.5", "-2", "x", "(x"])
+    timeout = lambda: rng.choice(["0.01", "0.01", "0.01", "x", "-1", "inf"])
     elem = lambda: rng.choice(["1", "-1", "x", "xx", "", "010", "0"])
     lex = lambda: rng.choice(["-", "+", "[a", "(a", "[c", "(c", "[e", "[", "(", "a", "[bb"])
     long_ttl = lambda: str(rng.randint(1000, 100000))
@@ -291,6 +292,16 @@ def random_command(rng):
              ["COUNT", "2"], ["COUNT", "-1"], ["MAXLEN", "2"], ["MAXLEN", "x"], ["RANK", "-2", "COUNT", "0"],
              ["RANK"], ["BOGUS", "1"]]),
         lambda: ["RPOPLPUSH", k(), k()],
+        # Blocking forms: served at once, or a null array after 10 ms (or
+        # at once inside MULTI); bad timeouts.
+        lambda: [rng.choice(["BLPOP", "BRPOP", "BZPOPMIN", "BZPOPMAX"])] +
+                [k() for _ in range(rng.randint(1, 2))] + [timeout()],
+        lambda: ["BRPOPLPUSH", k(), k(), timeout()],
+        lambda: ["BLMOVE", k(), k(), rng.choice(["LEFT", "RIGHT"]), rng.choice(["LEFT", "x"]), timeout()],
+        lambda: ["BLMPOP", timeout(), "1", k(), rng.choice(["LEFT", "RIGHT", "x"])],
+        lambda: ["BZMPOP", timeout(), "2", k(), k(), rng.choice(["MIN", "MAX", "x"]), "COUNT", "2"],
+        lambda: ["ZMPOP"] + rng.choice([["1", k(), "MIN"], ["2", k(), k(), "MAX", "COUNT", "2"],
+                                        ["0", k(), "MIN"], ["1", k(), "UP"], ["1", k(), "MIN", "COUNT", "0"]]),
         lambda: ["LMOVE", k(), k(), rng.choice(["LEFT", "RIGHT", "x"]), rng.choice(["LEFT", "RIGHT"])],
         lambda: ["LMPOP"] + rng.choice([["1", k(), "LEFT"], ["2", k(), k(), "RIGHT", "COUNT", "2"],
                                         ["0", k(), "LEFT"], ["3", k(), "LEFT"], ["1", k(), "UP"],

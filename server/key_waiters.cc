@@ -1,0 +1,39 @@
+// KeyWaiters implementation.
+#include "key_waiters.h"
+
+#include <algorithm>
+
+namespace teksdb::server {
+
+void KeyWaiters::Add(const std::string& key, const std::shared_ptr<Waiter>& waiter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  by_key_[key].push_back(Entry{waiter.get(), waiter});
+  waiting_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void KeyWaiters::Remove(const std::string& key, const Waiter* waiter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = by_key_.find(key);
+  if (it == by_key_.end()) return;
+  auto& entries = it->second;
+  const auto end = std::remove_if(entries.begin(), entries.end(),
+                                  [waiter](const Entry& e) { return e.id == waiter; });
+  waiting_.fetch_sub(static_cast<size_t>(entries.end() - end), std::memory_order_relaxed);
+  entries.erase(end, entries.end());
+  if (entries.empty()) by_key_.erase(it);
+}
+
+void KeyWaiters::Touch(const std::string& key) {
+  std::vector<std::shared_ptr<Waiter>> woken;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = by_key_.find(key);
+    if (it == by_key_.end()) return;
+    for (const Entry& e : it->second) {
+      if (auto w = e.waiter.lock()) woken.push_back(std::move(w));
+    }
+  }
+  for (const auto& w : woken) w->Wake();
+}
+
+}  // namespace teksdb::server
