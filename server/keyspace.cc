@@ -18,7 +18,10 @@ using storage_format::MemberPrefix;
 using storage_format::MetaKey;
 
 Keyspace::Shared::Shared(ROCKSDB_NAMESPACE::DB* db_in, bool sync)
-    : db(db_in), stripes(new std::mutex[kStripes]), versions(db_in) {
+    : db(db_in),
+      stripes(new std::mutex[kStripes]),
+      gates(new std::shared_mutex[kGates]),
+      versions(db_in) {
   write_options.sync = sync;
 }
 
@@ -28,6 +31,7 @@ Keyspace::Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync)
 Keyspace Keyspace::InGroup(WriteGroup* group) const {
   Keyspace view = *this;
   view.group_ = group;
+  view.gate_ = shared_->views.fetch_add(1, std::memory_order_relaxed) % kGates;
   view.prefetched_.clear();
   return view;
 }
@@ -313,25 +317,41 @@ size_t Keyspace::StripeOf(const std::string& key) const {
   return std::hash<std::string>()(key) % kStripes;
 }
 
-std::vector<std::unique_lock<std::mutex>> Keyspace::LockKeys(const std::vector<std::string>& keys) {
+Keyspace::KeyLocks Keyspace::LockKeys(const std::vector<std::string>& keys) {
+  KeyLocks locks;
+  if (group_ != nullptr && group_->whole_keyspace()) return locks;  // every gate held
   std::vector<size_t> stripes;
   for (const std::string& key : keys) stripes.push_back(StripeOf(key));
   std::sort(stripes.begin(), stripes.end());
   stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
-  std::vector<std::unique_lock<std::mutex>> locks;
   if (group_ == nullptr) {
-    locks.reserve(stripes.size());
-    for (size_t s : stripes) locks.emplace_back(shared_->stripes[s]);
+    locks.gate = std::shared_lock<std::shared_mutex>(shared_->gates[gate_]);
+    locks.stripes.reserve(stripes.size());
+    for (size_t s : stripes) locks.stripes.emplace_back(shared_->stripes[s]);
     return locks;
   }
-  // The group keeps what it takes (write_group.h): free stripes now; if one
-  // is taken, flush (holding nothing after) and wait for them in order.
-  // (A failed flush has rewritten the replies it vouched for.)
+  // The group keeps what it takes (write_group.h): its gate and free
+  // stripes now; if one is taken, flush (holding nothing after) and wait
+  // for them, gate first, stripes in order. (A failed flush has rewritten
+  // the replies it vouched for.)
+  if (!group_->holds_gate()) {
+    std::shared_lock<std::shared_mutex> gate(shared_->gates[gate_], std::try_to_lock);
+    if (!gate.owns_lock()) {
+      assert(!group_->in_transaction());
+      FlushGroup();
+      gate = std::shared_lock<std::shared_mutex>(shared_->gates[gate_]);
+      group_->TakeGate(std::move(gate));
+      group_->Take(shared_->stripes.get(), stripes);
+      return locks;
+    }
+    group_->TakeGate(std::move(gate));
+  }
   for (size_t s : stripes) {
     if (group_->Holds(s) || group_->TryTake(shared_->stripes[s], s)) continue;
     // In a transaction every stripe it needs is held already.
     assert(!group_->in_transaction());
     FlushGroup();
+    group_->TakeGate(std::shared_lock<std::shared_mutex>(shared_->gates[gate_]));
     group_->Take(shared_->stripes.get(), stripes);
     break;
   }
@@ -339,18 +359,21 @@ std::vector<std::unique_lock<std::mutex>> Keyspace::LockKeys(const std::vector<s
 }
 
 void Keyspace::BeginTransaction(const std::vector<std::string>& keys, bool whole_keyspace) {
-  std::vector<size_t> stripes;
-  if (whole_keyspace) {
-    for (size_t s = 0; s < kStripes; ++s) stripes.push_back(s);
-  } else {
-    for (const std::string& key : keys) stripes.push_back(StripeOf(key));
-    std::sort(stripes.begin(), stripes.end());
-    stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
-  }
   // The group may hold stripes of earlier commands: flush them, so it
   // waits holding none (write_group.h).
   FlushGroup();
-  group_->Take(shared_->stripes.get(), stripes);
+  if (whole_keyspace) {
+    std::vector<std::unique_lock<std::shared_mutex>> gates;
+    for (size_t g = 0; g < kGates; ++g) gates.emplace_back(shared_->gates[g]);
+    group_->TakeAllGates(std::move(gates));
+  } else {
+    std::vector<size_t> stripes;
+    for (const std::string& key : keys) stripes.push_back(StripeOf(key));
+    std::sort(stripes.begin(), stripes.end());
+    stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+    group_->TakeGate(std::shared_lock<std::shared_mutex>(shared_->gates[gate_]));
+    group_->Take(shared_->stripes.get(), stripes);
+  }
   group_->set_in_transaction(true);
 }
 

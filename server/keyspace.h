@@ -17,7 +17,10 @@
 // EXPIRE, ...) are atomic against every other write of the key, and two
 // clients incrementing one counter never lose an increment. Multi-key
 // writes lock every stripe they touch in stripe order, and write one
-// WriteBatch, so they are atomic too. A read without the key's lock may
+// WriteBatch, so they are atomic too. Writers also hold one of kGates
+// gates shared; a transaction that must hold the whole keyspace still
+// takes every gate exclusively (BeginTransaction, write_group.h). A read
+// without the key's lock may
 // find records of the version it read removed by a compaction once another
 // write replaced it: Unchanged tells such a read to start again.
 //
@@ -35,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -144,13 +148,20 @@ class Keyspace {
       const std::function<bool(const std::string& entry)>& visit,
       const std::string& from = std::string()) const;
 
-  // Locks the stripes of `keys` (in stripe order) until the result dies; in
-  // a group's view, until the group flushes (the result is then empty), and
-  // a stripe taken by another client makes the group flush first.
-  std::vector<std::unique_lock<std::mutex>> LockKeys(const std::vector<std::string>& keys);
+  // What LockKeys holds for a writer without a group: a gate, shared, and
+  // the stripes.
+  struct KeyLocks {
+    std::shared_lock<std::shared_mutex> gate;
+    std::vector<std::unique_lock<std::mutex>> stripes;
+  };
+  // Locks the stripes of `keys` (in stripe order, under a gate held shared:
+  // write_group.h) until the result dies; in a group's view, until the group
+  // flushes (the result is then empty), and a stripe or gate taken by
+  // another client makes the group flush first.
+  KeyLocks LockKeys(const std::vector<std::string>& keys);
 
-  // EXEC and scripts: takes the stripes of `keys` (every stripe if
-  // `whole_keyspace`), waiting, after flushing what the group staged, and
+  // EXEC and scripts: takes the stripes of `keys` (every gate, exclusively,
+  // if `whole_keyspace`), waiting, after flushing what the group staged, and
   // keeps them in the group, flushes included, until EndTransaction: the
   // commands that run in between are atomic for every other client (their
   // writes reach the database in one DB::Write, or several only where a
@@ -206,11 +217,14 @@ class Keyspace {
       const ROCKSDB_NAMESPACE::ReadOptions& read) const;
 
   static constexpr size_t kStripes = 1024;
+  static constexpr size_t kGates = 16;
   struct Shared {
     Shared(ROCKSDB_NAMESPACE::DB* db, bool sync);
     ROCKSDB_NAMESPACE::DB* const db;
     ROCKSDB_NAMESPACE::WriteOptions write_options;
     std::unique_ptr<std::mutex[]> stripes;
+    std::unique_ptr<std::shared_mutex[]> gates;
+    std::atomic<size_t> views{0};  // hands each group's view its gate
     std::atomic<uint64_t> expiry_writes{0};
     VersionAllocator versions;
     WatchedKeys watched;
@@ -229,6 +243,7 @@ class Keyspace {
 
   std::shared_ptr<Shared> shared_;
   WriteGroup* group_ = nullptr;
+  size_t gate_ = 0;  // the gate this view's writers hold shared
 };
 
 }  // namespace teksdb::server

@@ -75,7 +75,11 @@ Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::Wri
   staged_ = false;
   sets_expiry_ = false;
   vouched_replies_.clear();
-  if (!in_transaction_) held_.clear();  // unlocks every stripe
+  if (!in_transaction_) {  // unlocks every stripe and gate
+    held_.clear();
+    if (gate_.owns_lock()) gate_.unlock();
+    all_gates_.clear();
+  }
   return s;
 }
 

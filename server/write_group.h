@@ -19,6 +19,13 @@
 // waits while holding a stripe another one waits for, so groups cannot
 // deadlock.
 //
+// Gates. Besides stripes, a writer holds one of a few gates (Keyspace's
+// kGates shared mutexes) shared, the group until it flushes: a command
+// that must see the whole keyspace still (FLUSHALL or KEYS inside EXEC, a
+// script) takes every gate exclusively instead of every stripe, so no
+// other writer holds any stripe meanwhile. Gates are taken, like stripes,
+// only when the group holds nothing (or by try-lock).
+//
 // Failure. If the group's write fails, the replies of every command from
 // the first one that staged a write on (later ones may have read the
 // staged writes) are replaced by the storage error, in place: nothing is
@@ -31,6 +38,7 @@
 
 #include <cstddef>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,12 +75,20 @@ class WriteGroup {
   // Takes `stripes` (sorted), waiting. REQUIRES: the group holds none.
   void Take(std::mutex* stripes, const std::vector<size_t>& sorted);
 
+  // The gate (see Gates above): held shared, or every gate exclusively.
+  bool holds_gate() const { return gate_.owns_lock() || whole_keyspace(); }
+  bool whole_keyspace() const { return !all_gates_.empty(); }
+  void TakeGate(std::shared_lock<std::shared_mutex> gate) { gate_ = std::move(gate); }
+  void TakeAllGates(std::vector<std::unique_lock<std::shared_mutex>> gates) {
+    all_gates_ = std::move(gates);
+  }
+
   // In a transaction (Keyspace::BeginTransaction) Flush keeps the stripes.
   bool in_transaction() const { return in_transaction_; }
   void set_in_transaction(bool on) { in_transaction_ = on; }
 
   // Writes what is staged (if anything) in one DB::Write, releases every
-  // stripe (unless in a transaction); on failure rewrites the replies it vouched for. Returns the
+  // stripe and gate (unless in a transaction); on failure rewrites the replies it vouched for. Returns the
   // write's status; *set_expiry says whether a write it committed set an
   // expiry (for the expiry sweep).
   ROCKSDB_NAMESPACE::Status Flush(ROCKSDB_NAMESPACE::DB* db,
@@ -85,6 +101,8 @@ class WriteGroup {
   bool staged_ = false;
   bool sets_expiry_ = false;
   std::vector<std::pair<size_t, std::unique_lock<std::mutex>>> held_;
+  std::shared_lock<std::shared_mutex> gate_;
+  std::vector<std::unique_lock<std::shared_mutex>> all_gates_;
   // Replies [start, end) of the commands run while writes were staged.
   std::vector<std::pair<size_t, size_t>> vouched_replies_;
   size_t command_reply_start_ = 0;

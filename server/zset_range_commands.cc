@@ -222,7 +222,7 @@ void RangeCommand(Request& r, Fixed fixed) {
     return reply::Error(r.out, "ERR syntax error, WITHSCORES not supported in combination with BYLEX");
   }
   if (!ParseBounds(r, source_at + 1, &range)) return;
-  std::vector<std::unique_lock<std::mutex>> locks;
+  Keyspace::KeyLocks locks;
   if (fixed.store) locks = r.keyspace->LockKeys({r.args[1], r.args[2]});
   Collection source;
   std::vector<std::string> entries;

@@ -3,7 +3,9 @@
 // so also under ThreadSanitizer): writes staged in a group are read back
 // through its view and by nobody else until the group flushes, in one
 // write; a group that needs a key another group holds flushes what it
-// staged before it waits; a flush that fails rewrites the replies it
+// staged before it waits; a transaction that holds the whole keyspace
+// (every gate) keeps every other writer, grouped or not, waiting until it
+// flushes; a flush that fails rewrites the replies it
 // vouched for, from the first command that staged a write on, and leaves
 // the ones before alone.
 #include <gtest/gtest.h>
@@ -68,7 +70,8 @@ TEST_F(WriteGroupTest, StagedWritesAreReadThroughTheGroupOnlyUntilItFlushes) {
   EXPECT_EQ(db_->GetLatestSequenceNumber(), sequence + 2);  // one write of both
   // The group let go of its stripes: the server's own view locks them.
   auto locks = keyspace_->LockKeys({"a", "b"});
-  EXPECT_FALSE(locks.empty());
+  EXPECT_FALSE(locks.stripes.empty());
+  EXPECT_TRUE(locks.gate.owns_lock());
 }
 
 TEST_F(WriteGroupTest, AGroupFlushesWhatItStagedBeforeWaitingForAKeyAnotherHolds) {
@@ -91,6 +94,33 @@ TEST_F(WriteGroupTest, AGroupFlushesWhatItStagedBeforeWaitingForAKeyAnotherHolds
   ASSERT_TRUE(view_a.FlushGroup().ok());
   other.join();
   EXPECT_EQ(ReadString(*keyspace_, "contended"), "from b");
+}
+
+TEST_F(WriteGroupTest, AWholeKeyspaceTransactionKeepsEveryOtherWriterOut) {
+  std::string out_a, out_b;
+  WriteGroup a(&out_a), b(&out_b);
+  Keyspace view_a = keyspace_->InGroup(&a), view_b = keyspace_->InGroup(&b);
+  view_a.BeginTransaction({}, /*whole_keyspace=*/true);
+  PutString(view_a, "x", "in the transaction");  // needs no lock of its own
+  std::atomic<bool> b_wrote{false}, sweeper_wrote{false};
+  std::thread writer([&] {
+    PutString(view_b, "y", "from b");
+    b_wrote = true;
+    ASSERT_TRUE(view_b.FlushGroup().ok());
+  });
+  std::thread sweeper([&] {  // a writer without a group (the server's view)
+    auto locks = keyspace_->LockKeys({"z"});
+    sweeper_wrote = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(b_wrote.load());
+  EXPECT_FALSE(sweeper_wrote.load());
+  view_a.EndTransaction();
+  ASSERT_TRUE(view_a.FlushGroup().ok());  // lets go of every gate
+  writer.join();
+  sweeper.join();
+  EXPECT_EQ(ReadString(*keyspace_, "x"), "in the transaction");
+  EXPECT_EQ(ReadString(*keyspace_, "y"), "from b");
 }
 
 TEST_F(WriteGroupTest, AFailedFlushRewritesTheRepliesItVouchedFor) {
