@@ -14,6 +14,7 @@ packages=(
   libxxhash-dev                       # the cuckoo hash's keyed XXH3 (header only)
   libbenchmark-dev libabsl-dev        # tools/memtable_bench (Google Benchmark, absl::flat_hash_map)
   libasio-dev                         # teksdb-server's I/O (header only)
+  liblua5.1-0-dev nettle-dev pkg-config  # teksdb-server's EVAL (Lua 5.1, as Redis; SHA1)
   redis-server redis-tools            # tests: real Redis to compare with, redis-cli, redis-benchmark
   nutcracker                          # scripts/cluster.sh: twemproxy in front of several servers
   time                                # GNU /usr/bin/time, peak RSS in bench.sh

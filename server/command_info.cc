@@ -38,6 +38,10 @@ const CommandInfo kCommands[] = {
     {"del", "write", 1, -1, 1, "@keyspace @write @slow"},
     {"discard", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
     {"echo", "loading stale fast", 0, 0, 0, "@fast @connection"},
+    {"eval", "noscript stale skip_monitor no_mandatory_keys movablekeys", 0, 0, 0, "@slow @scripting", true, 2},
+    {"eval_ro", "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", 0, 0, 0, "@slow @scripting", true, 2},
+    {"evalsha", "noscript stale skip_monitor no_mandatory_keys movablekeys", 0, 0, 0, "@slow @scripting", true, 2},
+    {"evalsha_ro", "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", 0, 0, 0, "@slow @scripting", true, 2},
     {"exec", "noscript loading stale skip_slowlog", 0, 0, 0, "@slow @transaction"},
     {"exists", "readonly fast", 1, -1, 1, "@keyspace @read @fast"},
     {"expire", "write fast", 1, 1, 1, "@keyspace @write @fast"},
@@ -111,6 +115,7 @@ const CommandInfo kCommands[] = {
     {"sadd", "write denyoom fast", 1, 1, 1, "@write @set @fast"},
     {"scan", "readonly", 0, 0, 0, "@keyspace @read @slow", true},
     {"scard", "readonly fast", 1, 1, 1, "@read @set @fast"},
+    {"script", "", 0, 0, 0, "@slow"},
     {"sdiff", "readonly", 1, -1, 1, "@read @set @slow"},
     {"sdiffstore", "write denyoom", 1, -1, 1, "@write @set @slow"},
     {"select", "loading stale fast", 0, 0, 0, "@fast @connection"},
@@ -188,6 +193,8 @@ const Subcommand kSubcommands[] = {
     {"config", "get", -3},
     {"pubsub", "channels", -2}, {"pubsub", "numsub", -2}, {"pubsub", "numpat", 2},
     {"pubsub", "shardchannels", -2}, {"pubsub", "shardnumsub", -2},
+    {"script", "load", 3},      {"script", "exists", -3}, {"script", "flush", -2},
+    {"script", "kill", 2},
 };
 
 bool HasSubcommands(const std::string& container) {
@@ -200,13 +207,6 @@ std::vector<std::string> Words(const char* text) {
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
   return words;
-}
-
-const Command* FindCommand(const std::string& lower_case_name) {
-  for (const Command& c : CommandTable()) {
-    if (lower_case_name == c.name) return &c;
-  }
-  return nullptr;
 }
 
 // One command's COMMAND entry: name, arity, flags, first key, last key,
@@ -230,10 +230,9 @@ void ReplyInfo(Request& r, const Command& command, const CommandInfo& info) {
 
 void ReplyGetKeys(Request& r) {
   const std::vector<std::string> request(r.args.begin() + 2, r.args.end());
-  const Command* command = FindCommand(AsciiLower(request[0]));
+  const Command* command = LookupCommand(AsciiLower(request[0]));
   if (command == nullptr) return reply::Error(r.out, "ERR Invalid command specified");
-  const int argc = static_cast<int>(request.size());
-  if ((command->arity > 0 && argc != command->arity) || argc < -command->arity) {
+  if (!ArityFits(*command, request.size())) {
     return reply::Error(r.out, "ERR Invalid number of arguments specified for command");
   }
   std::vector<std::string> keys;
@@ -314,13 +313,13 @@ void CommandCommand(Request& r) {
   } else if (sub == "info") {
     reply::ArrayHeader(r.out, r.args.size() - 2);
     for (size_t i = 2; i < r.args.size(); ++i) {
-      const Command* c = FindCommand(AsciiLower(r.args[i]));
+      const Command* c = LookupCommand(AsciiLower(r.args[i]));
       c ? ReplyInfo(r, *c, *FindCommandInfo(c->name)) : reply::Null(r.out, r.protocol());
     }
   } else if (sub == "docs") {
     std::vector<const Command*> named;
     for (size_t i = 2; i < r.args.size(); ++i) {
-      if (const Command* c = FindCommand(AsciiLower(r.args[i]))) named.push_back(c);
+      if (const Command* c = LookupCommand(AsciiLower(r.args[i]))) named.push_back(c);
     }
     if (r.args.size() == 2) {
       for (const Command& c : table) named.push_back(&c);

@@ -58,12 +58,18 @@ const std::vector<Command>& CommandTable() {
     AddServerCommands(&commands);
     AddTransactionCommands(&commands);
     AddPubSubCommands(&commands);
+    AddScriptCommands(&commands);
     return commands;
   }();
   return table;
 }
 
 size_t CommandCount() { return CommandTable().size(); }
+
+const Command* LookupCommand(const std::string& lower_case_name) {
+  const auto it = IndexByName().find(lower_case_name);
+  return it == IndexByName().end() ? nullptr : &CommandTable()[it->second];
+}
 
 void Execute(ServerState& server, ClientState& client, const std::vector<std::string>& args,
              std::string* out) {
@@ -75,8 +81,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
     return;
   }
   const Command& command = CommandTable()[it->second];
-  const int argc = static_cast<int>(args.size());
-  if ((command.arity > 0 && argc != command.arity) || argc < -command.arity) {
+  if (!ArityFits(command, args.size())) {
     ReplyRefused(client, name, "ERR wrong number of arguments for '" + name + "' command", out);
     return;
   }

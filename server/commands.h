@@ -26,6 +26,7 @@
 #include "keyspace.h"
 #include "pubsub.h"
 #include "scan_cursors.h"
+#include "script_engine.h"
 #include "server_stats.h"
 #include "watched_keys.h"
 
@@ -50,6 +51,7 @@ struct ServerState {
   ServerStats stats{CommandCount()};
   ScanCursors cursors;                      // SCAN, HSCAN
   PubSub pubsub;                            // SUBSCRIBE, PUBLISH
+  ScriptEngine scripts;                     // EVAL, SCRIPT
   const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
   const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
   std::function<void()> shutdown;  // SHUTDOWN: stops the server
@@ -120,6 +122,13 @@ struct Command {
 
 // The table, in the order ServerStats numbers its commands.
 const std::vector<Command>& CommandTable();
+// The command named `lower_case_name`, or null.
+const Command* LookupCommand(const std::string& lower_case_name);
+// Whether argc (the name included) suits the command's arity.
+inline bool ArityFits(const Command& command, size_t argc) {
+  const int n = static_cast<int>(argc);
+  return command.arity > 0 ? n == command.arity : n >= -command.arity;
+}
 
 // Runs one request, appending its reply to `out`, and records its time in
 // server.stats.
@@ -142,6 +151,7 @@ void AddScanCommands(std::vector<Command>* table);
 void AddServerCommands(std::vector<Command>* table);
 void AddTransactionCommands(std::vector<Command>* table);
 void AddPubSubCommands(std::vector<Command>* table);
+void AddScriptCommands(std::vector<Command>* table);
 
 // In RESP2, a connection with subscriptions runs only the Pub/Sub commands,
 // PING, QUIT and RESET: Redis's error for any other (`full_name` as

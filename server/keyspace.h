@@ -161,7 +161,7 @@ class Keyspace {
   KeyLocks LockKeys(const std::vector<std::string>& keys);
 
   // EXEC and scripts: takes the stripes of `keys` (every gate, exclusively,
-  // if `whole_keyspace`), waiting, after flushing what the group staged, and
+  // if `whole_keyspace` or they are more than kGates stripes), waiting, after flushing what the group staged, and
   // keeps them in the group, flushes included, until EndTransaction: the
   // commands that run in between are atomic for every other client (their
   // writes reach the database in one DB::Write, or several only where a
@@ -169,6 +169,7 @@ class Keyspace {
   // REQUIRES: a group's view; `keys` covers every key the commands touch.
   void BeginTransaction(const std::vector<std::string>& keys, bool whole_keyspace);
   void EndTransaction();
+  bool InTransaction() const { return group_ != nullptr && group_->in_transaction(); }
 
   // WATCH: who watches which key; every commit touches it (watched_keys.h).
   WatchedKeys& watched() const { return shared_->watched; }

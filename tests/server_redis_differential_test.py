@@ -22,7 +22,12 @@ Then the same in pipelines: batches of 1 to 40 commands (valid and
 invalid mixed, transactions among them, the SCANs left out; some
 batches mostly GETs, which the server reads ahead in one MultiGet, among
 writes of the same keys) sent whole before any reply is read, every reply
-compared in order. Then both phases again in RESP3 (HELLO 3).
+compared in order. Then both phases again in RESP3 (HELLO 3). Then
+scripts: fixed EVAL/EVALSHA/EVAL_RO/SCRIPT cases (results of every Lua
+type, errors raised and caught, the sandbox, numkeys errors, read-only
+scripts, the cache), and random commands run through
+EVAL "return redis.call(unpack(ARGV))", in RESP3 and RESP2, replies
+compared byte for byte.
 
 Usage: server_redis_differential_test.py PATH/TO/teksdb-server [SEED]
 Needs redis-server on PATH. Prints the seed and, on a mismatch, the
@@ -445,6 +450,71 @@ def run_random(servers, rng, count, history, protocol):
     return True
 
 
+# Commands whose replies through a script cannot be compared: unordered or
+# random results, clock readings, and those scripts may not run.
+NOT_SCRIPTED = {"KEYS", "HKEYS", "HVALS", "SMEMBERS", "HGETALL", "SINTER", "SUNION", "SDIFF",
+                "HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER", "SPOP", "TTL", "PTTL", "EXPIRETIME",
+                "PEXPIRETIME", "SCAN", "HSCAN", "SSCAN", "ZSCAN", "@OTHER",
+                "COMMAND"}  # (COMMAND INFO's key specs differ: compared elsewhere)
+
+SCRIPTS = [
+    ["EVAL", "return {1, 'two', {3, {4}}, false, true, nil, 5}", "0"],
+    ["EVAL", "return {1.5, -2.7, 3.0}", "0"],
+    ["EVAL", "return redis.status_reply('FINE')", "0"],
+    ["EVAL", "return redis.error_reply('MY error')", "0"],
+    ["EVAL", "return {err='plain'}", "0"],
+    ["EVAL", "return KEYS[1] .. ARGV[1] .. #KEYS .. #ARGV", "2", "k1", "k2", "a", "b", "c"],
+    ["EVAL", "return redis.call('incr', KEYS[1])", "1", "k1"],
+    ["EVAL", "return redis.pcall('incr', KEYS[1])", "1", "k1"],
+    ["EVAL", "local r = redis.pcall('hget', KEYS[1], 'f') if type(r) == 'table' then return r.err end return r",
+     "1", "k1"],
+    ["EVAL", "return redis.call('nosuch')", "0"],
+    ["EVAL", "return redis.call()", "0"],
+    ["EVAL", "return redis.call('multi')", "0"],
+    ["EVAL", "return redis.call('get', {})", "0"],
+    ["EVAL", "return undefined_global", "0"],
+    ["EVAL", "newglobal = 1", "0"],
+    ["EVAL", "error('boom')", "0"],
+    ["EVAL", "error({err='TABLE boom'})", "0"],
+    ["EVAL", "return 'a' ..", "0"],
+    ["EVAL", "return redis.sha1hex('abc')", "0"],
+    ["EVAL", "return 1", "x"],
+    ["EVAL", "return 1", "-1"],
+    ["EVAL", "return 1", "3", "a"],
+    ["EVAL_RO", "return redis.call('get', KEYS[1])", "1", "k2"],
+    ["EVAL_RO", "return redis.call('set', KEYS[1], 'x')", "1", "k2"],
+    ["EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0"],
+    ["EVALSHA", "short", "0"],
+    ["SCRIPT", "LOAD", "return 'loaded'"],
+    ["EVALSHA", "8cf0e15a2cd7a27316b33f9b79ca1c5c1cc1d79c", "0"],
+    ["SCRIPT", "EXISTS", "8cf0e15a2cd7a27316b33f9b79ca1c5c1cc1d79c", "0000000000000000000000000000000000000000"],
+    ["SCRIPT", "FLUSH"],
+    ["SCRIPT", "EXISTS", "8cf0e15a2cd7a27316b33f9b79ca1c5c1cc1d79c"],
+    ["SCRIPT", "FLUSH", "BOGUS"],
+    ["SCRIPT", "KILL"],
+    ["SCRIPT", "NOSUCH"],
+    ["MULTI"], ["EVAL", "return redis.call('incrby', KEYS[1], 5)", "1", "k3"], ["EXEC"],
+]
+
+
+def run_scripted(redis, teks, rng, count, history):
+    """The fixed SCRIPTS, then `count` random commands each run through
+    EVAL (redis.call), so that every reply is converted to Lua and back;
+    false on the first reply that differs."""
+    scripted = [list(c) for c in SCRIPTS]
+    while len(scripted) < len(SCRIPTS) + count:
+        cmd = random_command(rng)
+        if cmd[0].upper() not in NOT_SCRIPTED:
+            scripted.append(["EVAL", "return redis.call(unpack(ARGV))", "0"] + cmd)
+    for cmd in scripted:
+        history.append(cmd)
+        want, got = redis.command(*cmd), teks.command(*cmd)
+        if not same(cmd, want, got):
+            print(f"FAIL (scripts) at {cmd}\n  redis:  {want}\n  teksdb: {got}")
+            return False
+    return True
+
+
 def run_pipelines(redis, teks, rng, count, history):
     """`count` random pipelines (1 to 40 commands, transactions among them)
     sent whole to each server before any reply is read; false on the first
@@ -508,8 +578,12 @@ def main():
         ok, resp3_pipelined = run_pipelines(redis, teks, rng, scale * 50, history)
         if not ok:
             return 1
+        for protocol in (3, 2):
+            redis.command("HELLO", str(protocol)), teks.command("HELLO", str(protocol))
+            if not run_scripted(redis, teks, rng, scale * 600, history):
+                return 1
         print(f"ok: {len(history)} commands ({pipelined + resp3_pipelined} of them in pipelines; "
-              "RESP2, then RESP3), every reply the same as Redis's")
+              "RESP2, then RESP3, then through scripts), every reply the same as Redis's")
         return 0
     finally:
         for p in procs:

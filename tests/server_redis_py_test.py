@@ -5,7 +5,8 @@ chosen explicitly: strings, hashes, sets, sorted sets (scores as floats in
 both protocols), default (transactional, MULTI/EXEC) and plain pipelines,
 `transaction()` with WATCH retried by 4 threads that lose no increment,
 WATCH aborting on another connection's write, a MULTI/EXEC pair of INCRs
-that a concurrent reader never sees half done, pub/sub (messages, pattern
+that a concurrent reader never sees half done, `Lock` (EVALSHA scripts) guarding
+4 threads' increments, register_script, pub/sub (messages, pattern
 messages, a handler thread), SCAN and HSCAN iterations
 that return every key exactly as stored, INFO parsed by the client (ops/s,
 memtable bytes, latency percentiles), expired keys reclaimed in the
@@ -165,6 +166,30 @@ def pubsub(r):
     check(received == [str(i).encode() for i in range(50)], f"a handler thread gets 50 messages in order")
 
 
+def scripting_and_lock(r):
+    lock = r.lock("resource", timeout=5)
+    check(lock.acquire(blocking=False) and not r.lock("resource").acquire(blocking=False),
+          "Lock (EVALSHA scripts): taken once, refused to a second owner")
+    check(lock.extend(2) and lock.owned(), "Lock.extend")
+    lock.release()
+    check(r.get("resource") is None, "Lock.release")
+    r.delete("locked-counter")
+
+    def work():
+        for _ in range(50):
+            with r.lock("counter-lock", timeout=5, blocking_timeout=10):
+                r.set("locked-counter", int(r.get("locked-counter") or 0) + 1)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(r.get("locked-counter") == b"200", "4 threads x 50 increments under Lock: 200")
+    script = r.register_script("return {KEYS[1], ARGV[1], redis.call('incrby', KEYS[1], ARGV[1])}")
+    r.delete("n")
+    check(script(keys=["n"], args=[5]) == [b"n", b"5", 5], "register_script (EVALSHA, then EVAL)")
+
+
 def pipelines_and_scans(r):
     pipe = r.pipeline(transaction=False)
     for i in range(2500):
@@ -250,6 +275,7 @@ def main():
             data_types(r)
             transactions(r)
             pubsub(r)
+            scripting_and_lock(r)
         for part in (data_types, transactions, pipelines_and_scans, info, concurrency, expiry, errors):
             part(default)
         proc.kill()
