@@ -20,7 +20,10 @@ packages=(
   time                                # GNU /usr/bin/time, peak RSS in bench.sh
   python3 python3-venv                # bench.sh report; plots (matplotlib from PyPI, in a venv)
   maven openjdk-17-jdk-headless       # ycsb/: the YCSB client (its jars from Maven Central)
+  nodejs                              # tests: a Node.js client (ioredis, from npm)
 )
+# npm: Debian's package, unless the nodejs installed brings its own.
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
