@@ -44,6 +44,7 @@ const std::vector<Command>& CommandTable() {
   static const std::vector<Command> table = [] {
     std::vector<Command> commands;
     AddStringCommands(&commands);
+    AddBitmapCommands(&commands);
     AddKeyCommands(&commands);
     AddHashCommands(&commands);
     AddSetCommands(&commands);

@@ -137,6 +137,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
 
 // The handlers of each file, for the table.
 void AddStringCommands(std::vector<Command>* table);
+void AddBitmapCommands(std::vector<Command>* table);
 void AddKeyCommands(std::vector<Command>* table);
 void AddHashCommands(std::vector<Command>* table);
 void AddSetCommands(std::vector<Command>* table);

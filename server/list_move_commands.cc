@@ -71,7 +71,8 @@ void Move(Request& r, bool from_left, bool to_left, int64_t deadline_ms = -1) {
   std::optional<std::string> moved;
   if (!MoveElement(r, from_left, to_left, &moved)) return;
   if (moved) return reply::Bulk(r.out, *moved);
-  if (deadline_ms < 0) return reply::Null(r.out, r.protocol());
+  // (Where it may not block, inside EXEC, BLMOVE answers as LMOVE.)
+  if (deadline_ms < 0 || !r.client.may_block) return reply::Null(r.out, r.protocol());
   BlockOrNull(r, {r.args[1]}, deadline_ms);
 }
 

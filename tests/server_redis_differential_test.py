@@ -297,6 +297,14 @@ def random_command(rng):
              ["COUNT", "2"], ["COUNT", "-1"], ["MAXLEN", "2"], ["MAXLEN", "x"], ["RANK", "-2", "COUNT", "0"],
              ["RANK"], ["BOGUS", "1"]]),
         lambda: ["RPOPLPUSH", k(), k()],
+        lambda: ["SETBIT", k(), rng.choice(["0", "7", "13", "100", "-1", "x", "4294967296"]),
+                 rng.choice(["0", "1", "1", "2", "x"])],
+        lambda: ["GETBIT", k(), rng.choice(["0", "7", "13", "100", "-1", "x"])],
+        lambda: ["BITCOUNT", k()] + rng.choice([[], [idx(), idx()], [idx(), idx(), rng.choice(["BIT", "BYTE", "x"])],
+                                                ["0"], ["0", "1", "BIT", "x"]]),
+        lambda: ["BITPOS", k(), rng.choice(["0", "1", "2", "x"])] + rng.choice(
+            [[], [idx()], [idx(), idx()], [idx(), idx(), rng.choice(["BIT", "BYTE", "x"])]]),
+        lambda: ["BITOP", rng.choice(["AND", "OR", "XOR", "NOT", "x"]), k()] + [k() for _ in range(rng.randint(1, 3))],
         # Blocking forms: served at once, or a null array after 10 ms (or
         # at once inside MULTI); bad timeouts.
         lambda: [rng.choice(["BLPOP", "BRPOP", "BZPOPMIN", "BZPOPMAX"])] +
