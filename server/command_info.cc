@@ -21,6 +21,7 @@ namespace {
 const CommandInfo kCommands[] = {
     {"append", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
     {"auth", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
+    {"bgsave", "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous"},
     {"bitcount", "readonly", 1, 1, 1, "@read @bitmap @slow"},
     {"bitop", "write denyoom", 2, -1, 1, "@write @bitmap @slow"},
     {"bitpos", "readonly", 1, 1, 1, "@read @bitmap @slow"},
@@ -35,6 +36,7 @@ const CommandInfo kCommands[] = {
     {"client", "", 0, 0, 0, "@slow"},
     {"command", "loading stale", 0, 0, 0, "@slow @connection"},
     {"config", "", 0, 0, 0, "@slow"},
+    {"copy", "write denyoom", 1, 2, 1, "@keyspace @write @slow"},
     {"dbsize", "readonly fast", 0, 0, 0, "@keyspace @read @fast", true},
     {"decr", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
     {"decrby", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
@@ -80,6 +82,7 @@ const CommandInfo kCommands[] = {
     {"incrbyfloat", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
     {"info", "loading stale", 0, 0, 0, "@slow @dangerous"},
     {"keys", "readonly", 0, 0, 0, "@keyspace @read @slow @dangerous", true},
+    {"lastsave", "loading stale fast", 0, 0, 0, "@admin @fast @dangerous"},
     {"lindex", "readonly", 1, 1, 1, "@read @list @slow"},
     {"linsert", "write denyoom", 1, 1, 1, "@write @list @slow"},
     {"llen", "readonly fast", 1, 1, 1, "@read @list @fast"},
@@ -94,6 +97,7 @@ const CommandInfo kCommands[] = {
     {"lset", "write denyoom", 1, 1, 1, "@write @list @slow"},
     {"ltrim", "write", 1, 1, 1, "@write @list @slow"},
     {"mget", "readonly fast", 1, -1, 1, "@read @string @fast"},
+    {"move", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"mset", "write denyoom", 1, -1, 2, "@write @string @slow"},
     {"msetnx", "write denyoom", 1, -1, 2, "@write @string @slow"},
     {"multi", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
@@ -109,14 +113,17 @@ const CommandInfo kCommands[] = {
     {"pubsub", "", 0, 0, 0, "@slow"},
     {"punsubscribe", "pubsub noscript loading stale", 0, 0, 0, "@pubsub @slow"},
     {"quit", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
+    {"randomkey", "readonly", 0, 0, 0, "@keyspace @read @slow", true},
     {"rename", "write", 1, 2, 1, "@keyspace @write @slow"},
     {"renamenx", "write fast", 1, 2, 1, "@keyspace @write @fast"},
     {"reset", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
+    {"role", "noscript loading stale fast", 0, 0, 0, "@admin @fast @dangerous"},
     {"rpop", "write fast", 1, 1, 1, "@write @list @fast"},
     {"rpoplpush", "write denyoom", 1, 2, 1, "@write @list @slow"},
     {"rpush", "write denyoom fast", 1, 1, 1, "@write @list @fast"},
     {"rpushx", "write denyoom fast", 1, 1, 1, "@write @list @fast"},
     {"sadd", "write denyoom fast", 1, 1, 1, "@write @set @fast"},
+    {"save", "admin noscript no_async_loading no_multi", 0, 0, 0, "@admin @slow @dangerous"},
     {"scan", "readonly", 0, 0, 0, "@keyspace @read @slow", true},
     {"scard", "readonly fast", 1, 1, 1, "@read @set @fast"},
     {"script", "", 0, 0, 0, "@slow"},
@@ -133,6 +140,7 @@ const CommandInfo kCommands[] = {
     {"sintercard", "readonly movablekeys", 0, 0, 0, "@read @set @slow", false, 1},
     {"sinterstore", "write denyoom", 1, -1, 1, "@write @set @slow"},
     {"sismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
+    {"slowlog", "", 0, 0, 0, "@slow"},
     {"smembers", "readonly", 1, 1, 1, "@read @set @slow"},
     {"smismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
     {"smove", "write fast", 1, 2, 1, "@write @set @fast"},
@@ -148,6 +156,7 @@ const CommandInfo kCommands[] = {
     {"sunion", "readonly", 1, -1, 1, "@read @set @slow"},
     {"sunionstore", "write denyoom", 1, -1, 1, "@write @set @slow"},
     {"sunsubscribe", "pubsub noscript loading stale", 1, -1, 1, "@pubsub @slow"},
+    {"swapdb", "write fast", 0, 0, 0, "@keyspace @write @fast @dangerous", true},
     {"time", "loading stale fast", 0, 0, 0, "@fast"},
     {"touch", "readonly fast", 1, -1, 1, "@keyspace @read @fast"},
     {"ttl", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
@@ -155,6 +164,7 @@ const CommandInfo kCommands[] = {
     {"unlink", "write fast", 1, -1, 1, "@keyspace @write @fast"},
     {"unsubscribe", "pubsub noscript loading stale", 0, 0, 0, "@pubsub @slow"},
     {"unwatch", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
+    {"wait", "noscript", 0, 0, 0, "@slow @connection"},
     {"watch", "noscript loading stale fast allow_busy", 1, -1, 1, "@fast @transaction"},
     {"zadd", "write denyoom fast", 1, 1, 1, "@write @sortedset @fast"},
     {"zcard", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
@@ -190,12 +200,18 @@ struct Subcommand {
   const char* name;
   int arity;
 };
+// Containers whose subcommands scripts may not call (Redis 7.0 flags each
+// CONFIG, CLIENT and SCRIPT subcommand "noscript").
+bool SubcommandsDeniedInScripts(const std::string& container) {
+  return container == "config" || container == "client" || container == "script";
+}
 const Subcommand kSubcommands[] = {
     {"command", "count", 2},    {"command", "list", -2},  {"command", "info", -2},
     {"command", "docs", -2},    {"command", "getkeys", -4},
     {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
     {"client", "no-evict", 3},
-    {"config", "get", -3},
+    {"config", "get", -3},      {"config", "set", -4},    {"config", "resetstat", 2},
+    {"slowlog", "get", -2},     {"slowlog", "len", 2},    {"slowlog", "reset", 2},
     {"pubsub", "channels", -2}, {"pubsub", "numsub", -2}, {"pubsub", "numpat", 2},
     {"pubsub", "shardchannels", -2}, {"pubsub", "shardnumsub", -2},
     {"script", "load", 3},      {"script", "exists", -3}, {"script", "flush", -2},
@@ -278,6 +294,17 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
   for (int i = info->first_key; i <= last && i < argc; i += info->key_step) {
     keys->push_back(args[i]);
   }
+}
+
+bool DeniedInScripts(const std::vector<std::string>& args) {
+  const std::string name = AsciiLower(args[0]);
+  const CommandInfo* info = FindCommandInfo(name);
+  if (info != nullptr) {
+    for (const std::string& flag : Words(info->flags)) {
+      if (flag == "noscript") return true;
+    }
+  }
+  return SubcommandsDeniedInScripts(name);
 }
 
 std::string FullCommandName(const std::vector<std::string>& args) {

@@ -51,6 +51,10 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
 // handler runs; empty when the request is well formed.
 std::string SubcommandError(const std::vector<std::string>& args);
 
+// Whether scripts may not run the request's command ("noscript", for the
+// command or, as Redis flags them, its subcommands).
+bool DeniedInScripts(const std::vector<std::string>& args);
+
 // The name COMMAND and Redis's errors use: lower case, with the
 // subcommand for a command that has them ("client|setname").
 std::string FullCommandName(const std::vector<std::string>& args);

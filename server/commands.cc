@@ -60,6 +60,8 @@ const std::vector<Command>& CommandTable() {
     AddTransactionCommands(&commands);
     AddPubSubCommands(&commands);
     AddScriptCommands(&commands);
+    AddPersistenceCommands(&commands);
+    AddCopyCommands(&commands);
     return commands;
   }();
   return table;
@@ -117,6 +119,9 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - started);
   server.stats.command(it->second).Record(static_cast<uint64_t>(usec.count()));
+  if (server.slowlog.IsSlow(usec.count())) {
+    server.slowlog.Add(usec.count(), args, client.address, client.name);
+  }
 }
 
 void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s) {

@@ -27,6 +27,7 @@
 #include "pubsub.h"
 #include "scan_cursors.h"
 #include "script_engine.h"
+#include "slow_log.h"
 #include "server_stats.h"
 #include "watched_keys.h"
 
@@ -52,6 +53,8 @@ struct ServerState {
   ScanCursors cursors;                      // SCAN, HSCAN
   PubSub pubsub;                            // SUBSCRIBE, PUBLISH
   ScriptEngine scripts;                     // EVAL, SCRIPT
+  SlowLog slowlog;                          // SLOWLOG
+  std::atomic<int64_t> last_save_s{0};      // LASTSAVE (set at start and by SAVE)
   const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
   const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
   std::function<void()> shutdown;  // SHUTDOWN: stops the server
@@ -60,6 +63,7 @@ struct ServerState {
 // One connection's state.
 struct ClientState {
   uint64_t id = 0;  // HELLO's "id": the connection's number since start
+  std::string address;  // the peer's "ip:port" (SLOWLOG)
   bool authenticated = false;
   int protocol = 2;  // RESP2 until HELLO 3
   std::string name;
@@ -153,6 +157,8 @@ void AddServerCommands(std::vector<Command>* table);
 void AddTransactionCommands(std::vector<Command>* table);
 void AddPubSubCommands(std::vector<Command>* table);
 void AddScriptCommands(std::vector<Command>* table);
+void AddPersistenceCommands(std::vector<Command>* table);
+void AddCopyCommands(std::vector<Command>* table);
 
 // In RESP2, a connection with subscriptions runs only the Pub/Sub commands,
 // PING, QUIT and RESET: Redis's error for any other (`full_name` as

@@ -19,6 +19,9 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
   client_.keyspace = &keyspace_;
   client_.authenticated = server_->requirepass.empty();
   client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
+  asio::error_code error;
+  const asio::ip::tcp::endpoint peer = socket_.remote_endpoint(error);
+  if (!error) client_.address = peer.address().to_string() + ":" + std::to_string(peer.port());
   server_->connected.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
   state.requirepass = flags.requirepass;
   state.memtable = memtable;
   state.started_ms = teksdb::server::Keyspace::NowMs();
+  state.last_save_s = state.started_ms / 1000;
   {
     std::string error;
     teksdb::server::Server server(&state, flags.bind, static_cast<uint16_t>(flags.port), &error);

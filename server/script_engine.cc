@@ -147,7 +147,7 @@ bool CallInto(lua_State* L) {
   if (!ArityFits(*command, args.size())) {
     return fail("ERR Wrong number of args calling Redis command from script");
   }
-  if (std::strstr(info->flags, "noscript") != nullptr) {
+  if (DeniedInScripts(args)) {
     return fail("ERR This Redis command is not allowed from script");
   }
   if (context->read_only && std::strstr(info->flags, "write") != nullptr) {

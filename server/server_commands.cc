@@ -1,5 +1,5 @@
 // Connection and server commands: PING ECHO SELECT QUIT AUTH HELLO COMMAND
-// (command_info.h) CLIENT CONFIG INFO SHUTDOWN TIME. INFO's sections follow Redis's names and fields
+// (command_info.h) CLIENT CONFIG INFO SHUTDOWN TIME SLOWLOG. INFO's sections follow Redis's names and fields
 // where they exist (Server, Clients, Memory with memtable_bytes, Stats with
 // instantaneous_ops_per_sec, expired_keys and stale_records_removed,
 // Commandstats, Latencystats, Keyspace). One database (SELECT 0 only); CONFIG GET answers the
@@ -146,12 +146,49 @@ void Client(Request& r) {
   reply::Ok(r.out);
 }
 
-// CONFIG GET (SubcommandError lets only GET through).
+// CONFIG GET pattern... | SET name value [name value ...] | RESETSTAT
+// (SubcommandError has checked the subcommand and its arity). GET answers
+// the parameters clients ask about (redis-benchmark asks "save" and
+// "appendonly") and the slow log's; SET changes the slow log's.
 void Config(Request& r) {
-  static const std::pair<const char*, const char*> kParameters[] = {
-      {"save", ""}, {"appendonly", "no"}, {"databases", "1"}, {"maxmemory", "0"}};
+  const std::string sub = AsciiLower(r.args[1]);
+  SlowLog& slowlog = r.server.slowlog;
+  if (sub == "resetstat") {
+    slowlog.Reset();
+    return reply::Ok(r.out);
+  }
+  if (sub == "set") {
+    if (r.args.size() % 2 != 0) {
+      return reply::Error(r.out, "ERR wrong number of arguments for 'config|set' command");
+    }
+    std::vector<std::pair<std::string, int64_t>> changes;
+    for (size_t i = 2; i + 1 < r.args.size(); i += 2) {
+      const std::string name = AsciiLower(r.args[i]);
+      int64_t value;
+      if (name != "slowlog-log-slower-than" && name != "slowlog-max-len") {
+        return reply::Error(r.out, "ERR Unknown option or number of arguments for CONFIG SET - '" +
+                                       r.args[i] + "'");
+      }
+      const std::string failed = "ERR CONFIG SET failed (possibly related to argument '" + r.args[i] + "') - ";
+      if (!ParseStrictInt64(r.args[i + 1], &value)) {
+        return reply::Error(r.out, failed + "argument couldn't be parsed into an integer");
+      }
+      if (name == "slowlog-max-len" && value < 0) {
+        return reply::Error(r.out, failed + "argument must be between 0 and 9223372036854775807 inclusive");
+      }
+      changes.emplace_back(name, value);
+    }
+    for (const auto& [name, value] : changes) {
+      name == "slowlog-max-len" ? slowlog.set_max_len(value) : slowlog.set_slower_than(value);
+    }
+    return reply::Ok(r.out);
+  }
+  const std::vector<std::pair<std::string, std::string>> parameters = {
+      {"save", ""}, {"appendonly", "no"}, {"databases", "1"}, {"maxmemory", "0"},
+      {"slowlog-max-len", std::to_string(slowlog.max_len())},
+      {"slowlog-log-slower-than", std::to_string(slowlog.slower_than())}};
   std::vector<std::pair<std::string, std::string>> found;
-  for (const auto& [name, value] : kParameters) {
+  for (const auto& [name, value] : parameters) {
     for (size_t i = 2; i < r.args.size(); ++i) {
       if (GlobMatch(AsciiLower(r.args[i]), name)) {
         found.emplace_back(name, value);
@@ -163,6 +200,32 @@ void Config(Request& r) {
   for (const auto& [name, value] : found) {
     reply::Bulk(r.out, name);
     reply::Bulk(r.out, value);
+  }
+}
+
+// SLOWLOG GET [count] | LEN | RESET (SubcommandError checked the arity).
+void Slowlog(Request& r) {
+  const std::string sub = AsciiLower(r.args[1]);
+  if (sub == "len") return reply::Integer(r.out, static_cast<int64_t>(r.server.slowlog.size()));
+  if (sub == "reset") {
+    r.server.slowlog.Reset();
+    return reply::Ok(r.out);
+  }
+  int64_t count = 10;
+  if (r.args.size() == 3 && (!ParseStrictInt64(r.args[2], &count) || count < -1)) {
+    return reply::Error(r.out, "ERR count should be greater than or equal to -1");
+  }
+  const std::vector<SlowLog::Entry> entries = r.server.slowlog.Newest(count);
+  reply::ArrayHeader(r.out, entries.size());
+  for (const SlowLog::Entry& e : entries) {
+    reply::ArrayHeader(r.out, 6);
+    reply::Integer(r.out, static_cast<int64_t>(e.id));
+    reply::Integer(r.out, e.time_s);
+    reply::Integer(r.out, e.usec);
+    reply::ArrayHeader(r.out, e.args.size());
+    for (const std::string& a : e.args) reply::Bulk(r.out, a);
+    reply::Bulk(r.out, e.client_address);
+    reply::Bulk(r.out, e.client_name);
   }
 }
 
@@ -273,7 +336,7 @@ void AddServerCommands(std::vector<Command>* table) {
       {"ping", -1, Ping},       {"echo", 2, Echo},       {"select", 2, Select},
       {"quit", -1, Quit},       {"auth", -2, Auth},      {"hello", -1, Hello},      {"command", -1, CommandCommand},
       {"client", -2, Client},   {"config", -2, Config},  {"info", -1, Info},
-      {"shutdown", -1, Shutdown}, {"time", 1, Time},
+      {"shutdown", -1, Shutdown}, {"time", 1, Time},      {"slowlog", -2, Slowlog},
   });
 }
 

@@ -7,7 +7,8 @@ and HGETALL (Redis's order is its hash table's: compared as sets of keys,
 values, pairs), TTL/PTTL/EXPIRETIME/PEXPIRETIME (within a second, since the
 two servers' clocks are read at slightly different moments), HELLO (all but
 the connection's id), COMMAND INFO (name, arity, flags and key positions
-only), HRANDFIELD, SRANDMEMBER and ZRANDMEMBER (random: only how many),
+only), CONFIG GET (as pairs), HRANDFIELD, SRANDMEMBER, ZRANDMEMBER and RANDOMKEY (random: only how
+many),
 SINTER, SUNION and SDIFF (as sets), and SCAN, HSCAN, SSCAN and ZSCAN from
 cursor 0, whose cursors and pages differ by
 design: each is followed to its end on both servers and the sets of what
@@ -297,6 +298,17 @@ def random_command(rng):
              ["COUNT", "2"], ["COUNT", "-1"], ["MAXLEN", "2"], ["MAXLEN", "x"], ["RANK", "-2", "COUNT", "0"],
              ["RANK"], ["BOGUS", "1"]]),
         lambda: ["RPOPLPUSH", k(), k()],
+        lambda: ["COPY", k(), k()] + rng.choice([[], ["REPLACE"], ["DB", "0"], ["DB", "1"], ["DB", "x"],
+                                                 ["REPLACE", "DB", "0"], ["BOGUS"]]),
+        lambda: ["MOVE", k(), rng.choice(["0", "1", "x"])],
+        lambda: ["SWAPDB", rng.choice(["0", "1", "x"]), rng.choice(["0", "1", "x"])],
+        # (WAIT 1 0 would wait for ever on Redis: no replica ever acknowledges.)
+        lambda: ["WAIT"] + rng.choice([["0", "0"], ["1", "10"], ["x", "0"], ["0", "x"], ["0", "-1"]]),
+        lambda: ["ROLE"],
+        lambda: ["RANDOMKEY"],
+        lambda: ["CONFIG", "GET", rng.choice(["slowlog*", "save", "nosuch", "slowlog-max-len"])],
+        lambda: ["CONFIG", "SET", rng.choice(["slowlog-max-len", "slowlog-log-slower-than", "nosuch"]),
+                 rng.choice(["128", "10000", "x", "-1"])],
         lambda: ["SETBIT", k(), rng.choice(["0", "7", "13", "100", "-1", "x", "4294967296"]),
                  rng.choice(["0", "1", "1", "2", "x"])],
         lambda: ["GETBIT", k(), rng.choice(["0", "7", "13", "100", "-1", "x"])],
@@ -378,13 +390,13 @@ def same(cmd, a, b, queued=None):
     if name in ("KEYS", "HKEYS", "HVALS", "SMEMBERS", "SINTER", "SUNION", "SDIFF") and \
             a[0] == b[0] and a[0] in lists:
         return sorted(x[1] for x in a[1]) == sorted(x[1] for x in b[1])
-    if name == "HGETALL" and a[0] == b[0] and a[0] in lists:
+    if (name == "HGETALL" or cmd[:2] == ["CONFIG", "GET"]) and a[0] == b[0] and a[0] in lists:
         pairs = lambda r: sorted(zip([x[1] for x in r[1][::2]], [x[1] for x in r[1][1::2]]))
         return len(a[1]) == len(b[1]) and pairs(a) == pairs(b)
     if name in ("HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER") and a[0] == b[0] and a[0] in lists:
         # random picks: the same number of them (and errors byte for byte)
         return a[1] is None and b[1] is None or len(a[1]) == len(b[1])
-    if name in ("HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER") and a[0] == b[0] == b"$":
+    if name in ("HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER", "RANDOMKEY") and a[0] == b[0] == b"$":
         return (a[1] is None) == (b[1] is None)
     if name == "HELLO" and a[0] == b[0] and a[0] in lists and len(a[1]) == len(b[1]) == 14:
         return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
@@ -461,7 +473,7 @@ def run_random(servers, rng, count, history, protocol):
 # Commands whose replies through a script cannot be compared: unordered or
 # random results, clock readings, and those scripts may not run.
 NOT_SCRIPTED = {"KEYS", "HKEYS", "HVALS", "SMEMBERS", "HGETALL", "SINTER", "SUNION", "SDIFF",
-                "HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER", "SPOP", "TTL", "PTTL", "EXPIRETIME",
+                "HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER", "RANDOMKEY", "SPOP", "TTL", "PTTL", "EXPIRETIME",
                 "PEXPIRETIME", "SCAN", "HSCAN", "SSCAN", "ZSCAN", "@OTHER",
                 "COMMAND"}  # (COMMAND INFO's key specs differ: compared elsewhere)
 

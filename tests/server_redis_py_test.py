@@ -12,7 +12,8 @@ that return every key exactly as stored, INFO parsed by the client (ops/s,
 memtable bytes, latency percentiles), expired keys reclaimed in the
 background (INFO's expired_keys, DBSIZE), Redis's errors raised as the
 client's exceptions, concurrent HINCRBY from a connection pool that loses
-no increment, the pool reconnecting after a server restart, and AUTH with
+no increment, SLOWLOG and CONFIG SET, SAVE, COPY, RANDOMKEY, the pool
+reconnecting after a server restart, and AUTH with
 --requirepass (also through HELLO 3).
 
 Usage: server_redis_py_test.py PATH/TO/teksdb-server
@@ -190,6 +191,22 @@ def scripting_and_lock(r):
     check(script(keys=["n"], args=[5]) == [b"n", b"5", 5], "register_script (EVALSHA, then EVAL)")
 
 
+def admin(r):
+    r.config_set("slowlog-log-slower-than", 0)
+    r.slowlog_reset()
+    r.set("logged", "1")
+    entries = r.slowlog_get(5)
+    check(any(e["command"] == b"SET logged 1" for e in entries), f"SLOWLOG GET logs commands ({entries[:1]})")
+    r.config_set("slowlog-log-slower-than", 10000)
+    check(r.config_get("slowlog-log-slower-than") == {"slowlog-log-slower-than": "10000"}, "CONFIG SET/GET")
+    before = r.lastsave()
+    check(r.save() and r.lastsave() >= before, "SAVE, LASTSAVE")
+    r.delete("copied")
+    r.hset("to-copy", mapping={"a": "1", "b": "2"})
+    check(r.copy("to-copy", "copied") and r.hgetall("copied") == {b"a": b"1", b"b": b"2"}, "COPY of a hash")
+    check(r.randomkey() is not None, "RANDOMKEY")
+
+
 def pipelines_and_scans(r):
     pipe = r.pipeline(transaction=False)
     for i in range(2500):
@@ -276,7 +293,8 @@ def main():
             transactions(r)
             pubsub(r)
             scripting_and_lock(r)
-        for part in (data_types, transactions, pipelines_and_scans, info, concurrency, expiry, errors):
+        for part in (data_types, transactions, pipelines_and_scans, info, concurrency, expiry, errors,
+                     admin):
             part(default)
         proc.kill()
         proc.wait()
