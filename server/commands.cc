@@ -62,6 +62,7 @@ const std::vector<Command>& CommandTable() {
     AddScriptCommands(&commands);
     AddPersistenceCommands(&commands);
     AddCopyCommands(&commands);
+    AddClientCommands(&commands);
     return commands;
   }();
   return table;
@@ -105,6 +106,12 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   Request request{server, client, args, out,
                   client.keyspace != nullptr ? client.keyspace : server.keyspace};
   const auto started = std::chrono::steady_clock::now();
+  if (client.info) {  // CLIENT LIST's cmd and idle
+    client.info->last_command.store(it->second + 1, std::memory_order_relaxed);
+    client.info->last_command_ms.store(
+        std::chrono::duration_cast<std::chrono::milliseconds>(started.time_since_epoch()).count(),
+        std::memory_order_relaxed);
+  }
   const size_t reply_start = out->size();
   for (int attempt = 1;; ++attempt) {
     command.handler(request);
@@ -119,6 +126,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - started);
   server.stats.command(it->second).Record(static_cast<uint64_t>(usec.count()));
+
   if (server.slowlog.IsSlow(usec.count())) {
     server.slowlog.Add(usec.count(), args, client.address, client.name);
   }

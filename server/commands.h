@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "client_registry.h"
 #include "keyspace.h"
 #include "pubsub.h"
 #include "scan_cursors.h"
@@ -54,6 +55,7 @@ struct ServerState {
   PubSub pubsub;                            // SUBSCRIBE, PUBLISH
   ScriptEngine scripts;                     // EVAL, SCRIPT
   SlowLog slowlog;                          // SLOWLOG
+  ClientRegistry clients;                   // CLIENT LIST, KILL
   std::atomic<int64_t> last_save_s{0};      // LASTSAVE (set at start and by SAVE)
   const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
   const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
@@ -64,6 +66,8 @@ struct ServerState {
 struct ClientState {
   uint64_t id = 0;  // HELLO's "id": the connection's number since start
   std::string address;  // the peer's "ip:port" (SLOWLOG)
+  // What CLIENT LIST shows of this connection (null without one).
+  std::shared_ptr<ClientRegistry::Info> info;
   bool authenticated = false;
   int protocol = 2;  // RESP2 until HELLO 3
   std::string name;
@@ -159,6 +163,7 @@ void AddPubSubCommands(std::vector<Command>* table);
 void AddScriptCommands(std::vector<Command>* table);
 void AddPersistenceCommands(std::vector<Command>* table);
 void AddCopyCommands(std::vector<Command>* table);
+void AddClientCommands(std::vector<Command>* table);
 
 // In RESP2, a connection with subscriptions runs only the Pub/Sub commands,
 // PING, QUIT and RESET: Redis's error for any other (`full_name` as
@@ -177,6 +182,16 @@ bool QueueInMulti(ClientState& client, const Command& command,
 // answers EXECABORT (ending the transaction, if any), as in Redis.
 void ReplyRefused(ClientState& client, const std::string& lower_case_name,
                   const std::string& error, std::string* out);
+
+// A client's name and protocol, also as CLIENT LIST shows them.
+inline void SetClientName(ClientState& client, const std::string& name) {
+  client.name = name;
+  if (client.info) client.info->set_name(name);
+}
+inline void SetClientProtocol(ClientState& client, int protocol) {
+  client.protocol = protocol;
+  if (client.info) client.info->protocol.store(protocol, std::memory_order_relaxed);
+}
 
 // Replies shared by handlers.
 void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s);

@@ -19,13 +19,24 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
   client_.keyspace = &keyspace_;
   client_.authenticated = server_->requirepass.empty();
   client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
+  client_.info = std::make_shared<ClientRegistry::Info>();
+  client_.info->id = client_.id;
+  client_.info->created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
   asio::error_code error;
   const asio::ip::tcp::endpoint peer = socket_.remote_endpoint(error);
   if (!error) client_.address = peer.address().to_string() + ":" + std::to_string(peer.port());
+  client_.info->address = client_.address;
+  const asio::ip::tcp::endpoint local = socket_.local_endpoint(error);
+  if (!error) {
+    client_.info->local_address = local.address().to_string() + ":" + std::to_string(local.port());
+  }
   server_->connected.fetch_add(1, std::memory_order_relaxed);
 }
 
 Connection::~Connection() {
+  server_->clients.Remove(client_.id);
   LeaveBlock();
   keyspace_.watched().UnwatchAll(&client_.watcher);
   for (const std::string& c : client_.channels) server_->pubsub.Remove(PubSub::kChannel, c, this);
@@ -38,6 +49,7 @@ Connection::~Connection() {
 
 void Connection::Start() {
   client_.subscriber = shared_from_this();
+  server_->clients.Add(client_.info, shared_from_this());
   asio::post(strand_, [self = shared_from_this()] { self->Read(); });
 }
 
@@ -72,8 +84,17 @@ void Connection::Wake() {
   });
 }
 
+void Connection::Close() {
+  asio::post(strand_, [self = shared_from_this()] {
+    asio::error_code ignored;
+    self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    self->socket_.close(ignored);
+  });
+}
+
 void Connection::EnterBlock() {
   blocked_ = true;
+  client_.info->blocked.store(true, std::memory_order_relaxed);
   if (block_deadline_ms_ < 0) {
     block_deadline_ms_ = client_.block->deadline_ms;
   } else {
@@ -99,6 +120,7 @@ void Connection::EnterBlock() {
 void Connection::LeaveBlock() {
   if (!blocked_) return;
   blocked_ = false;
+  client_.info->blocked.store(false, std::memory_order_relaxed);
   for (const std::string& key : client_.block->keys) keyspace_.waiters().Remove(key, this);
   client_.block.reset();
 }

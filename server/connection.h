@@ -45,6 +45,7 @@ namespace teksdb::server {
 
 class Connection : public Subscriber,
                    public KeyWaiters::Waiter,
+                   public ClientRegistry::Closer,
                    public std::enable_shared_from_this<Connection> {
  public:
   Connection(asio::ip::tcp::socket socket, ServerState* server);
@@ -54,6 +55,8 @@ class Connection : public Subscriber,
   void Deliver(const std::string& channel, const std::string* pattern, const std::string& message,
                bool shard) override;
   void Wake() override;
+  // CLIENT KILL: closes the socket (on the connection's strand).
+  void Close() override;
 
  private:
   static constexpr size_t kReadBytes = 16 * 1024;

@@ -66,6 +66,15 @@ void Confirm(Request& r, const char* what, const std::string* name, int64_t coun
   reply::Integer(r.out, count);
 }
 
+// CLIENT LIST's sub, psub and ssub.
+void ShowSubscriptions(ClientState& client) {
+  if (!client.info) return;
+  client.info->channels.store(static_cast<int>(client.channels.size()), std::memory_order_relaxed);
+  client.info->patterns.store(static_cast<int>(client.patterns.size()), std::memory_order_relaxed);
+  client.info->shard_channels.store(static_cast<int>(client.shard_channels.size()),
+                                    std::memory_order_relaxed);
+}
+
 // Sharded subscriptions count on their own, as in Redis.
 int64_t CountFor(ClientState& client, Kind kind) {
   return kind == PubSub::kShardChannel
@@ -81,6 +90,7 @@ void Subscribe(Request& r, Kind kind, const char* what) {
     if (names.Add(r.args[i])) r.server.pubsub.Add(kind, r.args[i], self);
     Confirm(r, what, &r.args[i], CountFor(r.client, kind));
   }
+  ShowSubscriptions(r.client);
 }
 
 void Unsubscribe(Request& r, Kind kind, const char* what) {
@@ -93,6 +103,7 @@ void Unsubscribe(Request& r, Kind kind, const char* what) {
     if (names.Remove(name)) r.server.pubsub.Remove(kind, name, self);
     Confirm(r, what, &name, CountFor(r.client, kind));
   }
+  ShowSubscriptions(r.client);
 }
 
 void SubscribeCommand(Request& r) { Subscribe(r, PubSub::kChannel, "subscribe"); }
@@ -149,6 +160,7 @@ void UnsubscribeAll(ServerState& server, ClientState& client) {
       server.pubsub.Remove(kind, name, self);
     }
   }
+  ShowSubscriptions(client);
 }
 
 void AddPubSubCommands(std::vector<Command>* table) {

@@ -1,5 +1,6 @@
 // Connection and server commands: PING ECHO SELECT QUIT AUTH HELLO COMMAND
-// (command_info.h) CLIENT CONFIG INFO SHUTDOWN TIME SLOWLOG. INFO's sections follow Redis's names and fields
+// (command_info.h) CONFIG INFO SHUTDOWN TIME SLOWLOG (CLIENT:
+// client_commands.cc). INFO's sections follow Redis's names and fields
 // where they exist (Server, Clients, Memory with memtable_bytes, Stats with
 // instantaneous_ops_per_sec, expired_keys and stale_records_removed,
 // Commandstats, Latencystats, Keyspace). One database (SELECT 0 only); CONFIG GET answers the
@@ -105,8 +106,8 @@ void Hello(Request& r) {
                         "authenticate the client and select the RESP protocol version at the same "
                         "time");
   }
-  if (name) r.client.name = *name;
-  r.client.protocol = static_cast<int>(version);
+  if (name) SetClientName(r.client, *name);
+  SetClientProtocol(r.client, static_cast<int>(version));
   reply::MapHeader(r.out, r.protocol(), 7);
   for (const char* field : {"server", "redis", "version", "7.0.15", "proto"}) reply::Bulk(r.out, field);
   reply::Integer(r.out, version);
@@ -124,26 +125,6 @@ void Time(Request& r) {
   reply::ArrayHeader(r.out, 2);
   reply::Bulk(r.out, std::to_string(usec / 1000000));
   reply::Bulk(r.out, std::to_string(usec % 1000000));
-}
-
-// CLIENT SETNAME, GETNAME, ID, NO-EVICT (accepted: nothing is evicted).
-// SubcommandError has checked the subcommand and its arity.
-void Client(Request& r) {
-  const std::string sub = AsciiLower(r.args[1]);
-  if (sub == "setname") {
-    if (r.args[2].find_first_of(" \n") != std::string::npos) {
-      return reply::Error(r.out, "ERR Client names cannot contain spaces, newlines or special characters.");
-    }
-    r.client.name = r.args[2];
-    return reply::Ok(r.out);
-  }
-  if (sub == "getname") {
-    return r.client.name.empty() ? reply::Null(r.out, r.protocol()) : reply::Bulk(r.out, r.client.name);
-  }
-  if (sub == "id") return reply::Integer(r.out, static_cast<int64_t>(r.client.id));
-  const std::string mode = AsciiLower(r.args[2]);  // no-evict
-  if (mode != "on" && mode != "off") return reply::Error(r.out, kSyntaxError);
-  reply::Ok(r.out);
 }
 
 // CONFIG GET pattern... | SET name value [name value ...] | RESETSTAT
@@ -335,7 +316,7 @@ void AddServerCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"ping", -1, Ping},       {"echo", 2, Echo},       {"select", 2, Select},
       {"quit", -1, Quit},       {"auth", -2, Auth},      {"hello", -1, Hello},      {"command", -1, CommandCommand},
-      {"client", -2, Client},   {"config", -2, Config},  {"info", -1, Info},
+         {"config", -2, Config},  {"info", -1, Info},
       {"shutdown", -1, Shutdown}, {"time", 1, Time},      {"slowlog", -2, Slowlog},
   });
 }

@@ -36,6 +36,7 @@ void EndMulti(Request& r) {
   r.client.in_multi = false;
   r.client.multi_refused = false;
   r.client.queued.clear();
+  if (r.client.info) r.client.info->multi.store(-1, std::memory_order_relaxed);
 }
 
 void Unwatch(Request& r) { r.keyspace->watched().UnwatchAll(&r.client.watcher); }
@@ -43,6 +44,7 @@ void Unwatch(Request& r) { r.keyspace->watched().UnwatchAll(&r.client.watcher); 
 void Multi(Request& r) {
   if (r.client.in_multi) return reply::Error(r.out, "ERR MULTI calls can not be nested");
   r.client.in_multi = true;
+  if (r.client.info) r.client.info->multi.store(0, std::memory_order_relaxed);
   reply::Ok(r.out);
 }
 
@@ -133,8 +135,8 @@ void Reset(Request& r) {
   EndMulti(r);
   Unwatch(r);
   UnsubscribeAll(r.server, r.client);
-  r.client.protocol = 2;
-  r.client.name.clear();
+  SetClientProtocol(r.client, 2);
+  SetClientName(r.client, "");
   r.client.authenticated = r.server.requirepass.empty();
   reply::Simple(r.out, "RESET");
 }
@@ -145,6 +147,7 @@ bool QueueInMulti(ClientState& client, const Command& command,
                   const std::vector<std::string>& args, std::string* out) {
   if (!client.in_multi || RunsInsideMulti(command.name)) return false;
   client.queued.push_back(args);
+  if (client.info) client.info->multi.store(static_cast<int>(client.queued.size()), std::memory_order_relaxed);
   reply::Simple(out, "QUEUED");
   return true;
 }
@@ -156,6 +159,7 @@ void ReplyRefused(ClientState& client, const std::string& name, const std::strin
     client.in_multi = false;
     client.multi_refused = false;
     client.queued.clear();
+    if (client.info) client.info->multi.store(-1, std::memory_order_relaxed);
     client.keyspace->watched().UnwatchAll(&client.watcher);
     const size_t code_end = error.find(' ');
     return reply::Error(out, "EXECABORT Transaction discarded because of: " +

@@ -12,7 +12,8 @@ that return every key exactly as stored, INFO parsed by the client (ops/s,
 memtable bytes, latency percentiles), expired keys reclaimed in the
 background (INFO's expired_keys, DBSIZE), Redis's errors raised as the
 client's exceptions, concurrent HINCRBY from a connection pool that loses
-no increment, SLOWLOG and CONFIG SET, SAVE, COPY, RANDOMKEY, the pool
+no increment, SLOWLOG and CONFIG SET, SAVE, COPY, RANDOMKEY, CLIENT LIST and
+KILL, the pool
 reconnecting after a server restart, and AUTH with
 --requirepass (also through HELLO 3).
 
@@ -205,6 +206,16 @@ def admin(r):
     r.hset("to-copy", mapping={"a": "1", "b": "2"})
     check(r.copy("to-copy", "copied") and r.hgetall("copied") == {b"a": b"1", b"b": b"2"}, "COPY of a hash")
     check(r.randomkey() is not None, "RANDOMKEY")
+    other = redis.Redis(port=r.connection_pool.connection_kwargs["port"], protocol=2)
+    other.client_setname("victim")
+    victim = other.client_id()
+    check(any(c["name"] == "victim" and int(c["id"]) == victim for c in r.client_list()),
+          "CLIENT LIST shows the other connection, named")
+    check(r.client_kill_filter(_id=victim) == 1, "CLIENT KILL ID closes it")
+    deadline = time.time() + 5
+    while any(c["name"] == "victim" for c in r.client_list()) and time.time() < deadline:
+        time.sleep(0.05)
+    check(not any(c["name"] == "victim" for c in r.client_list()), "and it is gone from CLIENT LIST")
 
 
 def pipelines_and_scans(r):

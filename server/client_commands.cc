@@ -1,0 +1,176 @@
+// CLIENT SETNAME GETNAME ID INFO LIST KILL NO-EVICT, as Redis 7.0 answers
+// them (the connections: client_registry.h). A CLIENT LIST line has Redis's
+// fields; those that describe Redis's own buffers and memory (qbuf, omem,
+// tot-mem, ...) are 0 here, fd is -1.
+#include <chrono>
+#include <set>
+
+#include "ascii_case.h"
+#include "commands.h"
+#include "resp_reply.h"
+#include "strict_integer.h"
+
+namespace teksdb::server {
+namespace {
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// One CLIENT LIST / CLIENT INFO line.
+std::string Line(const ClientRegistry::Info& c) {
+  const int64_t now = SteadyMs();
+  const int64_t last = c.last_command_ms.load(std::memory_order_relaxed);
+  const int subs = c.channels.load(std::memory_order_relaxed);
+  const int psubs = c.patterns.load(std::memory_order_relaxed);
+  const int ssubs = c.shard_channels.load(std::memory_order_relaxed);
+  const int multi = c.multi.load(std::memory_order_relaxed);
+  std::string flags;
+  if (subs + psubs + ssubs > 0) flags += 'P';
+  if (multi >= 0) flags += 'x';
+  if (c.blocked.load(std::memory_order_relaxed)) flags += 'b';
+  if (flags.empty()) flags = "N";
+  const size_t command = c.last_command.load(std::memory_order_relaxed);
+  const std::string cmd = command == 0 ? "NULL" : CommandTable()[command - 1].name;
+  return "id=" + std::to_string(c.id) + " addr=" + c.address + " laddr=" + c.local_address +
+         " fd=-1 name=" + c.name() + " age=" + std::to_string((now - c.created_ms) / 1000) +
+         " idle=" + std::to_string(last == 0 ? (now - c.created_ms) / 1000 : (now - last) / 1000) +
+         " flags=" + flags + " db=0 sub=" + std::to_string(subs) + " psub=" + std::to_string(psubs) +
+         " ssub=" + std::to_string(ssubs) + " multi=" + std::to_string(multi) +
+         " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0"
+         " events=r cmd=" + cmd + " user=default redir=-1 resp=" +
+         std::to_string(c.protocol.load(std::memory_order_relaxed)) + "\n";
+}
+
+bool IsPubSub(const ClientRegistry::Info& c) {
+  return c.channels.load() + c.patterns.load() + c.shard_channels.load() > 0;
+}
+
+// CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id ...]
+void List(Request& r) {
+  std::string type;
+  std::set<uint64_t> ids;
+  for (size_t i = 2; i < r.args.size(); ++i) {
+    const std::string opt = AsciiLower(r.args[i]);
+    if (opt == "type" && i + 1 < r.args.size()) {
+      type = AsciiLower(r.args[++i]);
+      if (type != "normal" && type != "master" && type != "replica" && type != "slave" &&
+          type != "pubsub") {
+        return reply::Error(r.out, "ERR Unknown client type '" + r.args[i] + "'");
+      }
+    } else if (opt == "id" && i + 1 < r.args.size()) {
+      while (++i < r.args.size()) {
+        int64_t id;
+        if (!ParseStrictInt64(r.args[i], &id) || id <= 0) {
+          return reply::Error(r.out, "ERR Invalid client ID");
+        }
+        ids.insert(static_cast<uint64_t>(id));
+      }
+    } else {
+      return reply::Error(r.out, kSyntaxError);
+    }
+  }
+  std::string text;
+  for (const auto& c : r.server.clients.List()) {
+    if (!ids.empty() && ids.count(c->id) == 0) continue;
+    if (type == "pubsub" ? !IsPubSub(*c) : (type == "normal" ? IsPubSub(*c) : !type.empty())) {
+      continue;
+    }
+    text += Line(*c);
+  }
+  reply::Bulk(r.out, text);
+}
+
+// CLIENT KILL ip:port | CLIENT KILL <filter value> ... (ID, ADDR, LADDR,
+// TYPE, USER, SKIPME, MAXAGE): how many were closed (the old form: OK).
+void Kill(Request& r) {
+  const bool old_form = r.args.size() == 3;
+  std::string addr = old_form ? r.args[2] : std::string(), laddr, type, user;
+  uint64_t id = 0;
+  int64_t max_age = 0;
+  bool skip_me = !old_form;
+  for (size_t i = 2; !old_form && i < r.args.size(); i += 2) {
+    if (i + 1 == r.args.size()) return reply::Error(r.out, kSyntaxError);
+    const std::string filter = AsciiLower(r.args[i]);
+    const std::string& value = r.args[i + 1];
+    int64_t n;
+    if (filter == "id") {
+      if (!ParseStrictInt64(value, &n) || n <= 0) {
+        return reply::Error(r.out, "ERR client-id should be greater than 0");
+      }
+      id = static_cast<uint64_t>(n);
+    } else if (filter == "addr") {
+      addr = value;
+    } else if (filter == "laddr") {
+      laddr = value;
+    } else if (filter == "type") {
+      type = AsciiLower(value);
+      if (type != "normal" && type != "master" && type != "replica" && type != "slave" &&
+          type != "pubsub") {
+        return reply::Error(r.out, "ERR Unknown client type '" + value + "'");
+      }
+    } else if (filter == "user") {
+      user = value;
+    } else if (filter == "skipme") {
+      const std::string yes_no = AsciiLower(value);
+      if (yes_no != "yes" && yes_no != "no") return reply::Error(r.out, kSyntaxError);
+      skip_me = yes_no == "yes";
+    } else if (filter == "maxage") {
+      if (!ParseStrictInt64(value, &max_age)) return reply::Error(r.out, kSyntaxError);
+    } else {
+      return reply::Error(r.out, kSyntaxError);
+    }
+  }
+  const int64_t now = SteadyMs();
+  auto matches = [&](const ClientRegistry::Info& c) {
+    if (id != 0 && c.id != id) return false;
+    if (!addr.empty() && c.address != addr) return false;
+    if (!laddr.empty() && c.local_address != laddr) return false;
+    if (!user.empty() && user != "default") return false;
+    if (max_age > 0 && (now - c.created_ms) / 1000 < max_age) return false;
+    if (type == "pubsub" ? !IsPubSub(c) : (type == "normal" ? IsPubSub(c) : !type.empty())) {
+      return false;
+    }
+    return true;
+  };
+  // The caller itself goes after this reply, as in Redis.
+  const bool me = r.client.info && !skip_me && matches(*r.client.info);
+  if (me) r.client.close_after_reply = true;
+  const uint64_t self = r.client.id;
+  const int64_t closed = r.server.clients.Close(
+      [&](const ClientRegistry::Info& c) { return c.id != self && matches(c); }) + (me ? 1 : 0);
+  if (!old_form) return reply::Integer(r.out, closed);
+  closed > 0 ? reply::Ok(r.out) : reply::Error(r.out, "ERR No such client");
+}
+
+// SubcommandError has checked the subcommand and its arity.
+void Client(Request& r) {
+  const std::string sub = AsciiLower(r.args[1]);
+  if (sub == "setname") {
+    if (r.args[2].find_first_of(" \n") != std::string::npos) {
+      return reply::Error(r.out, "ERR Client names cannot contain spaces, newlines or special characters.");
+    }
+    SetClientName(r.client, r.args[2]);
+    return reply::Ok(r.out);
+  }
+  if (sub == "getname") {
+    return r.client.name.empty() ? reply::Null(r.out, r.protocol()) : reply::Bulk(r.out, r.client.name);
+  }
+  if (sub == "id") return reply::Integer(r.out, static_cast<int64_t>(r.client.id));
+  if (sub == "info") return reply::Bulk(r.out, r.client.info ? Line(*r.client.info) : std::string());
+  if (sub == "list") return List(r);
+  if (sub == "kill") return Kill(r);
+  const std::string mode = AsciiLower(r.args[2]);  // no-evict: nothing is evicted
+  if (mode != "on" && mode != "off") return reply::Error(r.out, kSyntaxError);
+  reply::Ok(r.out);
+}
+
+}  // namespace
+
+void AddClientCommands(std::vector<Command>* table) {
+  table->insert(table->end(), {{"client", -2, Client}});
+}
+
+}  // namespace teksdb::server

@@ -1,0 +1,36 @@
+// ClientRegistry implementation.
+#include "client_registry.h"
+
+namespace teksdb::server {
+
+void ClientRegistry::Add(const std::shared_ptr<Info>& info, const std::shared_ptr<Closer>& closer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  clients_[info->id] = Entry{info, closer};
+}
+
+void ClientRegistry::Remove(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  clients_.erase(id);
+}
+
+std::vector<std::shared_ptr<ClientRegistry::Info>> ClientRegistry::List() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::shared_ptr<Info>> infos;
+  for (const auto& [id, entry] : clients_) infos.push_back(entry.info);
+  return infos;
+}
+
+int64_t ClientRegistry::Close(const std::function<bool(const Info&)>& match) {
+  std::vector<std::shared_ptr<Closer>> closing;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, entry] : clients_) {
+      if (!match(*entry.info)) continue;
+      if (auto closer = entry.closer.lock()) closing.push_back(std::move(closer));
+    }
+  }
+  for (const auto& closer : closing) closer->Close();
+  return static_cast<int64_t>(closing.size());
+}
+
+}  // namespace teksdb::server

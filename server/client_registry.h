@@ -1,0 +1,75 @@
+// ClientRegistry: the connections the server has open, for CLIENT LIST,
+// CLIENT INFO and CLIENT KILL.
+//
+// Each connection shares an Info with the registry: what it was born with
+// (id, addresses, start), and what it changes as it runs, kept in relaxed
+// atomics (its last command and when, protocol, subscriptions, MULTI
+// state, blocked) or, for its name, under the Info's mutex; so a listing
+// costs the connections nothing but a few stores.
+//
+// Thread safety: every member may be called from any thread; the
+// registry's mutex guards the map; Close is asked outside it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace teksdb::server {
+
+class ClientRegistry {
+ public:
+  struct Info {
+    uint64_t id = 0;
+    std::string address, local_address;  // "ip:port"
+    int64_t created_ms = 0;              // steady clock
+    std::atomic<int64_t> last_command_ms{0};
+    std::atomic<size_t> last_command{0};  // index in CommandTable() + 1; 0: none yet
+    std::atomic<int> protocol{2};
+    std::atomic<int> channels{0}, patterns{0}, shard_channels{0};
+    std::atomic<int> multi{-1};  // commands queued in MULTI, -1 outside
+    std::atomic<bool> blocked{false};
+
+    std::string name() const {
+      std::lock_guard<std::mutex> lock(name_mu_);
+      return name_;
+    }
+    void set_name(std::string name) {
+      std::lock_guard<std::mutex> lock(name_mu_);
+      name_ = std::move(name);
+    }
+
+   private:
+    mutable std::mutex name_mu_;
+    std::string name_;
+  };
+
+  // What closes a connection (the connection itself), from any thread.
+  class Closer {
+   public:
+    virtual ~Closer() = default;
+    virtual void Close() = 0;
+  };
+
+  void Add(const std::shared_ptr<Info>& info, const std::shared_ptr<Closer>& closer);
+  void Remove(uint64_t id);
+  // Every open connection's Info, by id.
+  std::vector<std::shared_ptr<Info>> List() const;
+  // Closes the connections `match` picks; how many.
+  int64_t Close(const std::function<bool(const Info&)>& match);
+
+ private:
+  struct Entry {
+    std::shared_ptr<Info> info;
+    std::weak_ptr<Closer> closer;
+  };
+  mutable std::mutex mu_;
+  std::map<uint64_t, Entry> clients_;
+};
+
+}  // namespace teksdb::server
