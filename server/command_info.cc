@@ -83,11 +83,14 @@ const CommandInfo kCommands[] = {
     {"info", "loading stale", 0, 0, 0, "@slow @dangerous"},
     {"keys", "readonly", 0, 0, 0, "@keyspace @read @slow @dangerous", true},
     {"lastsave", "loading stale fast", 0, 0, 0, "@admin @fast @dangerous"},
+    {"latency", "", 0, 0, 0, "@slow"},
+    {"lcs", "readonly", 1, 2, 1, "@read @string @slow"},
     {"lindex", "readonly", 1, 1, 1, "@read @list @slow"},
     {"linsert", "write denyoom", 1, 1, 1, "@write @list @slow"},
     {"llen", "readonly fast", 1, 1, 1, "@read @list @fast"},
     {"lmove", "write denyoom", 1, 2, 1, "@write @list @slow"},
     {"lmpop", "write movablekeys", 0, 0, 0, "@write @list @slow", false, 1},
+    {"lolwut", "readonly fast", 0, 0, 0, "@read @fast"},
     {"lpop", "write fast", 1, 1, 1, "@write @list @fast"},
     {"lpos", "readonly", 1, 1, 1, "@read @list @slow"},
     {"lpush", "write denyoom fast", 1, 1, 1, "@write @list @fast"},
@@ -96,11 +99,13 @@ const CommandInfo kCommands[] = {
     {"lrem", "write", 1, 1, 1, "@write @list @slow"},
     {"lset", "write denyoom", 1, 1, 1, "@write @list @slow"},
     {"ltrim", "write", 1, 1, 1, "@write @list @slow"},
+    {"memory", "", 0, 0, 0, "@slow"},
     {"mget", "readonly fast", 1, -1, 1, "@read @string @fast"},
     {"move", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"mset", "write denyoom", 1, -1, 2, "@write @string @slow"},
     {"msetnx", "write denyoom", 1, -1, 2, "@write @string @slow"},
     {"multi", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
+    {"object", "", 0, 0, 0, "@slow"},
     {"persist", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"pexpire", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"pexpireat", "write fast", 1, 1, 1, "@keyspace @write @fast"},
@@ -201,9 +206,10 @@ struct Subcommand {
   int arity;
 };
 // Containers whose subcommands scripts may not call (Redis 7.0 flags each
-// CONFIG, CLIENT and SCRIPT subcommand "noscript").
+// CONFIG, CLIENT, SCRIPT and LATENCY subcommand "noscript").
 bool SubcommandsDeniedInScripts(const std::string& container) {
-  return container == "config" || container == "client" || container == "script";
+  return container == "config" || container == "client" || container == "script" ||
+         container == "latency";
 }
 const Subcommand kSubcommands[] = {
     {"command", "count", 2},    {"command", "list", -2},  {"command", "info", -2},
@@ -211,6 +217,12 @@ const Subcommand kSubcommands[] = {
     {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
     {"client", "no-evict", 3},  {"client", "info", 2},    {"client", "list", -2},
     {"client", "kill", -3},
+    {"object", "encoding", 3},  {"object", "freq", 3},    {"object", "idletime", 3},
+    {"object", "refcount", 3},
+    {"memory", "usage", -3},    {"memory", "stats", 2},   {"memory", "doctor", 2},
+    {"memory", "purge", 2},     {"memory", "malloc-stats", 2},
+    {"latency", "latest", 2},   {"latency", "history", 3}, {"latency", "reset", -2},
+    {"latency", "doctor", 2},   {"latency", "graph", 3},  {"latency", "histogram", -2},
     {"config", "get", -3},      {"config", "set", -4},    {"config", "resetstat", 2},
     {"slowlog", "get", -2},     {"slowlog", "len", 2},    {"slowlog", "reset", 2},
     {"pubsub", "channels", -2}, {"pubsub", "numsub", -2}, {"pubsub", "numpat", 2},

@@ -63,6 +63,8 @@ const std::vector<Command>& CommandTable() {
     AddPersistenceCommands(&commands);
     AddCopyCommands(&commands);
     AddClientCommands(&commands);
+    AddIntrospectionCommands(&commands);
+    AddLcsCommand(&commands);
     return commands;
   }();
   return table;

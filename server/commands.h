@@ -164,6 +164,8 @@ void AddScriptCommands(std::vector<Command>* table);
 void AddPersistenceCommands(std::vector<Command>* table);
 void AddCopyCommands(std::vector<Command>* table);
 void AddClientCommands(std::vector<Command>* table);
+void AddIntrospectionCommands(std::vector<Command>* table);
+void AddLcsCommand(std::vector<Command>* table);
 
 // In RESP2, a connection with subscriptions runs only the Pub/Sub commands,
 // PING, QUIT and RESET: Redis's error for any other (`full_name` as

@@ -144,7 +144,11 @@ bool CallInto(lua_State* L) {
   if (command == nullptr || info == nullptr) {
     return fail("ERR Unknown Redis command called from script");
   }
-  if (!ArityFits(*command, args.size())) {
+  const std::string subcommand_error = SubcommandError(args);
+  if (subcommand_error.find("unknown subcommand") != std::string::npos) {
+    return fail("ERR Unknown Redis command called from script");
+  }
+  if (!ArityFits(*command, args.size()) || !subcommand_error.empty()) {
     return fail("ERR Wrong number of args calling Redis command from script");
   }
   if (DeniedInScripts(args)) {

@@ -30,6 +30,14 @@ uint64_t LatencyHistogram::count() const {
   return n;
 }
 
+uint64_t LatencyHistogram::CountBelow(double usec) const {
+  uint64_t n = 0;
+  for (int i = 0; i < kBuckets && UpperEdge(i) <= usec; ++i) {
+    n += counts_[i].load(std::memory_order_relaxed);
+  }
+  return n;
+}
+
 double LatencyHistogram::Percentile(double q) const {
   std::array<uint64_t, kBuckets> counts;
   uint64_t total = 0;

@@ -28,6 +28,8 @@ class LatencyHistogram {
   // The latency below which a fraction `q` (0..1) of the recorded ones
   // lie: the upper edge of that bucket, in microseconds. 0 if none.
   double Percentile(double q) const;
+  // How many recorded latencies lie in buckets wholly below `usec`.
+  uint64_t CountBelow(double usec) const;
 
  private:
   static constexpr int kSubBuckets = 8;  // per power of two

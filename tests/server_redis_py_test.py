@@ -12,8 +12,8 @@ that return every key exactly as stored, INFO parsed by the client (ops/s,
 memtable bytes, latency percentiles), expired keys reclaimed in the
 background (INFO's expired_keys, DBSIZE), Redis's errors raised as the
 client's exceptions, concurrent HINCRBY from a connection pool that loses
-no increment, SLOWLOG and CONFIG SET, SAVE, COPY, RANDOMKEY, CLIENT LIST and
-KILL, the pool
+no increment, SLOWLOG and CONFIG SET, SAVE, COPY, RANDOMKEY, OBJECT
+ENCODING, MEMORY USAGE, LATENCY HISTOGRAM, CLIENT LIST and KILL, the pool
 reconnecting after a server restart, and AUTH with
 --requirepass (also through HELLO 3).
 
@@ -206,6 +206,20 @@ def admin(r):
     r.hset("to-copy", mapping={"a": "1", "b": "2"})
     check(r.copy("to-copy", "copied") and r.hgetall("copied") == {b"a": b"1", b"b": b"2"}, "COPY of a hash")
     check(r.randomkey() is not None, "RANDOMKEY")
+    r.set("enc-int", 12)
+    r.set("enc-short", "hello")
+    r.set("enc-long", "x" * 100)
+    r.delete("enc-hash", "enc-set", "enc-list")
+    r.hset("enc-hash", "f", "v")
+    r.sadd("enc-set", 1, 2, 3)
+    r.rpush("enc-list", "a")
+    encodings = [r.object("encoding", k) for k in ("enc-int", "enc-short", "enc-long", "enc-hash",
+                                                   "enc-set", "enc-list")]
+    check(encodings == [b"int", b"embstr", b"raw", b"listpack", b"intset", b"quicklist"],
+          f"OBJECT ENCODING names Redis's encodings ({encodings})")
+    check(r.memory_usage("enc-long") > 100 and r.memory_usage("never-set") is None, "MEMORY USAGE")
+    histogram = r.execute_command("LATENCY", "HISTOGRAM", "set")
+    check(b"set" in histogram or "set" in histogram, f"LATENCY HISTOGRAM set ({histogram})")
     other = redis.Redis(port=r.connection_pool.connection_kwargs["port"], protocol=2)
     other.client_setname("victim")
     victim = other.client_id()
