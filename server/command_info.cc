@@ -174,7 +174,12 @@ const CommandInfo kCommands[] = {
     {"zadd", "write denyoom fast", 1, 1, 1, "@write @sortedset @fast"},
     {"zcard", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
     {"zcount", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
+    {"zdiff", "readonly movablekeys", 0, 0, 0, "@read @sortedset @slow", false, 1},
+    {"zdiffstore", "write denyoom movablekeys", 1, 1, 1, "@write @sortedset @slow", false, 2},
     {"zincrby", "write denyoom fast", 1, 1, 1, "@write @sortedset @fast"},
+    {"zinter", "readonly movablekeys", 0, 0, 0, "@read @sortedset @slow", false, 1},
+    {"zintercard", "readonly movablekeys", 0, 0, 0, "@read @sortedset @slow", false, 1},
+    {"zinterstore", "write denyoom movablekeys", 1, 1, 1, "@write @sortedset @slow", false, 2},
     {"zlexcount", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
     {"zmpop", "write movablekeys", 0, 0, 0, "@write @sortedset @slow", false, 1},
     {"zmscore", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
@@ -196,6 +201,8 @@ const CommandInfo kCommands[] = {
     {"zrevrank", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
     {"zscan", "readonly", 1, 1, 1, "@read @sortedset @slow"},
     {"zscore", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
+    {"zunion", "readonly movablekeys", 0, 0, 0, "@read @sortedset @slow", false, 1},
+    {"zunionstore", "write denyoom movablekeys", 1, 1, 1, "@write @sortedset @slow", false, 2},
 };
 
 // The subcommands the server runs, with their arity (counting the

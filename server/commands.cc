@@ -55,6 +55,7 @@ const std::vector<Command>& CommandTable() {
     AddZSetCommands(&commands);
     AddZSetRangeCommands(&commands);
     AddZSetPopCommands(&commands);
+    AddZSetAlgebraCommands(&commands);
     AddScanCommands(&commands);
     AddServerCommands(&commands);
     AddTransactionCommands(&commands);

@@ -156,6 +156,7 @@ void AddListMoveCommands(std::vector<Command>* table);
 void AddZSetCommands(std::vector<Command>* table);
 void AddZSetRangeCommands(std::vector<Command>* table);
 void AddZSetPopCommands(std::vector<Command>* table);
+void AddZSetAlgebraCommands(std::vector<Command>* table);
 void AddScanCommands(std::vector<Command>* table);
 void AddServerCommands(std::vector<Command>* table);
 void AddTransactionCommands(std::vector<Command>* table);

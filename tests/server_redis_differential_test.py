@@ -166,6 +166,16 @@ def zrange_options(rng):
     return [word for option in options[:rng.randint(0, 2)] for word in option]
 
 
+def zalgebra_options(rng, read):
+    options = [["WEIGHTS"] + [rng.choice(["1", "2", "-1", "0.5", "inf", "x"]) for _ in range(rng.randint(1, 3))],
+               ["AGGREGATE", rng.choice(["SUM", "MIN", "MAX", "AVG"])], ["BOGUS"]]
+    if read:
+        options.append(["WITHSCORES"])
+        options.append(["WITHSCORES"])
+    rng.shuffle(options)
+    return [word for option in options[:rng.randint(0, 2)] for word in option]
+
+
 def random_command(rng):
     k = lambda: rng.choice(KEYS)
     f = lambda: rng.choice(["f1", "f2", "f3", "field4"])
@@ -305,6 +315,12 @@ def random_command(rng):
         # (WAIT 1 0 would wait for ever on Redis: no replica ever acknowledges.)
         lambda: ["WAIT"] + rng.choice([["0", "0"], ["1", "10"], ["x", "0"], ["0", "x"], ["0", "-1"]]),
         lambda: ["ROLE"],
+        lambda: [rng.choice(["ZUNION", "ZINTER", "ZDIFF"]), str(rng.randint(0, 3))] +
+                [k() for _ in range(rng.randint(1, 3))] + zalgebra_options(rng, True),
+        lambda: [rng.choice(["ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"]), k(), str(rng.randint(0, 3))] +
+                [k() for _ in range(rng.randint(1, 3))] + zalgebra_options(rng, False),
+        lambda: ["ZINTERCARD", rng.choice(["0", "1", "2", "x"]), k(), k()] + rng.choice(
+            [[], ["LIMIT", "1"], ["LIMIT", "-1"], ["LIMIT"]]),
         lambda: ["LCS", k(), k()] + rng.choice([[], ["LEN"], ["IDX"], ["IDX", "WITHMATCHLEN"],
                                                 ["IDX", "MINMATCHLEN", rng.choice(["0", "1", "2", "x"])],
                                                 ["IDX", "LEN"], ["BOGUS"]]),
