@@ -238,11 +238,6 @@ const Subcommand kSubcommands[] = {
     {"script", "kill", 2},
 };
 
-bool HasSubcommands(const std::string& container) {
-  return std::any_of(std::begin(kSubcommands), std::end(kSubcommands),
-                     [&](const Subcommand& s) { return container == s.container; });
-}
-
 std::vector<std::string> Words(const char* text) {
   std::istringstream in(text);
   std::vector<std::string> words;
@@ -285,6 +280,11 @@ void ReplyGetKeys(Request& r) {
 }
 
 }  // namespace
+
+bool HasSubcommands(const std::string& container) {
+  return std::any_of(std::begin(kSubcommands), std::end(kSubcommands),
+                     [&](const Subcommand& s) { return container == s.container; });
+}
 
 const CommandInfo* FindCommandInfo(std::string_view lower_case_name) {
   for (const CommandInfo& info : kCommands) {

@@ -45,6 +45,9 @@ size_t CommandInfoCount();
 void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::string>* keys,
                        bool* whole_keyspace);
 
+// Whether the command has subcommands (CLIENT, CONFIG, ...).
+bool HasSubcommands(const std::string& lower_case_name);
+
 // For a command with subcommands (COMMAND, CLIENT, CONFIG): Redis's error
 // for an unknown subcommand or a wrong number of arguments for it, which
 // Execute replies (refusing the command, inside MULTI too) before the

@@ -28,6 +28,16 @@ const std::unordered_map<std::string, size_t>& IndexByName() {
   return index;
 }
 
+// Which commands of CommandTable() have subcommands (checked only for them).
+const std::vector<bool>& WithSubcommands() {
+  static const std::vector<bool> with = [] {
+    std::vector<bool> flags;
+    for (const Command& c : CommandTable()) flags.push_back(HasSubcommands(c.name));
+    return flags;
+  }();
+  return with;
+}
+
 // Redis's reply to an unknown command: the name and the arguments'
 // beginning, 128 bytes each at most.
 std::string UnknownCommand(const std::vector<std::string>& args) {
@@ -97,13 +107,17 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
     ReplyRefused(client, name, "NOAUTH Authentication required.", out);
     return;
   }
-  if (const std::string error = SubcommandError(args); !error.empty()) {
-    ReplyRefused(client, name, error, out);
-    return;
+  if (WithSubcommands()[it->second]) {
+    if (const std::string error = SubcommandError(args); !error.empty()) {
+      ReplyRefused(client, name, error, out);
+      return;
+    }
   }
-  if (const std::string error = PubSubRefusal(client, FullCommandName(args)); !error.empty()) {
-    ReplyRefused(client, name, error, out);
-    return;
+  if (client.protocol == 2 && client.subscriptions() > 0) {
+    if (const std::string error = PubSubRefusal(client, FullCommandName(args)); !error.empty()) {
+      ReplyRefused(client, name, error, out);
+      return;
+    }
   }
   if (QueueInMulti(client, command, args, out)) return;
   Request request{server, client, args, out,
