@@ -27,10 +27,15 @@ std::string EncodeCount(int64_t count) {
 
 bool Collection::Open(Request& r, char type) { return Open(r, type, r.args[1]); }
 
-void Collection::Replace(char type, const std::string& key) {
+bool Collection::Replace(Request& r, char type, const std::string& key) {
   key_ = key;
   type_ = type;
   dirty_ = true;
+  std::optional<Keyspace::Value> old;
+  const Status s = r.keyspace->Read(key, &old);
+  if (!s.ok()) ReplyStorageError(r, s);
+  replaces_existing_ = old.has_value();
+  return s.ok();
 }
 
 bool Collection::Open(Request& r, char type, const std::string& key) {
@@ -150,6 +155,8 @@ bool Collection::ForEach(Request& r,
 bool Collection::Commit(Request& r) {
   if (!dirty_) return true;
   const Keyspace::Value meta{type_, meta_ ? meta_->expire_ms : 0, EncodeCount(count_), version_};
+  // An empty Replace of a key that held nothing: nothing to write.
+  if (count_ <= 0 && !meta_ && !created_ && !replaces_existing_) return true;
   if (count_ <= 0) {
     batch_.Delete(key_);
   } else if (created_) {

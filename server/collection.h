@@ -33,9 +33,10 @@ class Collection {
   bool Open(Request& r, char type);
   bool Open(Request& r, char type, const std::string& key);
   // A collection that replaces whatever `key` holds (SINTERSTORE and
-  // friends): no read, a new version at the first PutMember; Commit
-  // deletes the key if no member was put.
-  void Replace(char type, const std::string& key);
+  // friends): a new version at the first PutMember, no TTL; Commit deletes
+  // the key if no member was put and it held something. False, having
+  // replied, on a storage error.
+  bool Replace(Request& r, char type, const std::string& key);
   bool exists() const { return meta_.has_value(); }
   int64_t count() const { return count_; }
   // The version members are read and written under (0 before the first
@@ -88,6 +89,7 @@ class Collection {
   // for members LoadPresence read)
   std::map<std::string, bool> staged_;
   bool dirty_ = false;
+  bool replaces_existing_ = false;  // Replace found the key holding something
 };
 
 }  // namespace teksdb::server

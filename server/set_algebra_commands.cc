@@ -81,19 +81,8 @@ void Store(Request& r, Operation operation) {
   auto locks = r.keyspace->LockKeys(locked);
   Members result;
   if (!Combine(r, operation, sources, &result)) return;
-  if (result.empty()) {
-    std::optional<Keyspace::Value> old;
-    ROCKSDB_NAMESPACE::Status s = r.keyspace->Read(destination, &old);
-    if (s.ok() && old) {
-      Keyspace::Batch batch;
-      batch.Delete(destination);
-      s = r.keyspace->Commit(&batch);
-    }
-    if (!s.ok()) return ReplyStorageError(r, s);
-    return reply::Integer(r.out, 0);
-  }
   Collection set;
-  set.Replace(Keyspace::kSet, destination);
+  if (!set.Replace(r, Keyspace::kSet, destination)) return;
   for (const std::string& m : result) {
     bool existed;
     if (!set.PutMember(r, m, std::string(), &existed)) return;

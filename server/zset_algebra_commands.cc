@@ -183,19 +183,8 @@ void Store(Request& r, Operation op, const char* name) {
   auto locks = r.keyspace->LockKeys(locked);
   if (!CheckTypes(r, p.keys)) return;
   if (!ParseOptions(r, 3 + p.keys.size(), op, true, &p) || !Combine(r, op, p, &result)) return;
-  if (result.empty()) {
-    std::optional<Keyspace::Value> old;
-    Status s = r.keyspace->Read(r.args[1], &old);
-    if (s.ok() && old) {
-      Keyspace::Batch batch;
-      batch.Delete(r.args[1]);
-      s = r.keyspace->Commit(&batch);
-    }
-    if (!s.ok()) return ReplyStorageError(r, s);
-    return reply::Integer(r.out, 0);
-  }
   Collection stored;
-  stored.Replace(Keyspace::kZSet, r.args[1]);
+  if (!stored.Replace(r, Keyspace::kZSet, r.args[1])) return;
   for (const auto& [member, score] : result) {
     if (!SetScore(r, &stored, member, score, std::nullopt)) return;
   }

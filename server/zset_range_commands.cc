@@ -231,19 +231,8 @@ void RangeCommand(Request& r, Fixed fixed) {
   if (!fixed.store) return ReplyEntries(r, selected, with_scores);
   // ZRANGESTORE: the destination replaced by the selection, or deleted.
   const std::string& destination = r.args[1];
-  if (selected.empty()) {
-    std::optional<Keyspace::Value> old;
-    ROCKSDB_NAMESPACE::Status s = r.keyspace->Read(destination, &old);
-    if (s.ok() && old) {
-      Keyspace::Batch batch;
-      batch.Delete(destination);
-      s = r.keyspace->Commit(&batch);
-    }
-    if (!s.ok()) return ReplyStorageError(r, s);
-    return reply::Integer(r.out, 0);
-  }
   Collection stored;
-  stored.Replace(Keyspace::kZSet, destination);
+  if (!stored.Replace(r, Keyspace::kZSet, destination)) return;
   for (const std::string& e : selected) {
     if (!SetScore(r, &stored, std::string(EntryMember(e)), EntryScore(e), std::nullopt)) return;
   }
