@@ -39,23 +39,25 @@ namespace {
 constexpr const char* kOptionNames = "async, concurrent_hash, shortcut, inplace";
 
 // The first memtable's hash starts with a slot per this many bytes of write
-// buffer: room for every key of a full buffer of ~2 KiB entries, at 0.4% of
-// its size, so a memtable holding a few keys costs little more than the
-// skip list's. It is resized (twice the slots) as more keys arrive. Later
-// memtables start with room for as many keys as the last sealed one held
-// (KeyCountHint), at kPresizedLoadPercent, never more than a slot per
+// buffer, at most kMaxFirstHashSlots (512 KiB of slots): the hash grows
+// (twice the slots) with the keys that arrive, not with the buffer, so a few
+// keys in a 32 GiB buffer cost no more than in a 64 MiB one, and the
+// doublings up to a large table rehash fewer entries in all than the last
+// one does. Later memtables start with room for as many keys as the last
+// sealed one held (KeyCountHint), at kPresizedLoadPercent, at most
+// kMaxPresizedHashSlots and never more than a slot per
 // kMinWriteBufferBytesPerKey of buffer: at most an eighth of the buffer in
 // 8-byte slots (a quarter once rounded to a power of two), so that the hash
 // and the link queue's ring, sized like it, never fill a new memtable of a
 // small buffer, or of one column family presized by another's (RocksDB
 // flushes a memtable that is full when created, or aborts in builds with
-// assertions, Debian's included). A huge buffer is rarely filled, so the
-// first table is capped.
+// assertions, Debian's included).
 constexpr size_t kWriteBufferBytesPerHashSlot = 2048;
 constexpr size_t kPresizedLoadPercent = 85;
 constexpr size_t kMinWriteBufferBytesPerKey = 64;
 constexpr size_t kMinHashSlots = 1024;
-constexpr size_t kMaxInitialHashSlots = size_t{4} << 20;
+constexpr size_t kMaxFirstHashSlots = size_t{64} << 10;
+constexpr size_t kMaxPresizedHashSlots = size_t{4} << 20;
 
 Status ParseBoolean(const ConfigOptions&, const std::string& name,
                     const std::string& value, void* addr) {
@@ -109,11 +111,12 @@ class TeksTableFactory : public MemTableRepFactory {
                                  const ROCKSDB_NAMESPACE::SliceTransform*,
                                  ROCKSDB_NAMESPACE::Logger*) override {
     const size_t buffer = ExpectedWriteBufferSize(*allocator);
-    size_t slots = buffer / kWriteBufferBytesPerHashSlot;
+    size_t slots = std::min(buffer / kWriteBufferBytesPerHashSlot, kMaxFirstHashSlots);
     if (const size_t keys = key_count_hint_->Get(); keys > 0) {
-      slots = std::min(keys * 100 / kPresizedLoadPercent, buffer / kMinWriteBufferBytesPerKey);
+      slots = std::min({keys * 100 / kPresizedLoadPercent, buffer / kMinWriteBufferBytesPerKey,
+                        kMaxPresizedHashSlots});
     }
-    slots = std::clamp(slots, kMinHashSlots, kMaxInitialHashSlots);
+    slots = std::max(slots, kMinHashSlots);
     return new TeksTableRep(cmp, allocator, options_, slots, linker_, drop_policy_,
                             key_count_hint_);
   }

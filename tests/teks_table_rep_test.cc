@@ -6,6 +6,7 @@
 #include "teks_table_rep.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/options.h>
 
 #include <algorithm>
 #include <cstring>
@@ -194,6 +195,33 @@ TEST(TeksTableFactoryHashSizeTest, TheNextMemtableStartsSizedForTheLastOnesKeys)
   ASSERT_NO_FATAL_FAILURE(fill(second.get(), kKeys));
   EXPECT_EQ(rep->HashCapacity(), presized) << "no resize";
   EXPECT_LT(second_arena.allocated_bytes(), first_arena.allocated_bytes());
+}
+
+// A huge write buffer holding few keys costs no more hash than a default
+// one: the first table is sized like a 64 MiB buffer's at most and grows
+// with the keys that arrive.
+TEST(TeksTableFactoryHashSizeTest, TheFirstHashGrowsWithTheKeysNotTheBuffer) {
+  auto factory = NewTeksTableFactory();
+  ROCKSDB_NAMESPACE::ColumnFamilyOptions huge;
+  huge.write_buffer_size = size_t{32} << 30;
+  ASSERT_TRUE(factory->ValidateOptions(ROCKSDB_NAMESPACE::DBOptions(), huge).ok());
+  test::InternalKeyOrder order;
+  test::TestArena arena(1 << 20);
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> rep(
+      factory->CreateMemTableRep(order, &arena, nullptr, nullptr));
+  auto* teks = static_cast<TeksTableRep*>(rep.get());
+  EXPECT_LE(teks->HashCapacity(), size_t{64} << 10);
+  EXPECT_LT(arena.allocated_bytes(), size_t{2} << 20) << "an empty memtable's hash and ring";
+  constexpr int kKeys = 100000;
+  for (int i = 0; i < kKeys; ++i) {
+    const std::string entry = EncodeEntry("key" + std::to_string(i), i + 1, kEntryValue, "v");
+    char* buf = nullptr;
+    auto handle = rep->Allocate(entry.size(), &buf);
+    std::memcpy(buf, entry.data(), entry.size());
+    ASSERT_TRUE(rep->InsertKey(handle));
+  }
+  EXPECT_GE(teks->HashCapacity(), static_cast<size_t>(kKeys));
+  EXPECT_LE(teks->HashCapacity(), static_cast<size_t>(4 * kKeys)) << "grown by doublings only";
 }
 
 // An update's entry is copied into a version of its own; the record memory
