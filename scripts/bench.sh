@@ -86,6 +86,27 @@
 #             snapshot taken after the first round (readatsnapshot), through
 #             tools/teks_db_bench without the layer; a table and a plot of
 #             micros/op against versions per key
+#   scale     how the gain grows with the memtable: for each of --sizes
+#             (250000,1000000,4000000,16000000; ~15 minutes), every key in
+#             one write buffer, one thread: fillrandom, readrandom,
+#             seekrandom (seek + 10 nexts), readseq (min(size, 500000)
+#             reads each), memtable bytes per entry and peak RSS, for teks,
+#             skip_list, skip_list+bloom (the skip list with RocksDB's
+#             whole-key memtable bloom filter, --memtable_whole_key_filtering,
+#             10 bits per key: --memtable_bloom_size_ratio sized to the
+#             buffer) and, up to 1M entries,
+#             hash_linkedlist, prefix_hash and vector (bounded reads, as in
+#             memtable); then restarts at 1M entries (--restart-sizes;
+#             the largest size if smaller): tools/teks_db_bench fills with the WAL on
+#             and is killed (SIGKILL), and the DB is reopened twice from two
+#             hard-linked copies: as RocksDB does by default (the WAL's
+#             replay, then a flush of what it rebuilt) and, for the parts,
+#             with --avoid_flush_during_recovery (the replay alone) followed
+#             by a flush alone, teks against skip_list (no TeksDB layer).
+#             A table per size, then one across sizes (speedups, bytes per
+#             entry, RSS, restart), scale.png (the speedup against entries,
+#             log x) and summary.txt. Refuses to start if a size needs more
+#             memory or disk than the machine has available.
 #   all       each of the above in turn, each into its own directory
 #             (--scenario all --repeat 3 --out docs/bench: the docs' results)
 #   server, ycsb   run scripts/bench_server.sh / scripts/bench_ycsb.sh with
@@ -93,7 +114,11 @@
 #
 # Usage: scripts/bench.sh [options] [-- extra flags for every db_bench run]
 #   --scenario NAME   quick (default), memtable, versions, large, writes,
-#                     mixed, micro, hotkeys, all; server, ycsb
+#                     mixed, micro, hotkeys, scale, all; server, ycsb
+#   --sizes LIST      scale only: comma-separated entry counts
+#   --restart-sizes LIST   scale only: the entry counts restarts are measured
+#                     at, any (default: 1000000, or the largest size if less;
+#                     0: none)
 #   --num N           distinct keys; reads per thread per read benchmark
 #                     (hotkeys: writes per run)
 #   --value-size N    value bytes (256); keys are 16 bytes
@@ -164,7 +189,7 @@ extra=()
 opts=("$@")  # the arguments before "--", for --scenario all
 while (($#)); do
   case $1 in
-    --scenario|--num|--value-size|--versions|--threads|--memtables|--write-buffer-size|--write-rate|--repeat|--out|--prebuilt)
+    --scenario|--num|--value-size|--versions|--threads|--memtables|--write-buffer-size|--write-rate|--repeat|--out|--prebuilt|--sizes|--restart-sizes)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       case $1 in
         --scenario) scenario=$2 ;;
@@ -196,7 +221,7 @@ if [[ $scenario == all ]]; then
   [[ -z "${flag[write-buffer-size]:-}" ]] || die "--write-buffer-size applies to --scenario large, writes and mixed only"
   ((${#extra[@]} == 0)) || die "--scenario all takes no extra db_bench flags (they would not reach" \
     "tools/teks_db_bench in the versions scenario); run the scenarios one by one"
-  for s in quick memtable versions large writes mixed micro hotkeys; do
+  for s in quick memtable versions large writes mixed micro hotkeys scale; do
     # Later flags win, so the scenario given here overrides the 'all'.
     passed=("${opts[@]}" --scenario "$s" --out "$out")
     [[ -z "$prebuilt" ]] || passed+=(--prebuilt "$prebuilt")
@@ -223,8 +248,9 @@ case $scenario in
          write_buffer_size=$((1 << 30)) value_size=100 ;;
   micro) num=1000000 versions=1 threads=1 memtables=skip_list,teks-s,teks ;;
   hotkeys) num=300000 versions=1 threads=1 memtables=plaindb:skip_list,plaindb:teks value_size=32 ;;
+  scale) num=1 versions=1 threads=1 memtables=teks,skip_list,skip_list+bloom,hash_linkedlist,prefix_hash,vector ;;
   *) die "unknown --scenario '$scenario' (known: quick, memtable, versions, large, writes, mixed," \
-       "micro, hotkeys, all; server, ycsb)" ;;
+       "micro, hotkeys, scale, all; server, ycsb)" ;;
 esac
 num=${flag[num]:-$num}
 value_size=${flag[value-size]:-$value_size}
@@ -261,6 +287,29 @@ if [[ $scenario == hotkeys ]]; then
       "tools/teks_db_bench: name memtables as plaindb:REP or teksdb:REP, not '$spec'"
   done
 fi
+if [[ $scenario == scale ]]; then
+  for f in num threads versions; do
+    [[ -z "${flag[$f]:-}" ]] || die "--$f does not apply to --scenario scale" \
+      "(--sizes sets the entries; one thread, one version per key)"
+  done
+  sizes=${flag[sizes]:-250000,1000000,4000000,16000000}
+  [[ $sizes =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--sizes must be a list of positive integers, not '$sizes'"
+  IFS=, read -r -a scale_sizes <<<"$(tr , '\n' <<<"$sizes" | sort -n | uniq | paste -sd,)"
+  num=${scale_sizes[-1]}
+  # Restarts at 1M entries by default (at 16M they take ~12 minutes more).
+  restart_sizes=${flag[restart-sizes]:-$((num < 1000000 ? num : 1000000))}
+  [[ $restart_sizes =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+    die "--restart-sizes must be a list of entry counts (0: none), not '$restart_sizes'"
+  IFS=, read -r -a scale_restart_sizes <<<"$(tr , '\n' <<<"$restart_sizes" | grep -vx 0 | sort -n | uniq | paste -sd,)"
+  for spec in ${memtables//,/ }; do
+    [[ $spec != plaindb:* && $spec != teksdb:* ]] || die "--scenario scale runs Debian's db_bench" \
+      "(restarts: teks and skip_list through tools/teks_db_bench, always): not '$spec'"
+  done
+else
+  for f in sizes restart-sizes; do
+    [[ -z "${flag[$f]:-}" ]] || die "--$f applies to --scenario scale only"
+  done
+fi
 if [[ $scenario == writes || $scenario == mixed ]]; then
   [[ -z "${flag[versions]:-}" ]] || die "--versions does not apply to --scenario $scenario" \
     "(its writers rewrite the keys instead)"
@@ -292,6 +341,9 @@ memtable_settings() {
   case $rep in
     teks|teks-*|*id=teks\;*|*id=teks) expect=TeksTableFactory ;;
     skip_list) expect=SkipListFactory ;;
+    skip_list+bloom)
+      rep=skip_list expect=SkipListFactory
+      rep_flags+=(--memtable_whole_key_filtering=true --memtable_bloom_size_ratio=0.1) ;;
     # The hash memtables need a prefix extractor (8 of the 16 key bytes) and
     # take no concurrent inserts. Scans and range seeks must see all keys,
     # not one prefix, hence total-order iterators.
@@ -325,7 +377,7 @@ fi
 targets=(teksdb)
 case $scenario in
   micro) targets+=(memtable_bench) ;;
-  versions|large|hotkeys) targets+=(teks_db_bench) ;;
+  versions|large|hotkeys|scale) targets+=(teks_db_bench) ;;
   *) [[ ,$memtables, != *,plaindb:* && ,$memtables, != *,teksdb:* ]] || targets+=(teks_db_bench) ;;
 esac
 
@@ -467,6 +519,33 @@ common_flags=(
 warnings=()
 IFS=, read -r -a thread_counts <<<"$threads"
 
+# --- scale: sizes, and whether the machine holds them --------------------------------
+# Reads per read benchmark at each size; the stock memtables other than the
+# skip list run up to others_max entries (their bounded reads take about a
+# second each at 1M).
+scale_reads=500000
+others_max=1000000
+gib() { awk -v kb="$1" 'BEGIN { printf "%.1f GiB", kb / 1048576 }'; }
+if [[ $scenario == scale ]]; then
+  # One memtable of the largest size at a time (a process fills one), about
+  # 1.25x its raw entries plus 256 MiB of process; the restarts keep the WAL
+  # and two flushed copies on disk.
+  avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+  need_kb=$((num * (16 + value_size + 96) * 5 / 4 / 1024 + 262144))
+  ((need_kb <= avail_kb)) || die "--sizes: $num entries of $((16 + value_size)) bytes need about" \
+    "$(gib "$need_kb") of memory for one memtable, and this machine has $(gib "$avail_kb")" \
+    "available (MemAvailable); leave the size out (--sizes) rather than swap or be killed"
+  if ((${#scale_restart_sizes[@]} > 0)); then
+    disk_kb=$(df --output=avail -k "${TMPDIR:-/tmp}" | tail -n 1)
+    need_kb=$((scale_restart_sizes[-1] * (16 + value_size + 32) * 3 / 1024))
+    ((need_kb <= disk_kb)) || die "--restart-sizes: ${scale_restart_sizes[-1]} entries need about" \
+      "$(gib "$need_kb") of disk in ${TMPDIR:-/tmp} (the WAL and two flushed copies), which has" \
+      "$(gib "$disk_kb") free; set TMPDIR, or --restart-sizes 0"
+  fi
+fi
+# scale_section SIZE: the table section of one size.
+scale_section() { echo "$1 entries in the memtable"; }
+
 # --- large: the variants, each a table section of its own ----------------------------
 # Each variant is a process of its own that fills afresh (fillrandom, memstats,
 # levelstats) with --seed=R in repeat R, so every memtable writes the same
@@ -525,6 +604,10 @@ each_run() {
   local callback=$1 r t spec b entry limit full limited unbounded
   for ((r = 1; r <= repeat; r++)); do
     for t in "${thread_counts[@]}"; do
+      if [[ $scenario == scale ]]; then
+        each_scale_run "$callback" "$t" "$r"
+        continue
+      fi
       for spec in "${specs[@]}"; do
         memtable_settings "$spec"
         if [[ $scenario == writes ]]; then
@@ -569,14 +652,57 @@ each_run() {
   done
 }
 
+# bloom_ratio SIZE: the memtable bloom filter's share of the write buffer
+# that gives SIZE keys 10 bits each (RocksDB sizes the filter by the buffer,
+# and the scale scenario's buffer holds the largest size).
+bloom_ratio() { awk -v n="$1" -v b="$write_buffer_size" 'BEGIN { printf "%.6f", n * 10 / 8 / b }'; }
+
+# each_scale_run CALLBACK THREADS REPEAT: the scale scenario's processes of
+# one repeat, size by size: each memtable's fill and reads at that size (and
+# its bounded reads), in the section of that size.
+each_scale_run() {
+  local callback=$1 t=$2 r=$3 size spec b entry limit full limited unbounded reads bloom
+  for size in "${scale_sizes[@]}"; do
+    reads=$((size < scale_reads ? size : scale_reads))
+    for spec in "${specs[@]}"; do
+      memtable_settings "$spec"
+      ((${#bounded[@]} == 0 || size <= others_max)) || continue
+      full=() limited=()
+      for b in "${read_benchmarks[@]}"; do
+        limit=
+        for entry in "${bounded[@]}"; do [[ ${entry%%:*} == "$b" ]] && limit=${entry#*:}; done
+        if [[ -n "$limit" ]]; then limited+=("$b:$limit"); else full+=("$b"); fi
+      done
+      unbounded=$(IFS=,; echo "${full[*]}")
+      bloom=()
+      [[ $spec != skip_list+bloom ]] || bloom=(--memtable_bloom_size_ratio="$(bloom_ratio "$size")")
+      "$callback" "$spec" "$t" "$r" "$size entries" "$(scale_section "$size")" \
+        "fillrandom,memstats${unbounded:+,$unbounded}" "fillrandom${unbounded:+,$unbounded}" all \
+        --num="$size" --writes="$size" --reads="$reads" "${bloom[@]}"
+      for entry in "${limited[@]}"; do
+        "$callback" "$spec" "$t" "$r" "$size entries, ${entry%%:*}" "$(scale_section "$size")" \
+          "fillrandom,memstats,${entry%%:*}" "${entry%%:*}" "${entry#*:}" --num="$size" --writes="$size"
+      done
+    done
+  done
+}
+
 runs=$tmp/runs.tsv
 : >"$runs"
 : >"$tmp/flush_entries.tsv"
-# run_work THREADS BENCHMARKS: a process's share of the work, for the time
-# left: its thread count times the benchmarks it runs (statistics aside).
-run_work() { echo $(($1 * $(tr , '\n' <<<"$2" | grep -cv -e memstats -e levelstats))); }
+# run_work THREADS BENCHMARKS [FLAGS...]: a process's share of the work, for
+# the time left: its thread count times the benchmarks it runs (statistics
+# aside), times its thousands of keys where FLAGS set --num (scale).
+run_work() {
+  local work=$(($1 * $(tr , '\n' <<<"$2" | grep -cv -e memstats -e levelstats))) f
+  shift 2
+  for f in "$@"; do [[ $f != --num=* ]] || work=$((work * (${f#--num=} / 1000 + 1))); done
+  echo "$work"
+}
 runs_total=0 work_total=0
-count_run() { runs_total=$((runs_total + 1)) work_total=$((work_total + $(run_work "$2" "$6"))); }
+count_run() {
+  runs_total=$((runs_total + 1)) work_total=$((work_total + $(run_work "$2" "$6" "${@:9}")))
+}
 each_run count_run
 runs_done=0 work_done=0
 
@@ -598,7 +724,7 @@ run_once() {
   [[ $group == full ]] || label+=", $group"
   [[ $reads == all ]] || label+=" (bounded: $reads ops/thread)"
   ((repeat == 1)) || label+=", repeat $r/$repeat"
-  dir=$tmp/$r-$t-${spec//[^A-Za-z0-9_-]/_}-$group
+  dir=$tmp/$r-$t-${spec//[^A-Za-z0-9_-]/_}-${group// /_}
   mkdir -p "$dir"
   if [[ $runner == db_bench ]]; then
     cmd=(env LD_PRELOAD="$lib" stdbuf -oL "$db_bench")
@@ -612,7 +738,7 @@ run_once() {
   log "run $runs_done/$runs_total ($label) — $(progress "$work_done" "$work_total")"
   log "  $runner --memtablerep='$rep' --threads=$t --benchmarks=$benchmarks ${rep_flags[*]} $*" \
     "$([[ $reads == all ]] || echo "--reads=$reads")"
-  work_done=$((work_done + $(run_work "$t" "$benchmarks")))
+  work_done=$((work_done + $(run_work "$t" "$benchmarks" "$@")))
   set +e
   /usr/bin/time -f %M -o "$dir/rss" "${cmd[@]}" 2>"$dir/stderr" </dev/null |
     tee "$dir/stdout" | while IFS= read -r line; do
@@ -655,6 +781,12 @@ if [[ $scenario == writes ]]; then
 elif [[ $scenario == mixed ]]; then
   echo "scenario mixed: db_bench (teksdb: tools/teks_db_bench) fillrandom,$beside_writer" \
     "--readwritepercent=50 --disable_wal=1 --seed=R (repeat R), in a fresh DB: ${common_flags[*]} ${extra[*]}"
+elif [[ $scenario == scale ]]; then
+  echo "scenario scale: db_bench fillrandom,readrandom,readseq,seekrandom, for SIZE in ${scale_sizes[*]}:" \
+    "--num=SIZE --writes=SIZE --reads=min(SIZE, $scale_reads) ${common_flags[*]:2} ${extra[*]}"
+  echo "  hash_linkedlist, prefix_hash, vector up to $others_max entries; skip_list+bloom:" \
+    "--memtable_whole_key_filtering=true --memtable_bloom_size_ratio=SIZE*10/8/write_buffer_size" \
+    "(10 bits per key)"
 else
   echo "scenario $scenario: db_bench fillrandom,readrandom,readseq,seekrandom ${common_flags[*]} ${extra[*]}"
 fi
@@ -669,8 +801,62 @@ if [[ $scenario == large ]]; then
     "${variants_skipped[*]}: a teks_db_bench memtable, or one with bounded reads)"
 fi
 echo "$(grep -h -m1 '^RocksDB:' "$tmp"/*/std* | head -n 1 | tr -s ' '), $(nproc) CPUs" \
-  "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), LD_PRELOAD=$lib"
+  "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), LD_PRELOAD=${lib#"$root"/}"
 echo
+
+# --- scale: restarts --------------------------------------------------------------
+# restart_once SPEC SIZE REPEAT: tools/teks_db_bench fills SIZE entries with
+# the WAL on and kills itself (SIGKILL); two hard-linked copies of what it
+# left are reopened, one as RocksDB does by default (replay, then the flush
+# of what the replay rebuilt), one keeping the replayed memtable and then
+# flushing it alone. Appends the seconds of each to $restarts.
+restarts=$tmp/restarts.tsv
+: >"$restarts"
+restart_once() {
+  local spec=$1 size=$2 r=$3 dir flags rc reopen replay flush entries
+  memtable_settings "$spec"
+  dir=$tmp/restart-$r-$size-${spec//[^A-Za-z0-9_-]/_}
+  mkdir -p "$dir"
+  flags=(--memtablerep="$rep" "${rep_flags[@]}" --num="$size" --writes="$size" --key_size=16
+         --value_size="$value_size" --write_buffer_size="$write_buffer_size"
+         --max_write_buffer_number=2 --disable_auto_compactions=true --compression_type=none)
+  log "restart ($spec, $size entries, repeat $r/$repeat): fill with the WAL on, then SIGKILL" \
+    "— $(duration $((SECONDS - started))) elapsed"
+  set +e
+  "$teks_db_bench" --db="$dir/db" "${flags[@]}" --benchmarks=fillrandom,crash \
+    >"$dir/fill" 2>"$dir/stderr" </dev/null
+  rc=$?
+  set -e
+  grep -q '^crash: SIGKILL' "$dir/fill" && ((rc == 137)) ||
+    die "teks_db_bench's fill for the restart of $spec did not end in its kill (exit $rc):" \
+      "$(tail -n 5 "$dir/stderr")"
+  cp -al "$dir/db" "$dir/parts"
+  log "  reopen as RocksDB does by default (the WAL's replay, then a flush)"
+  "$teks_db_bench" --db="$dir/db" --use_existing_db "${flags[@]}" --benchmarks=memstats \
+    >"$dir/reopen" 2>"$dir/stderr" </dev/null || die "reopen of $spec failed: $(tail -n 5 "$dir/stderr")"
+  log "  reopen keeping the replayed memtable (--avoid_flush_during_recovery), then a flush"
+  "$teks_db_bench" --db="$dir/parts" --use_existing_db --avoid_flush_during_recovery "${flags[@]}" \
+    --benchmarks=memstats,flush >"$dir/parts.out" 2>"$dir/stderr" </dev/null ||
+    die "reopen of $spec without the recovery flush failed: $(tail -n 5 "$dir/stderr")"
+  reopen=$(sed -n 's/^Open: *\([0-9.]*\) seconds$/\1/p' "$dir/reopen")
+  replay=$(sed -n 's/^Open: *\([0-9.]*\) seconds$/\1/p' "$dir/parts.out")
+  flush=$(sed -n 's/^flush *: *[0-9.]* micros\/op [0-9]* ops\/sec \([0-9.]*\) seconds.*/\1/p' "$dir/parts.out")
+  entries=$(sed -n 's/^rocksdb\.num-entries-active-mem-table: //p' "$dir/parts.out" | head -n 1)
+  [[ -n $reopen && -n $replay && -n $flush ]] || die "no open or flush time in $dir: see teks_db_bench's output"
+  # Every acknowledged write of the fill comes back from the WAL.
+  [[ $entries == "$size" ]] || die "$spec: the replay rebuilt $entries entries, the fill wrote $size"
+  log "  $spec, $size entries: reopen ${reopen}s (replay ${replay}s, flush ${flush}s)"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$spec" "$size" "$r" "$reopen" "$replay" "$flush" >>"$restarts"
+  rm -rf "$dir"
+}
+if [[ $scenario == scale ]]; then
+  for ((r = 1; r <= repeat; r++)); do
+    for size in "${scale_restart_sizes[@]}"; do
+      for spec in plaindb:teks plaindb:skip_list; do restart_once "$spec" "$size" "$r"; done
+    done
+  done
+fi
+
 report=("$python" scripts/bench_report.py "$runs" --title "scenario $scenario" --out "$out/runs.tsv")
 [[ $scenario == writes ]] && report+=(--flush-entries "$tmp/flush_entries.tsv")
 summary=
@@ -679,12 +865,23 @@ if [[ $scenario == quick || $scenario == memtable ]]; then
   report+=(--summary "$summary")
   [[ -n "$no_plots" ]] || report+=(--headline "$out/headline.png")
 fi
-if [[ -z "$no_plots" ]]; then
+if [[ -z "$no_plots" && $scenario != scale ]]; then
   report+=(--plot "$out/$scenario.png")
   [[ $scenario == large || $scenario == mixed ]] && report+=(--plot-sections "$out/$scenario-variants.png")
 fi
 "${report[@]}"
 ((${#warnings[@]} == 0)) || printf '%s\n' "" "${warnings[@]}"
+if [[ $scenario == scale ]]; then
+  summary=$out/summary.txt
+  cp "$restarts" "$out/restarts.tsv"
+  echo
+  echo "restarts: tools/teks_db_bench --teksdb_layer=false --benchmarks=fillrandom,crash (the WAL on," \
+    "then SIGKILL), reopened with --use_existing_db, and with --avoid_flush_during_recovery" \
+    "--benchmarks=flush for the parts; the keys and values above"
+  report=("$python" scripts/scale_report.py "$out/runs.tsv" --restarts "$restarts" --summary "$summary")
+  [[ -n "$no_plots" ]] || report+=(--plot "$out/scale.png")
+  "${report[@]}"
+fi
 
 # --- versions: the hot key under a held snapshot ------------------------------------
 # hot_key_row SPEC N: micros per update of N updates of one key.

@@ -6,7 +6,11 @@
 // db_bench's runs of the stock memtables and of TeksTable as a plain
 // factory, and for what db_bench has no benchmark for: hot keys
 // (fillrounds, readatsnapshot, hotkeysnapshot) and reads of the newest
-// writes (readrecent).
+// writes (readrecent), and restarts: `crash` kills the process (SIGKILL)
+// where it stands, as kill -9 would, and --use_existing_db reopens what it
+// left, printing how long the open took ("Open: X seconds": the WAL's
+// replay, plus the flush RocksDB runs after recovery unless
+// --avoid_flush_during_recovery); `flush` then times a flush alone.
 //
 // Flag names, their meaning and the lines it prints are db_bench's
 // ("Memtablerep: ...", "DB path: [...]" before each benchmark, and
@@ -29,6 +33,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -76,6 +81,9 @@ DEFINE_int64(seed, 0, "random seed (0: from the clock)");
 DEFINE_string(db, "", "DB directory (default: a fresh one under /tmp)");
 DEFINE_string(wal_dir, "", "WAL directory (default: --db)");
 DEFINE_string(memtablerep, "teks", "memtable factory: any name or option string RocksDB accepts");
+DEFINE_bool(use_existing_db, false, "open the DB at --db as it is (false: create it, fail if it exists)");
+DEFINE_bool(avoid_flush_during_recovery, false,
+            "keep the memtables the WAL's replay rebuilt (false: RocksDB flushes them in the open)");
 DEFINE_bool(teksdb_layer, true, "open through teksdb::TeksDB (false: plain rocksdb::DB)");
 DEFINE_int64(write_buffer_size, 64 << 20, "memtable bytes before a switch");
 DEFINE_int32(max_write_buffer_number, 2, "memtables per column family");
@@ -180,6 +188,8 @@ class Benchmark {
   void Run(const std::string& name) {
     if (name == "memstats") return PrintMemStats();
     if (name == "levelstats") return PrintProperty("rocksdb.levelstats");
+    if (name == "crash") return Crash();
+    if (name == "flush") return TimedFlush();
     void (Benchmark::*method)(int, ThreadResult*) = nullptr;
     if (name == "fillrandom") method = &Benchmark::FillRandom;
     if (name == "fillrounds") method = &Benchmark::FillRounds;
@@ -468,6 +478,25 @@ class Benchmark {
     std::fflush(stdout);
   }
 
+  // kill -9 of this process: what the writes so far handed to the OS (the
+  // WAL, without sync) survives, nothing is flushed or closed.
+  static void Crash() {
+    std::printf("crash: SIGKILL\n");
+    std::fflush(stdout);
+    raise(SIGKILL);
+  }
+
+  // A flush of every memtable, waited for, reported as one operation.
+  void TimedFlush() {
+    std::printf("DB path: [%s]\n", FLAGS_db.c_str());
+    const auto start = std::chrono::steady_clock::now();
+    Check(db_->Flush(ROCKSDB_NAMESPACE::FlushOptions()), "Flush");
+    ThreadResult flush;
+    flush.ops = 1;
+    flush.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Report("flush", {flush}, flush.seconds);
+  }
+
   void PrintMemStats() {
     for (const char* property :
          {"rocksdb.num-immutable-mem-table", "rocksdb.cur-size-active-mem-table",
@@ -537,8 +566,9 @@ ROCKSDB_NAMESPACE::CompressionType ParseCompression(const std::string& name) {
 
 ROCKSDB_NAMESPACE::Options MakeOptions() {
   ROCKSDB_NAMESPACE::Options options;
-  options.create_if_missing = true;
-  options.error_if_exists = true;
+  options.create_if_missing = !FLAGS_use_existing_db;
+  options.error_if_exists = !FLAGS_use_existing_db;
+  options.avoid_flush_during_recovery = FLAGS_avoid_flush_during_recovery;
   options.wal_dir = FLAGS_wal_dir;
   options.write_buffer_size = static_cast<size_t>(FLAGS_write_buffer_size);
   options.max_write_buffer_number = FLAGS_max_write_buffer_number;
@@ -564,7 +594,8 @@ const char* const kBenchmarks[] = {"fillrandom",       "fillrounds",
                                    "readreverse",      "seekrandom",
                                    "readwhilewriting", "seekrandomwhilewriting",
                                    "readrandomwriterandom", "hotkeysnapshot",
-                                   "memstats",         "levelstats"};
+                                   "memstats",         "levelstats",
+                                   "flush",            "crash"};
 
 std::vector<std::string> BenchmarkNames() {
   std::vector<std::string> names;
@@ -618,6 +649,7 @@ int main(int argc, char** argv) {
 
   ROCKSDB_NAMESPACE::Options options = MakeOptions();
   std::unique_ptr<DB> db;
+  const auto open_start = std::chrono::steady_clock::now();
   if (FLAGS_teksdb_layer) {
     std::unique_ptr<teksdb::TeksDB> teks_db;
     Check(teksdb::TeksDB::Open(options, FLAGS_db, &teks_db), "TeksDB::Open " + FLAGS_db);
@@ -628,12 +660,16 @@ int main(int argc, char** argv) {
     db = std::move(plain);
   }
 
+  const double open_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count();
+
   std::printf("RocksDB:    version %d.%d.%d\n", ROCKSDB_MAJOR, ROCKSDB_MINOR, ROCKSDB_PATCH);
   std::printf("Keys:       %d bytes each\n", FLAGS_key_size);
   std::printf("Values:     %d bytes each\n", FLAGS_value_size);
   std::printf("Entries:    %ld\n", static_cast<long>(FLAGS_num));
   std::printf("Memtablerep: %s\n", db->GetOptions().memtable_factory->Name());
   std::printf("TeksDB layer: %s\n", FLAGS_teksdb_layer ? "on" : "off");
+  std::printf("Open:       %.3f seconds\n", open_seconds);
   std::printf("------------------------------------------------\n");
 
   {
