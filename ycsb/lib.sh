@@ -119,11 +119,15 @@ server_stop() {
 }
 
 ycsb_client() {
-  local out=$1 phase=$2 workload=$3
+  local out phase=$2 workload=$3
+  out=$(realpath -m "$1")
   shift 3
-  java -cp "$ycsb_classpath" site.ycsb.Client "$phase" -db org.teksdb.ycsb.RedisClient \
-    -P "$workload" -p redis.host=127.0.0.1 -p redis.port="$server_port" \
-    ${server_password:+-p redis.password="$server_password"} "$@" >"$out" 2>"$out.err" || {
+  # From the workload's directory, so that the "Command line:" YCSB prints
+  # names the workload file, not a path of this machine.
+  (cd "$(dirname "$workload")" &&
+    java -cp "$ycsb_classpath" site.ycsb.Client "$phase" -db org.teksdb.ycsb.RedisClient \
+      -P "$(basename "$workload")" -p redis.host=127.0.0.1 -p redis.port="$server_port" \
+      ${server_password:+-p redis.password="$server_password"} "$@" >"$out" 2>"$out.err") || {
     echo "ycsb: YCSB's client exited with status $?:" >&2
     tail -n 20 "$out.err" >&2
     return 1
