@@ -6,7 +6,8 @@
 # labelled, memory rows are there, the raw TSV is written; bad input is
 # refused by name. Also the large scenario's sections (reads after the fill
 # beside the LSM shapes, the same-shape and mixed variants), the writes
-# scenario (with entries per flush), the hotkeys scenario, and
+# scenario (with entries per flush), the hotkeys scenario, the scale
+# scenario (per size, across sizes, restarts after a kill), and
 # tools/memtable_bench through scripts/micro_report.py.
 #
 # Usage: tests/bench_script_test.sh BUILD_DIR SOURCE_DIR
@@ -184,6 +185,39 @@ else
 fi
 refuse "plaindb:REP" --scenario hotkeys --memtables skip_list
 refuse "--versions does not apply" --scenario hotkeys --versions 3
+
+# --- scale: sizes, the view across them, restarts after a kill ------------------------
+if bench --scenario scale --sizes 5000,2000 --restart-sizes 3000 --memtables teks,skip_list,skip_list+bloom,vector \
+  --no-plots >"$tmp/scale" 2>"$tmp/scalelog"; then
+  pass "bench.sh --scenario scale exits 0"
+  for size in 2000 5000; do
+    grep -q "^== $size entries in the memtable" "$tmp/scale" || fail "scale: no section for $size entries"
+  done
+  across=$(sed -n '/^TeksTable.s speedup as the memtable grows/,/^$/p' "$tmp/scale")
+  for size in 2k 5k; do
+    grep -qE "^$size( +[0-9.e-]+x){7}$" <<<"$across" || fail "scale: no row for $size across sizes: $across"
+  done
+  for m in teks skip_list skip_list+bloom vector; do
+    grep -qE "^(2k|5k)? +${m//+/\\+} +[0-9]+ +[0-9.]+x +[0-9,]+ +[0-9.]+x$" "$tmp/scale" ||
+      fail "scale: no bytes-per-entry row for $m"
+  done
+  for m in teks skip_list; do
+    grep -qE "^(3k)? +$m( +[0-9.]+){3}" "$tmp/scale" || fail "scale: no restart row for $m"
+  done
+  grep -q "^restart after kill -9 at 3k entries: " "$tmp/results/scale/summary.txt" &&
+    grep -q "^TeksTable vs skip_list as the memtable grows from 2k to 5k entries: fill " \
+      "$tmp/results/scale/summary.txt" && pass "scale: summary.txt has the lines to quote" ||
+    fail "scale: summary.txt: $(cat "$tmp/results/scale/summary.txt")"
+  (($(wc -l <"$tmp/results/scale/restarts.tsv") == 2)) && pass "scale: a restart per memtable" ||
+    fail "scale: restarts.tsv: $(cat "$tmp/results/scale/restarts.tsv")"
+else
+  fail "bench.sh --scenario scale failed: $(tail -n 20 "$tmp/scalelog")"
+fi
+refuse "--sizes must be a list" --scenario scale --sizes 0,1000
+refuse "of memory for one memtable" --scenario scale --sizes 1000000000000
+refuse "--sizes applies to --scenario scale only" --sizes 1000
+refuse "--num does not apply to --scenario scale" --scenario scale --num 1000
+refuse "not 'plaindb:teks'" --scenario scale --memtables plaindb:teks
 
 # --- memtable_bench and its report -------------------------------------------------------
 if "$build/tools/memtable_bench" --keys=2000 --benchmark_min_time=0.01 \
