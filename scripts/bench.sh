@@ -531,8 +531,10 @@ if [[ $scenario == scale ]]; then
   # 1.25x its raw entries plus 256 MiB of process; the restarts keep the WAL
   # and two flushed copies on disk.
   avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
-  need_kb=$((num * (16 + value_size + 96) * 5 / 4 / 1024 + 262144))
-  ((need_kb <= avail_kb)) || die "--sizes: $num entries of $((16 + value_size)) bytes need about" \
+  largest=$num
+  ((${#scale_restart_sizes[@]} == 0 || scale_restart_sizes[-1] <= largest)) || largest=${scale_restart_sizes[-1]}
+  need_kb=$((largest * (16 + value_size + 96) * 5 / 4 / 1024 + 262144))
+  ((need_kb <= avail_kb)) || die "--sizes, --restart-sizes: $largest entries of $((16 + value_size)) bytes need about" \
     "$(gib "$need_kb") of memory for one memtable, and this machine has $(gib "$avail_kb")" \
     "available (MemAvailable); leave the size out (--sizes) rather than swap or be killed"
   if ((${#scale_restart_sizes[@]} > 0)); then
@@ -813,13 +815,14 @@ echo
 restarts=$tmp/restarts.tsv
 : >"$restarts"
 restart_once() {
-  local spec=$1 size=$2 r=$3 dir flags rc reopen replay flush entries
+  local spec=$1 size=$2 r=$3 dir flags rc reopen replay flush entries buffer
   memtable_settings "$spec"
+  # One write buffer holds the whole fill, as in the runs above.
+  buffer=$((2 * size * entry_bytes > write_buffer_size ? 2 * size * entry_bytes : write_buffer_size))
   dir=$tmp/restart-$r-$size-${spec//[^A-Za-z0-9_-]/_}
   mkdir -p "$dir"
   flags=(--memtablerep="$rep" "${rep_flags[@]}" --num="$size" --writes="$size" --key_size=16
-         --value_size="$value_size" --write_buffer_size="$write_buffer_size"
-         --max_write_buffer_number=2 --disable_auto_compactions=true --compression_type=none)
+         --value_size="$value_size" --write_buffer_size="$buffer" --max_write_buffer_number=2 --disable_auto_compactions=true --compression_type=none)
   log "restart ($spec, $size entries, repeat $r/$repeat): fill with the WAL on, then SIGKILL" \
     "— $(duration $((SECONDS - started))) elapsed"
   set +e

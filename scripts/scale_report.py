@@ -189,11 +189,14 @@ def plot(sizes, gains, mem, title, path):
     left.axhline(1.0, color="grey", linewidth=0.8)
     left.set_title("speedup over the skip list")
     left.legend()
+    shown = [1.0, 1.15]
     for index, name in ((0, "memtable bytes"), (1, "peak RSS")):
         xs = [s for s in sizes if "teks" in mem.get(s, {}) and "skip_list" in mem.get(s, {})]
         ys = [ratio(mem[s]["teks"][index], mem[s]["skip_list"][index]) for s in xs]
         right.plot(xs, ys, marker="o", label=name)
+        shown += [y for y in ys if y is not None]
     right.axhline(1.10, color="red", linewidth=0.8, linestyle="--", label="1.10x")
+    right.set_ylim(min(shown) - 0.02, max(shown) + 0.02)
     right.set_xscale("log")
     right.set_xlabel("entries in the memtable")
     right.set_ylabel("TeksTable / skip list (x)")
