@@ -87,7 +87,7 @@
 #             tools/teks_db_bench without the layer; a table and a plot of
 #             micros/op against versions per key
 #   scale     how the gain grows with the memtable: for each of --sizes
-#             (250000,1000000,4000000,16000000; ~15 minutes), every key in
+#             (250000,1000000,4000000,16000000; ~17 minutes here), every key in
 #             one write buffer, one thread: fillrandom, readrandom,
 #             seekrandom (seek + 10 nexts), readseq (min(size, 500000)
 #             reads each), memtable bytes per entry and peak RSS, for teks,

@@ -22,7 +22,9 @@
 # and runs.tsv.
 #
 # Usage: scripts/bench_rocksdb.sh [--num N] [--reads N] [--repeat K] [--out DIR] PREFIX
-#   PREFIX     what scripts/build_rocksdb.sh built (PREFIX/bin/db_bench)
+#   PREFIX     what scripts/build_rocksdb.sh built (PREFIX/bin/db_bench); for
+#              Debian's RocksDB: LD_PRELOAD=$PWD/build/libteksdb.so
+#              scripts/bench_rocksdb.sh /usr
 #   --num      keys (default 1000000)
 #   --reads    reads per read benchmark (default: --num)
 #   --repeat   runs of everything (default 1; medians reported)
@@ -52,7 +54,11 @@ for v in num reads repeat; do
 done
 db_bench=$prefix/bin/db_bench
 [[ -x $db_bench ]] || die "no $db_bench: build it with scripts/build_rocksdb.sh SRC $prefix"
-version=$(cat "$prefix/ROCKSDB_VERSION" 2>/dev/null || echo unknown)
+# A prefix of build_rocksdb.sh names its release; another db_bench (Debian's,
+# PREFIX /usr, with LD_PRELOAD=build/libteksdb.so) says it itself.
+version=$(cat "$prefix/ROCKSDB_VERSION" 2>/dev/null ||
+  "$db_bench" --version 2>/dev/null | sed -n 's/^db_bench version \([0-9.]*\)$/\1/p')
+version=${version:-unknown}
 major=${version%%.*} rest=${version#*.}
 minor=${rest%%.*}
 batched_lookup=0
