@@ -103,7 +103,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=$((30000 + RANDOM % 20000))
+port=
 # A RocksDB OPTIONS file for teksdb-server NAME: the write buffer asked
 # for, and the memtable bloom filter for skip_list_bloom.
 write_options() {  # NAME FILE
@@ -116,19 +116,36 @@ write_options() {  # NAME FILE
     fi
   } >"$2"
 }
+# start_server NAME: starts it on a port of its own, below the kernel's
+# ephemeral range (where the clients' own ports come from, and an earlier
+# run's connections may still hold one); a port found taken is replaced.
+# Ready once the server itself says it listens and answers PING.
 start_server() {  # NAME
-  if [[ $1 == redis ]]; then
-    "${server_cpu[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
-      --dir "$tmp" >"$tmp/redis.log" 2>&1 &
-  else
-    write_options "$1" "$tmp/$1.options"
-    "${server_cpu[@]}" "$server_bin" --dir "$tmp/db-$1" --port "$port" --threads "$threads" \
-      --memtable "${1%_bloom}" --rocksdb-options "$tmp/$1.options" 2>"$tmp/$1.log" &
-  fi
-  pid=$!
-  for _ in $(seq 200); do
-    [[ "$(redis-cli -p "$port" ping 2>/dev/null)" == PONG ]] && return 0
-    sleep 0.05
+  local attempt ready
+  [[ $1 == redis ]] && ready='Ready to accept connections' || ready='teksdb-server: listening on'
+  for attempt in $(seq 20); do
+    port=$((20000 + RANDOM % 12000))
+    if [[ $1 == redis ]]; then
+      "${server_cpu[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+        --dir "$tmp" >"$tmp/redis.log" 2>&1 &
+    else
+      write_options "$1" "$tmp/$1.options"
+      "${server_cpu[@]}" "$server_bin" --dir "$tmp/db-$1" --port "$port" --threads "$threads" \
+        --memtable "${1%_bloom}" --rocksdb-options "$tmp/$1.options" 2>"$tmp/$1.log" &
+    fi
+    pid=$!
+    for _ in $(seq 200); do
+      kill -0 "$pid" 2>/dev/null || break
+      if grep -q "$ready" "$tmp/$1.log" 2>/dev/null &&
+        [[ "$(redis-cli -p "$port" ping 2>/dev/null)" == PONG ]]; then
+        return 0
+      fi
+      sleep 0.05
+    done
+    grep -q 'Address already in use' "$tmp/$1.log" 2>/dev/null || break
+    wait "$pid" 2>/dev/null || true
+    pid=
+    ((attempt == 20)) || log "port $port is taken; $1 tries another (attempt $((attempt + 1)))"
   done
   die "$1 did not start on port $port: $(tail -3 "$tmp/$1.log" 2>/dev/null)"
 }
