@@ -60,13 +60,6 @@ while (($#)); do
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
-if [[ ! -x $binary && $binary == "$root/build/tools/teks_stress" ]]; then
-  echo "crash_test: building teks_stress (release preset, build/)" >&2
-  bash "$root/scripts/setup.sh"
-  { [[ -f $root/build/CMakeCache.txt ]] || cmake --preset release -S "$root" -B "$root/build"; } >&2
-  cmake --build "$root/build" --target teks_stress >&2
-fi
-[[ -x $binary ]] || die "no teks_stress at $binary"
 case $variant in
   all) variants=(plain layer write_committed write_prepared) ;;
   plain|layer|write_committed|write_prepared) variants=("$variant") ;;
@@ -83,6 +76,14 @@ if [[ -z $kill_max ]]; then
   ((kill_max > 30)) && kill_max=30
 fi
 ((kill_max >= kill_min)) || die "--kill-max must be >= --kill-min"
+# Arguments checked: build the tool if this checkout has none yet.
+if [[ ! -x $binary && $binary == "$root/build/tools/teks_stress" ]]; then
+  echo "crash_test: building teks_stress (release preset, build/)" >&2
+  bash "$root/scripts/setup.sh"
+  { [[ -f $root/build/CMakeCache.txt ]] || cmake --preset release -S "$root" -B "$root/build"; } >&2
+  cmake --build "$root/build" --target teks_stress >&2
+fi
+[[ -x $binary ]] || die "no teks_stress at $binary"
 [[ -n $seed ]] || seed=$(( (RANDOM << 15 | RANDOM) ))
 RANDOM=$seed
 if [[ -z $dir ]]; then
