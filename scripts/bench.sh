@@ -598,12 +598,25 @@ if [[ $scenario == large ]]; then
   fi
 fi
 
+# split_reads: sets `unbounded` (the read benchmarks memtable_settings did
+# not bound, comma-separated) and `limited` (BENCHMARK:READS for those it did).
+split_reads() {
+  local b entry limit full=()
+  limited=()
+  for b in "${read_benchmarks[@]}"; do
+    limit=
+    for entry in "${bounded[@]}"; do [[ ${entry%%:*} == "$b" ]] && limit=${entry#*:}; done
+    if [[ -n "$limit" ]]; then limited+=("$b:$limit"); else full+=("$b"); fi
+  done
+  unbounded=$(IFS=,; echo "${full[*]}")
+}
+
 # each_run CALLBACK: calls CALLBACK with run_once's arguments for every
 # process, in the order they run: per repeat and thread count, each memtable's
 # main process (and its bounded reads), then in the large scenario its
 # variants; then the readrecent processes.
 each_run() {
-  local callback=$1 r t spec b entry limit full limited unbounded
+  local callback=$1 r t spec entry limited unbounded
   for ((r = 1; r <= repeat; r++)); do
     for t in "${thread_counts[@]}"; do
       if [[ $scenario == scale ]]; then
@@ -624,13 +637,7 @@ each_run() {
             "$while_writing" all --seed="$r" --disable_wal=1 --benchmark_write_rate_limit="$write_rate"
           continue
         fi
-        full=() limited=()
-        for b in "${read_benchmarks[@]}"; do
-          limit=
-          for entry in "${bounded[@]}"; do [[ ${entry%%:*} == "$b" ]] && limit=${entry#*:}; done
-          if [[ -n "$limit" ]]; then limited+=("$b:$limit"); else full+=("$b"); fi
-        done
-        unbounded=$(IFS=,; echo "${full[*]}")
+        split_reads
         "$callback" "$spec" "$t" "$r" full "$main_section" "fillrandom,memstats,$shape$unbounded" \
           "fillrandom,$unbounded" all
         for entry in "${limited[@]}"; do
@@ -663,19 +670,13 @@ bloom_ratio() { awk -v n="$1" -v b="$write_buffer_size" 'BEGIN { printf "%.6f", 
 # one repeat, size by size: each memtable's fill and reads at that size (and
 # its bounded reads), in the section of that size.
 each_scale_run() {
-  local callback=$1 t=$2 r=$3 size spec b entry limit full limited unbounded reads bloom
+  local callback=$1 t=$2 r=$3 size spec entry limited unbounded reads bloom
   for size in "${scale_sizes[@]}"; do
     reads=$((size < scale_reads ? size : scale_reads))
     for spec in "${specs[@]}"; do
       memtable_settings "$spec"
       ((${#bounded[@]} == 0 || size <= others_max)) || continue
-      full=() limited=()
-      for b in "${read_benchmarks[@]}"; do
-        limit=
-        for entry in "${bounded[@]}"; do [[ ${entry%%:*} == "$b" ]] && limit=${entry#*:}; done
-        if [[ -n "$limit" ]]; then limited+=("$b:$limit"); else full+=("$b"); fi
-      done
-      unbounded=$(IFS=,; echo "${full[*]}")
+      split_reads
       bloom=()
       [[ $spec != skip_list+bloom ]] || bloom=(--memtable_bloom_size_ratio="$(bloom_ratio "$size")")
       "$callback" "$spec" "$t" "$r" "$size entries" "$(scale_section "$size")" \

@@ -163,26 +163,29 @@ TEST_P(TeksTableRepTest, TheHashGrowsInTheArena) {
   EXPECT_LT(h.rep().ApproximateMemoryUsage(), heap_when_empty + (1u << 20));
 }
 
+// Inserts "key0".."key<keys-1>" (sequences 1..keys) through Allocate and
+// InsertKey, as MemTable::Add does.
+void InsertNewKeys(ROCKSDB_NAMESPACE::MemTableRep* rep, int keys) {
+  for (int i = 0; i < keys; ++i) {
+    const std::string entry = EncodeEntry("key" + std::to_string(i), i + 1, kEntryValue, "v");
+    char* buf = nullptr;
+    auto handle = rep->Allocate(entry.size(), &buf);
+    std::memcpy(buf, entry.data(), entry.size());
+    ASSERT_TRUE(rep->InsertKey(handle));
+  }
+}
+
 // A memtable sealed with N keys makes the factory's next memtable start
 // with a hash for N keys, which then never resizes.
 TEST(TeksTableFactoryHashSizeTest, TheNextMemtableStartsSizedForTheLastOnesKeys) {
   auto factory = NewTeksTableFactory();
   test::InternalKeyOrder order;
   test::TestArena first_arena(1 << 20), second_arena(1 << 20);  // a 64 MiB buffer's blocks
-  auto fill = [](ROCKSDB_NAMESPACE::MemTableRep* rep, int keys) {
-    for (int i = 0; i < keys; ++i) {
-      const std::string entry = EncodeEntry("key" + std::to_string(i), i + 1, kEntryValue, "v");
-      char* buf = nullptr;
-      auto handle = rep->Allocate(entry.size(), &buf);
-      std::memcpy(buf, entry.data(), entry.size());
-      ASSERT_TRUE(rep->InsertKey(handle));
-    }
-  };
   constexpr int kKeys = 200000;
   std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> first(
       factory->CreateMemTableRep(order, &first_arena, nullptr, nullptr));
   const size_t first_capacity = static_cast<TeksTableRep*>(first.get())->HashCapacity();
-  ASSERT_NO_FATAL_FAILURE(fill(first.get(), kKeys));
+  ASSERT_NO_FATAL_FAILURE(InsertNewKeys(first.get(), kKeys));
   EXPECT_GT(static_cast<TeksTableRep*>(first.get())->HashCapacity(), first_capacity)
       << "the first memtable's hash grew";
   first->MarkReadOnly();
@@ -192,7 +195,7 @@ TEST(TeksTableFactoryHashSizeTest, TheNextMemtableStartsSizedForTheLastOnesKeys)
   auto* rep = static_cast<TeksTableRep*>(second.get());
   const size_t presized = rep->HashCapacity();
   EXPECT_GE(presized, static_cast<size_t>(kKeys));
-  ASSERT_NO_FATAL_FAILURE(fill(second.get(), kKeys));
+  ASSERT_NO_FATAL_FAILURE(InsertNewKeys(second.get(), kKeys));
   EXPECT_EQ(rep->HashCapacity(), presized) << "no resize";
   EXPECT_LT(second_arena.allocated_bytes(), first_arena.allocated_bytes());
 }
@@ -213,13 +216,7 @@ TEST(TeksTableFactoryHashSizeTest, TheFirstHashGrowsWithTheKeysNotTheBuffer) {
   EXPECT_LE(teks->HashCapacity(), size_t{64} << 10);
   EXPECT_LT(arena.allocated_bytes(), size_t{2} << 20) << "an empty memtable's hash and ring";
   constexpr int kKeys = 100000;
-  for (int i = 0; i < kKeys; ++i) {
-    const std::string entry = EncodeEntry("key" + std::to_string(i), i + 1, kEntryValue, "v");
-    char* buf = nullptr;
-    auto handle = rep->Allocate(entry.size(), &buf);
-    std::memcpy(buf, entry.data(), entry.size());
-    ASSERT_TRUE(rep->InsertKey(handle));
-  }
+  ASSERT_NO_FATAL_FAILURE(InsertNewKeys(rep.get(), kKeys));
   EXPECT_GE(teks->HashCapacity(), static_cast<size_t>(kKeys));
   EXPECT_LE(teks->HashCapacity(), static_cast<size_t>(4 * kKeys)) << "grown by doublings only";
 }
