@@ -8,6 +8,8 @@
 // BackgroundLinker is thread-safe.
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <exception>
 #include <string>
 #include <unordered_map>
 
@@ -36,7 +38,8 @@ using ROCKSDB_NAMESPACE::Status;
 
 namespace {
 
-constexpr const char* kOptionNames = "async, concurrent_hash, shortcut, inplace";
+constexpr const char* kOptionNames =
+    "async, concurrent_hash, shortcut, inplace, max_wal_write_buffers";
 
 // The first memtable's hash starts with a slot per this many bytes of write
 // buffer, at most kMaxFirstHashSlots (512 KiB of slots): the hash grows
@@ -73,6 +76,24 @@ Status ParseBoolean(const ConfigOptions&, const std::string& name,
   return Status::OK();
 }
 
+Status ParseWriteBufferCount(const ConfigOptions&, const std::string& name,
+                             const std::string& value, void* addr) {
+  size_t parsed = 0;
+  unsigned long number = 0;
+  try {
+    number = std::stoul(value, &parsed);
+  } catch (const std::exception&) {
+    parsed = 0;
+  }
+  if (parsed == 0 || parsed != value.size() || !std::isdigit(static_cast<unsigned char>(value[0])) || number < 1 ||
+      number > 1000000) {
+    return Status::InvalidArgument("TeksTable option " + name,
+                                   "'" + value + "' is not an integer from 1 to 1000000");
+  }
+  *static_cast<uint32_t*>(addr) = static_cast<uint32_t>(number);
+  return Status::OK();
+}
+
 OptionTypeInfo BooleanOption(int offset) {
   return OptionTypeInfo(offset, OptionType::kBoolean,
                         OptionVerificationType::kNormal, OptionTypeFlags::kNone,
@@ -84,6 +105,10 @@ const std::unordered_map<std::string, OptionTypeInfo> kTeksTableOptionsInfo = {
     {"concurrent_hash", BooleanOption(offsetof(TeksTableOptions, concurrent_hash))},
     {"shortcut", BooleanOption(offsetof(TeksTableOptions, shortcut))},
     {"inplace", BooleanOption(offsetof(TeksTableOptions, inplace))},
+    {"max_wal_write_buffers",
+     OptionTypeInfo(offsetof(TeksTableOptions, max_wal_write_buffers), OptionType::kUInt32T,
+                    OptionVerificationType::kNormal, OptionTypeFlags::kNone,
+                    ParseWriteBufferCount)},
 };
 
 class TeksTableFactory : public MemTableRepFactory {
@@ -117,8 +142,9 @@ class TeksTableFactory : public MemTableRepFactory {
                         kMaxPresizedHashSlots});
     }
     slots = std::max(slots, kMinHashSlots);
+    const size_t reuse_budget = (options_.max_wal_write_buffers - size_t{1}) * buffer;
     return new TeksTableRep(cmp, allocator, options_, slots, linker_, drop_policy_,
-                            key_count_hint_);
+                            reuse_budget, key_count_hint_);
   }
 
   // Called by DB::Open for each column family using this factory.

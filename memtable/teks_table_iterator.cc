@@ -6,7 +6,7 @@
 namespace teksdb {
 
 TeksTableIterator::TeksTableIterator(TeksTableRep* rep, const KeyOrder& order)
-    : rep_(rep), order_(order) {}
+    : rep_(rep), order_(order), reading_(rep->reader_epochs()) {}
 
 void TeksTableIterator::AtNewestOf(KeyRecord* record) {
   record_ = record;

@@ -6,8 +6,8 @@
 // (ReverseFinger), so walking a key's versions backwards costs O(1)
 // amortized per step.
 //
-// Thread safety: one iterator is used by one thread; any number may run
-// while writers insert. Each positioning step that moves to another record
+// Thread safety: one iterator is used by one thread (and may be destroyed
+// by another); any number may run while writers insert. Each positioning step that moves to another record
 // (every Seek*, and Next/Prev past a record's last version) first makes the
 // skip list complete up to every record inserted before it: a tailing
 // iterator reads at the newest sequence, so, as with the stock skip list,
@@ -21,6 +21,7 @@
 #include "entry_checks.h"
 #include "key_order.h"
 #include "key_record.h"
+#include "reader_epochs.h"
 #include "rocksdb/memtablerep.h"
 #include "teksdb/rocksdb_version.h"
 
@@ -99,6 +100,9 @@ class TeksTableIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
 
   TeksTableRep* const rep_;
   const KeyOrder& order_;
+  // Held for the iterator's life: it may stand on, or pin, versions that
+  // are cut meanwhile (reader_epochs.h).
+  ReaderEpochs::Guard reading_;
   KeyRecord* record_ = nullptr;
   Version* version_ = nullptr;
   // For Prev within record_'s chain; cleared whenever record_ changes.

@@ -47,7 +47,7 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
                            const TeksTableOptions& options, size_t initial_hash_slots,
                            std::shared_ptr<BackgroundLinker> linker,
                            std::shared_ptr<VersionDropPolicy> drop_policy,
-                           std::shared_ptr<KeyCountHint> key_count_hint)
+                           size_t reuse_budget, std::shared_ptr<KeyCountHint> key_count_hint)
     : MemTableRep(allocator),
       id_(next_rep_id.fetch_add(1, std::memory_order_relaxed)),
       options_(options),
@@ -59,6 +59,9 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
   if (options_.async) {
     link_queue_.reset(
         new LinkQueue(&ordered_index_, std::move(linker), LinkRingSize(initial_hash_slots)));
+  }
+  if (drop_policy_ != nullptr && reuse_budget > 0) {
+    recycler_.reset(new VersionRecycler(id_, reuse_budget));
   }
 }
 
@@ -95,15 +98,35 @@ bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
   return AddVersion(owner, record->UseAsUpdate());
 }
 
+namespace {
+thread_local uint64_t versions_visited_by_drops = 0;
+}  // namespace
+
+uint64_t VersionsVisitedByDropsOnThisThread() { return versions_visited_by_drops; }
+
 bool TeksTableRep::AddVersion(KeyRecord* owner, Version* v) {
-  if (!owner->versions().Insert(v)) return false;
-  if (drop_policy_ != nullptr) MaybeDropShadowedVersions(owner);
-  return true;
+  VersionChain& chain = owner->versions();
+  if (drop_policy_ == nullptr) return chain.Insert(v);
+  if (recycler_ == nullptr) {
+    if (!chain.Insert(v)) return false;
+    if (chain.Newest()->older() != nullptr) {
+      chain.DropShadowed(drop_policy_->OldestReadableSequence(), &versions_visited_by_drops);
+    }
+    return true;
+  }
+  Version* cut = nullptr;
+  const bool inserted = chain.InsertAndDrop(
+      v, [this] { return drop_policy_->OldestReadableSequence(); }, &versions_visited_by_drops,
+      &cut);
+  if (cut != nullptr) recycler_->Retire(cut);
+  return inserted;
 }
 
 Version* TeksTableRep::CopyAsUpdate(KeyRecord* record, size_t len) {
-  char* memory = allocator_->AllocateAligned(Version::AllocationSize(len));
-  Version* v = Version::CreateWithJumpLink(memory);
+  const size_t size = Version::AllocationSize(len);
+  char* memory = recycler_ != nullptr ? recycler_->Take(size) : nullptr;
+  if (memory == nullptr) memory = allocator_->AllocateAligned(size);
+  Version* v = Version::CreateWithJumpLink(memory, len);
   std::memcpy(v->mutable_entry(), record->key_entry(), len);
   SpareRecordMemory& spare = spare_record_memory;
   // Keeps the larger of two spares of this rep.
@@ -122,20 +145,8 @@ void TeksTableRep::MakeOrdered(void* rep, KeyRecord* record) {
   }
 }
 
-namespace {
-thread_local uint64_t versions_visited_by_drops = 0;
-}  // namespace
-
-uint64_t VersionsVisitedByDropsOnThisThread() { return versions_visited_by_drops; }
-
-void TeksTableRep::MaybeDropShadowedVersions(KeyRecord* record) {
-  Version* newest = record->versions().Newest();
-  if (newest->older() == nullptr) return;
-  record->versions().DropShadowed(drop_policy_->OldestReadableSequence(),
-                                  &versions_visited_by_drops);
-}
-
 bool TeksTableRep::Contains(const char* key) const {
+  ReaderEpochs::Guard reading(reader_epochs());
   const EntryView target = EntryView::Decode(key);
   KeyRecord* record = cuckoo_index_.FindLive(target.internal_key, cuckoo_index_.Hash(target.user_key()));
   if (record == nullptr) return false;
@@ -146,6 +157,7 @@ bool TeksTableRep::Contains(const char* key) const {
 
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
                        bool (*callback_func)(void* arg, const char* entry)) {
+  ReaderEpochs::Guard reading(reader_epochs());
   const Slice internal_key = k.internal_key();
   KeyRecord* record = cuckoo_index_.FindLive(internal_key, cuckoo_index_.Hash(UserKeyOf(internal_key)));
   if (record == nullptr) return;
@@ -178,6 +190,7 @@ ROCKSDB_NAMESPACE::Status TeksTableRep::VisitVersions(
 ROCKSDB_NAMESPACE::Status TeksTableRep::GetChecked(
     const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
     bool (*callback_func)(void* arg, const char* entry), const EntryChecks& checks) {
+  ReaderEpochs::Guard reading(reader_epochs());
   const Slice internal_key = k.internal_key();
   KeyRecord* record = cuckoo_index_.FindLive(internal_key, cuckoo_index_.Hash(UserKeyOf(internal_key)));
   if (record == nullptr) return ROCKSDB_NAMESPACE::Status::OK();
@@ -187,6 +200,7 @@ ROCKSDB_NAMESPACE::Status TeksTableRep::GetChecked(
 ROCKSDB_NAMESPACE::Status TeksTableRep::MultiGetChecked(
     size_t num_keys, const char* const* keys, void** callback_args,
     bool (*callback_func)(void* arg, const char* entry), const EntryChecks& checks) {
+  ReaderEpochs::Guard reading(reader_epochs());
   // RocksDB's MultiGetContext::MAX_BATCH_SIZE: a batch's misses in flight.
   constexpr size_t kBatch = 32;
   Slice internal_keys[kBatch];

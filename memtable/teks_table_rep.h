@@ -22,7 +22,10 @@
 //     reachable there until dropped; Get never needs the skip list.
 //   - Without a VersionDropPolicy every version is kept until destruction
 //     (flush sees every entry it counted). With one, a version is unlinked
-//     only when the policy proves no reader can need it.
+//     only when the policy proves no reader can need it, and its memory is
+//     reused (VersionRecycler) only once no read that could have reached
+//     it is still running: every read of versions (Get, MultiGet,
+//     Contains, an iterator for its life) holds reader_epochs().
 //   - Every ordered read first makes the skip list complete up to every
 //     record inserted before it (LinkQueue::WaitUntilLinked). While ordered
 //     reads run, writers link their new keys themselves (LinkQueue::Add),
@@ -43,6 +46,7 @@
 #include "rocksdb/memtablerep.h"
 #include "teksdb/rocksdb_version.h"
 #include "teksdb/teks_table.h"
+#include "version_recycler.h"
 
 namespace teksdb {
 
@@ -72,7 +76,7 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   TeksTableRep(const KeyComparator& cmp, ROCKSDB_NAMESPACE::Allocator* allocator,
                const TeksTableOptions& options, size_t initial_hash_slots,
                std::shared_ptr<BackgroundLinker> linker,
-               std::shared_ptr<VersionDropPolicy> drop_policy,
+               std::shared_ptr<VersionDropPolicy> drop_policy, size_t reuse_budget,
                std::shared_ptr<KeyCountHint> key_count_hint = nullptr);
   ~TeksTableRep() override;
 
@@ -175,6 +179,13 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   const CuckooIndex& cuckoo_index() const { return cuckoo_index_; }
   // Whether seeks may take the shortcut through the hash (TeksTableOptions).
   bool shortcut_seeks() const { return options_.shortcut; }
+  // What every read of versions holds while it looks at them, or nullptr
+  // when this rep never reuses memory (no drop policy, or no budget).
+  ReaderEpochs* reader_epochs() const {
+    return recycler_ != nullptr ? recycler_->epochs() : nullptr;
+  }
+  // Bytes of dropped versions this rep has used again (VersionRecycler).
+  size_t ReusedBytes() const { return recycler_ != nullptr ? recycler_->reused_bytes() : 0; }
 
  private:
   // Calls `callback_func` on `record`'s versions from the newest whose
@@ -182,13 +193,15 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   static ROCKSDB_NAMESPACE::Status VisitVersions(const KeyRecord* record, uint64_t lookup_tag, void* callback_args,
                               bool (*callback_func)(void* arg, const char* entry),
                               const EntryChecks& checks);
-  // Links `v` into `owner`'s chain; false if its sequence is already there.
+  // Links `v` into `owner`'s chain, dropping what it shadows under a drop
+  // policy (and retiring that for reuse, with a recycler); false if its
+  // sequence is already there.
   bool AddVersion(KeyRecord* owner, Version* v);
   // Copies the entry of `record`, `len` bytes, into a version of its own
-  // and keeps the record's memory for this thread's next Allocate.
+  // (in reused memory when the recycler has some) and keeps the record's
+  // memory for this thread's next Allocate.
   // REQUIRES: `record` was never published.
   Version* CopyAsUpdate(KeyRecord* record, size_t len);
-  void MaybeDropShadowedVersions(KeyRecord* record);
   // Makes a new key's record reachable by ordered reads (queued for the
   // linker, or linked): the hash calls it before the record turns LIVE, so
   // an iterator created after any write that found the record sees it.
@@ -205,6 +218,8 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   CuckooIndex cuckoo_index_;
   // Null when options_.async is false: new keys are linked on the write path.
   std::unique_ptr<LinkQueue> link_queue_;
+  // Null unless versions are dropped and max_wal_write_buffers allows reuse.
+  std::unique_ptr<VersionRecycler> recycler_;
 };
 
 }  // namespace teksdb

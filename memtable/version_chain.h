@@ -63,7 +63,9 @@
 //
 // Thread safety:
 //   - Insert() is lock-free and may run concurrently with other Insert()s,
-//     DropShadowed() and any number of readers.
+//     DropShadowed() and any number of readers. InsertAndDrop() (for reps
+//     that reuse cut versions) holds the chain against other inserts and
+//     drops of the key; readers still take no locks.
 //   - Readers (Newest(), FirstAtOrBelow(), NewerThan(), Oldest(), walking
 //     Older()) take no locks.
 //   - DropShadowed() REQUIRES that every sequence <= `oldest_readable` has
@@ -74,11 +76,13 @@
 //     and flags), so no update of one part loses another.
 //
 // Invariants:
-//   - A Version and its entry bytes are never freed or changed while the
-//     memtable lives: they sit in the arena, and readers (iterators pinning
-//     keys) may hold them arbitrarily long. After a version is linked, only
-//     its link's mark bit and the link itself (cut to nullptr) change; its
-//     jump link never does.
+//   - A Version and its entry bytes are never freed while the memtable
+//     lives: they sit in the arena, and readers (iterators pinning keys)
+//     may hold them arbitrarily long. Nor do they change, unless the
+//     version was cut and its rep reuses its memory, which waits until no
+//     reader can be looking (reader_epochs.h, version_recycler.h). After a
+//     version is linked, only its link's mark bit, the link itself (cut to
+//     nullptr) and its jump (cleared when its target is cut) change.
 //   - Links and jumps only ever point to older versions. Dropping cuts one
 //     link to nullptr. A reader already past a cut keeps walking the
 //     unlinked part, and a search may reach it through a jump, but only
@@ -102,7 +106,9 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <thread>
 
+#include "cpu_relax.h"
 #include "rocksdb_internals.h"
 
 namespace teksdb {
@@ -140,18 +146,32 @@ class Version {
 
   // Bytes for a version of its own (an update of a key that already has a
   // record) whose entry is `entry_len` bytes: its jump link, its header and
-  // the entry.
+  // the entry, rounded up to whole words (so that memory of one such
+  // version fits any other of the same size).
   static size_t AllocationSize(size_t entry_len) {
-    return kJumpLinkBytes + sizeof(Version) + entry_len;
+    return (kJumpLinkBytes + sizeof(Version) + entry_len + 7) & ~size_t{7};
   }
   // Builds such a version, with its jump link, at the start of `memory`
-  // (AllocationSize bytes, pointer-aligned). Its entry bytes are to be
-  // written by the caller.
-  static Version* CreateWithJumpLink(char* memory) {
-    auto* v = new (memory + kJumpLinkBytes) Version();
+  // (AllocationSize(entry_len) bytes, pointer-aligned). Its entry bytes are
+  // to be written by the caller. The version remembers that it owns
+  // its allocation, and its size (OwnAllocationSize).
+  static Version* CreateWithJumpLink(char* memory, size_t entry_len) {
+    const size_t units = AllocationSize(entry_len) / 8;
+    const uint16_t owner_bits =
+        units <= kOwnAllocationUnits ? static_cast<uint16_t>(kOwnsAllocation | units) : 0;
+    auto* v = new (memory + kJumpLinkBytes) Version(owner_bits);
     v->AddJumpLink();
     return v;
   }
+  // The size of the allocation this version was built at the start of by
+  // CreateWithJumpLink, or 0 if it shares its memory (a record's first
+  // version) or its allocation is too large to say.
+  size_t OwnAllocationSize() const {
+    const uint16_t bits = owner_bits(std::memory_order_relaxed);
+    return (bits & kOwnsAllocation) != 0 ? static_cast<size_t>(bits & kOwnAllocationUnits) * 8 : 0;
+  }
+  // Where that allocation starts.
+  char* allocation() { return reinterpret_cast<char*>(this) - kJumpLinkBytes; }
   // Gives this version a jump link, kept in the kJumpLinkBytes right before
   // it (whatever was there is no longer used). Every version but a chain's
   // root needs one to be found in O(log versions). Call before inserting it;
@@ -202,6 +222,11 @@ class Version {
     std::atomic<uint64_t> word{0};
   };
   static constexpr int kRankShift = 56;
+  // The owner bits of a version built by CreateWithJumpLink: a flag and
+  // its allocation's size in words. KeyRecord, which keeps its own state in
+  // its first version's, never sets the flag.
+  static constexpr uint16_t kOwnsAllocation = 0x8000;
+  static constexpr uint16_t kOwnAllocationUnits = 0x7fff;
   const JumpLink* jump_link() const {
     if ((older_.load(std::memory_order_relaxed) & kHasJumpLink) == 0) return nullptr;
     return reinterpret_cast<const JumpLink*>(reinterpret_cast<const char*>(this) -
@@ -381,19 +406,38 @@ class VersionChain {
   // when another thread is attempting (see the file comment). Adds the
   // number of versions it looked at to `*visited`. Returns whether anything
   // was cut.
-  bool DropShadowed(SequenceNumber oldest_readable, uint64_t* visited) {
+  // A cut also clears the jumps of the versions left above it that point
+  // into the cut part. If `cut_part` is given, it gets the newest version
+  // cut (their older links lead through all of them), or nullptr.
+  bool DropShadowed(SequenceNumber oldest_readable, uint64_t* visited,
+                    Version** cut_part = nullptr) {
     const uintptr_t busy = uintptr_t{kMemoBusy} << Version::kOwnerShift;
     const uintptr_t before = newest_.fetch_or(busy, std::memory_order_acquire);
     if ((before & busy) != 0) return false;
-    const uint16_t memo = Version::OwnerBitsOf(before);
-    const uint16_t tag = MemoTag(oldest_readable);
-    uint16_t summary = memo & kMemoSummary;  // the settled part's, kept unless it grows
-    bool cut = false;
-    if ((memo >> kMemoTagShift) != tag) Settle(oldest_readable, &summary, &cut, visited);
-    // Release: the next dropper sees the memo and marks written here. The
-    // busy bit clears with it.
-    Version::StoreOwnerBits(&newest_, 0xffff, summary | (tag << kMemoTagShift));
-    return cut;
+    return DropHeld(Version::OwnerBitsOf(before), oldest_readable, visited, cut_part);
+  }
+
+  // Insert, then DropShadowed with `oldest_readable()` read after the
+  // insert, holding the chain (the memo's busy bit, waited for) throughout:
+  // no other insert or drop of this key runs meanwhile. So once it returns,
+  // nothing reachable from the head (links, jumps, and the jumps an insert
+  // computes from them) leads into what it cut, and the cut part, which
+  // nothing changes any more, is the caller's to retire (reader_epochs.h).
+  // Not lock-free: writers of one key wait for each other, for O(1)
+  // amortized work each. Returns false, leaving the chain unchanged and
+  // nothing cut, if `v`'s sequence is already present.
+  template <typename OldestReadable>
+  bool InsertAndDrop(Version* v, OldestReadable oldest_readable, uint64_t* visited,
+                     Version** cut_part) {
+    *cut_part = nullptr;
+    const uint16_t memo = Hold();
+    const bool inserted = Insert(v);
+    if (inserted && Newest()->older() != nullptr) {
+      DropHeld(memo, oldest_readable(), visited, cut_part);
+    } else {
+      Version::StoreOwnerBits(&newest_, 0xffff, memo);  // lets go, memo unchanged
+    }
+    return inserted;
   }
 
  private:
@@ -424,11 +468,62 @@ class VersionChain {
     return !(IsPutLike(type) && (below & kMemoHoldsDeletion) != 0);
   }
 
+  // Takes the memo's busy bit, waiting while another thread holds it;
+  // returns the memo as it was (busy clear). Acquire: the last holder's
+  // changes are visible.
+  uint16_t Hold() {
+    const uintptr_t busy = uintptr_t{kMemoBusy} << Version::kOwnerShift;
+    for (int spins = 0;; ++spins) {
+      if ((newest_.load(std::memory_order_relaxed) & busy) == 0) {
+        const uintptr_t before = newest_.fetch_or(busy, std::memory_order_acquire);
+        if ((before & busy) == 0) return Version::OwnerBitsOf(before);
+      }
+      if (spins < 64) {
+        CpuRelax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+
+  // DropShadowed's attempt, by the holder of the busy bit (`memo` is the
+  // memo it found); lets go of it, with the memo updated (release: the next
+  // holder sees the memo, marks, cut and cleared jumps written here).
+  bool DropHeld(uint16_t memo, SequenceNumber oldest_readable, uint64_t* visited,
+                Version** cut_part) {
+    const uint16_t tag = MemoTag(oldest_readable);
+    uint16_t summary = memo & kMemoSummary;  // the settled part's, kept unless it grows
+    Version* cut = nullptr;
+    if ((memo >> kMemoTagShift) != tag) Settle(oldest_readable, &summary, &cut, visited);
+    Version::StoreOwnerBits(&newest_, 0xffff, summary | (tag << kMemoTagShift));
+    if (cut_part != nullptr) *cut_part = cut;
+    return cut != nullptr;
+  }
+
+  // Clears the jumps of `cutter` and every version above it that lead
+  // below it, into the part just cut (which is intact: nothing reuses it
+  // before its cutter retires it). Readers that already read such a jump
+  // may still take it; see reader_epochs.h for why that is safe.
+  void ClearJumpsBelow(Version* cutter, uint64_t* visited) {
+    const SequenceNumber floor = cutter->sequence();
+    for (Version* v = Newest(); v != nullptr; v = v->older()) {
+      ++*visited;
+      Version::JumpLink* link = const_cast<Version::JumpLink*>(v->jump_link());
+      if (link != nullptr) {
+        const Version* target = Version::JumpTarget(link->word.load(std::memory_order_relaxed));
+        if (target != nullptr && target->sequence() < floor) {
+          link->word.store(0, std::memory_order_relaxed);
+        }
+      }
+      if (v == cutter) break;
+    }
+  }
+
   // One attempt, by the holder of the memo's busy bit: moves the settled
   // mark up to the topmost version <= `oldest_readable`, cutting below the
   // cutter if it is above the old mark and allowed. `*summary` is the
   // settled part's blocking summary, before and after.
-  void Settle(SequenceNumber oldest_readable, uint16_t* summary, bool* cut,
+  void Settle(SequenceNumber oldest_readable, uint16_t* summary, Version** cut,
               uint64_t* visited) {
     // Down to the new settled top. Meeting the mark first means nothing
     // <= oldest_readable was added above it (or this caller's sequence is
@@ -470,8 +565,11 @@ class VersionChain {
         // Only this thread writes links of settled versions (REQUIRES), and
         // readers just see the old link or nullptr. The old mark is gone
         // with the cut part.
-        cutter->older_.fetch_and(Version::kKeptByLinkUpdates, std::memory_order_relaxed);
-        *cut = true;
+        // Sequentially consistent: a reader entering an epoch after the
+        // cutter retires the cut part sees the cut (reader_epochs.h).
+        *cut = Version::LinkTarget(
+            cutter->older_.fetch_and(Version::kKeptByLinkUpdates, std::memory_order_seq_cst));
+        ClearJumpsBelow(cutter, &seen);
         old_mark = nullptr;
         below = 0;
       }

@@ -20,3 +20,4 @@
 #include "../memtable/teks_table_factory.cc"
 #include "../memtable/teks_table_iterator.cc"
 #include "../memtable/teks_table_rep.cc"
+#include "../memtable/version_recycler.cc"

@@ -109,12 +109,14 @@
 #             memory or disk than the machine has available.
 #   all       each of the above in turn, each into its own directory
 #             (--scenario all --repeat 3 --out docs/bench: the docs' results)
-#   server, ycsb   run scripts/bench_server.sh / scripts/bench_ycsb.sh with
-#             every other argument (see their --help); not part of all
+#   server, ycsb, reuse   run scripts/bench_server.sh / bench_ycsb.sh /
+#             bench_reuse.sh (reused memory of dropped versions: memtable
+#             bytes and flushes under updates) with every other argument
+#             (see their --help); not part of all
 #
 # Usage: scripts/bench.sh [options] [-- extra flags for every db_bench run]
 #   --scenario NAME   quick (default), memtable, versions, large, writes,
-#                     mixed, micro, hotkeys, scale, all; server, ycsb
+#                     mixed, micro, hotkeys, scale, all; server, ycsb, reuse
 #   --sizes LIST      scale only: comma-separated entry counts
 #   --restart-sizes LIST   scale only: the entry counts restarts are measured
 #                     at, any (default: 1000000, or the largest size if less;
@@ -163,13 +165,14 @@ progress() {
   echo "$note"
 }
 
-# --scenario server / ycsb: another script's job, given every other argument.
+# --scenario server / ycsb / reuse: another script's job, given every other argument.
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   case ${args[i]} in
     --) break ;;
-    --scenario=server|--scenario=ycsb) other=${args[i]#--scenario=} rest=("${args[@]:0:i}" "${args[@]:i+1}") ;;
-    --scenario) [[ ${args[i + 1]:-} == server || ${args[i + 1]:-} == ycsb ]] || continue
+    --scenario=server|--scenario=ycsb|--scenario=reuse)
+      other=${args[i]#--scenario=} rest=("${args[@]:0:i}" "${args[@]:i+1}") ;;
+    --scenario) [[ ${args[i + 1]:-} =~ ^(server|ycsb|reuse)$ ]] || continue
                 other=${args[i + 1]} rest=("${args[@]:0:i}" "${args[@]:i+2}") ;;
     *) continue ;;
   esac
@@ -250,7 +253,7 @@ case $scenario in
   hotkeys) num=300000 versions=1 threads=1 memtables=plaindb:skip_list,plaindb:teks value_size=32 ;;
   scale) num=1 versions=1 threads=1 memtables=teks,skip_list,skip_list+bloom,hash_linkedlist,prefix_hash,vector ;;
   *) die "unknown --scenario '$scenario' (known: quick, memtable, versions, large, writes, mixed," \
-       "micro, hotkeys, scale, all; server, ycsb)" ;;
+       "micro, hotkeys, scale, all; server, ycsb, reuse)" ;;
 esac
 num=${flag[num]:-$num}
 value_size=${flag[value-size]:-$value_size}

@@ -118,6 +118,7 @@ TEST(FactoryOptionsTest, OptionsFileRoundTripKeepsFactoryAndOptions) {
   TeksTableOptions teks;
   teks.async = false;
   teks.shortcut = false;
+  teks.max_wal_write_buffers = 7;
   options.memtable_factory = NewTeksTableFactory(teks);
   std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
   ASSERT_TRUE(OpenDB(options, dir.path(), &db).ok());
@@ -137,6 +138,23 @@ TEST(FactoryOptionsTest, OptionsFileRoundTripKeepsFactoryAndOptions) {
   EXPECT_FALSE(o->async);
   EXPECT_FALSE(o->shortcut);
   EXPECT_TRUE(o->concurrent_hash);
+  EXPECT_EQ(o->max_wal_write_buffers, 7u);
+}
+
+TEST(FactoryOptionsTest, MaxWalWriteBuffersTakesAPositiveIntegerOnly) {
+  ConfigOptions config;
+  ROCKSDB_NAMESPACE::ColumnFamilyOptions cf;
+  ASSERT_OK(ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+      config, cf, "memtable_factory={id=teks;max_wal_write_buffers=12}", &cf));
+  EXPECT_EQ(GetTeksTableOptions(*cf.memtable_factory)->max_wal_write_buffers, 12u);
+  EXPECT_EQ(TeksTableOptions().max_wal_write_buffers, 4u);
+  for (const std::string bad : {"0", "-1", "two", "3x", "", "99999999999"}) {
+    ROCKSDB_NAMESPACE::ColumnFamilyOptions refused;
+    const Status s = ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+        config, refused, "memtable_factory={id=teks;max_wal_write_buffers=" + bad + "}", &refused);
+    EXPECT_TRUE(s.IsInvalidArgument()) << "'" << bad << "': " << s.ToString();
+    EXPECT_NE(s.ToString().find("max_wal_write_buffers"), std::string::npos) << s.ToString();
+  }
 }
 
 // A comparator that does not promise byte-equal keys compare equal only.

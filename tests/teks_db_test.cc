@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -102,6 +103,51 @@ TEST(TeksDBTest, DropsVersionsNoReaderNeedsAndKeepsSnapshotsWhole) {
   it->SeekToFirst();
   ASSERT_TRUE(it->Valid());
   EXPECT_EQ(it->value().ToString(), "last");
+}
+
+// Under the layer, updates reuse the memory of the versions they drop, so
+// a memtable holding every key absorbs them without filling; the WAL it
+// keeps alive (every write since it was created) is bounded by
+// max_wal_write_buffers: past that it fills and is flushed.
+TEST(TeksDBTest, UpdatesReuseMemoryAndTheWalStaysBounded) {
+  constexpr size_t kWriteBuffer = 1 << 20;
+  constexpr int kKeys = 500;
+  constexpr int kWrites = 40000;
+  const std::string value(200, 'v');
+  const size_t write_bytes = 16 + value.size();  // a WAL record's key and value
+  uint64_t flushes[2];
+  for (const uint32_t bound : {1u, 3u}) {
+    test::TempDir dir("teksdb-wal-bound");
+    Options options = BasicOptions();
+    options.write_buffer_size = kWriteBuffer;
+    TeksTableOptions teks;
+    teks.max_wal_write_buffers = bound;
+    options.memtable_factory = NewTeksTableFactory(teks);
+    auto counter = std::make_shared<test::AutomaticFlushCounter>();
+    options.listeners.push_back(counter);
+    std::unique_ptr<TeksDB> db;
+    ASSERT_OK(TeksDB::Open(options, dir.path(), &db));
+    uint64_t most_entries = 0;
+    for (int i = 0; i < kWrites; ++i) {
+      char key[17];
+      std::snprintf(key, sizeof(key), "key%013d", i % kKeys);
+      ASSERT_OK(db->Put({}, key, value));
+      if (i % 100 == 0) {
+        uint64_t active = 0;
+        ASSERT_TRUE(db->GetIntProperty("rocksdb.num-entries-active-mem-table", &active));
+        most_entries = std::max(most_entries, active);
+      }
+    }
+    // The active memtable's entries are the writes since its WAL began.
+    EXPECT_LE(most_entries * write_bytes, (bound + 1) * kWriteBuffer) << "bound " << bound;
+    flushes[bound > 1] = counter->count();
+    std::string got;
+    ASSERT_OK(db->Get({}, "key0000000000007", &got));
+    EXPECT_EQ(got, value);
+  }
+  // kKeys fit one memtable: without the bound it would never flush.
+  EXPECT_GE(flushes[true], 2u);
+  EXPECT_LE(flushes[true] * 2, flushes[false]) << "reuse flushes at most half as often";
 }
 
 TEST(TeksDBTest, KeepsVersionsAHeldSnapshotNeeds) {

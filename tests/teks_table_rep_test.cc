@@ -25,18 +25,7 @@ namespace {
 
 using test::DecodeEntry;
 using test::RepHarness;
-
-// A drop policy whose answer the test sets; it must keep the contract:
-// every sequence <= the answer is already inserted.
-class SettablePolicy : public VersionDropPolicy {
- public:
-  explicit SettablePolicy(SequenceNumber s) : s_(s) {}
-  SequenceNumber OldestReadableSequence() override { return s_; }
-  void Set(SequenceNumber s) { s_ = s; }
-
- private:
-  SequenceNumber s_;
-};
+using test::SettablePolicy;
 
 using TeksTableRepTest = test::VariantTest;
 

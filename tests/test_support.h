@@ -104,6 +104,18 @@ class ScopedForcedHash {
   ~ScopedForcedHash() { CuckooIndex::ForceHashForTesting(false); }
 };
 
+// A drop policy whose answer the test sets (any thread); it must keep the
+// contract: every sequence <= the answer is already inserted.
+class SettablePolicy : public VersionDropPolicy {
+ public:
+  explicit SettablePolicy(SequenceNumber s) : s_(s) {}
+  SequenceNumber OldestReadableSequence() override { return s_.load(); }
+  void Set(SequenceNumber s) { s_.store(s); }
+
+ private:
+  std::atomic<SequenceNumber> s_;
+};
+
 // A TeksTableRep over a TestArena, fed the way MemTable::Add feeds a rep.
 class RepHarness {
  public:

@@ -15,7 +15,8 @@
 // Flag names, their meaning and the lines it prints are db_bench's
 // ("Memtablerep: ...", "DB path: [...]" before each benchmark, and
 // "<name> : X micros/op Y ops/sec Z seconds N operations; ..."), so one
-// parser reads both. Keys are db_bench's: the key number big-endian in the
+// parser reads both. memstats adds the flushes completed since the open and
+// the bytes of the WAL files still alive. Keys are db_bench's: the key number big-endian in the
 // first 8 bytes, '0'-padded to --key_size. Values are half-compressible, like
 // db_bench's default --compression_ratio=0.5. --teksdb_layer=false opens
 // plain RocksDB instead, for a same-binary comparison.
@@ -51,9 +52,11 @@
 
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
+#include "rocksdb/listener.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/options.h"
 #include "rocksdb/rate_limiter.h"
+#include "rocksdb/transaction_log.h"
 #include "rocksdb/version.h"
 #include "teksdb/teks_db.h"
 #include "teksdb/open_db.h"
@@ -109,6 +112,19 @@ using ROCKSDB_NAMESPACE::Status;
 void Check(const Status& s, const std::string& what) {
   if (!s.ok()) Fail(what + ": " + s.ToString());
 }
+
+// Counts every flush that completes, for memstats.
+class FlushCounter : public ROCKSDB_NAMESPACE::EventListener {
+ public:
+  void OnFlushCompleted(DB* /*db*/, const ROCKSDB_NAMESPACE::FlushJobInfo& /*info*/) override {
+    count_.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t count() const { return count_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> count_{0};
+};
+const auto flush_counter = std::make_shared<FlushCounter>();
 
 // db_bench's key for number k: big-endian k, then '0' up to key_size.
 void MakeKey(uint64_t k, std::string* key) {
@@ -506,6 +522,14 @@ class Benchmark {
       if (!db_->GetProperty(property, &value)) value = "(failed)";
       std::printf("%s: %s\n", property, value.c_str());
     }
+    std::printf("flushes completed: %lu\n", static_cast<unsigned long>(flush_counter->count()));
+    ROCKSDB_NAMESPACE::VectorLogPtr wal_files;
+    uint64_t wal_bytes = 0;
+    Check(db_->GetSortedWalFiles(wal_files), "GetSortedWalFiles");
+    for (const auto& file : wal_files) {
+      if (file->Type() == ROCKSDB_NAMESPACE::kAliveLogFile) wal_bytes += file->SizeFileBytes();
+    }
+    std::printf("live WAL bytes: %lu\n", static_cast<unsigned long>(wal_bytes));
     std::fflush(stdout);
   }
 
@@ -566,6 +590,7 @@ ROCKSDB_NAMESPACE::CompressionType ParseCompression(const std::string& name) {
 
 ROCKSDB_NAMESPACE::Options MakeOptions() {
   ROCKSDB_NAMESPACE::Options options;
+  options.listeners.push_back(flush_counter);
   options.create_if_missing = !FLAGS_use_existing_db;
   options.error_if_exists = !FLAGS_use_existing_db;
   options.avoid_flush_during_recovery = FLAGS_avoid_flush_during_recovery;

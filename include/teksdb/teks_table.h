@@ -12,7 +12,7 @@
 //   memtable_factory={id=teks;shortcut=false}   options by name
 //   db_bench --memtablerep=teks  /  --memtablerep='id=teks;async=false'
 //
-// Options (all booleans, "true"/"false"); the paper's ablation (Fig. 4):
+// Options (booleans, "true"/"false"; the paper's ablation, Fig. 4):
 //   async            link new keys into the skip list in the background
 //                    (false: link synchronously on the write path)
 //   concurrent_hash  insert new keys into the hash lock-free
@@ -21,6 +21,10 @@
 //   inplace          drop versions no reader can need; takes effect only
 //                    under the TeksDB layer (teks_db.h), which proves it
 //                    safe; a plain factory always keeps every version
+//   max_wal_write_buffers  (an integer >= 1, default 4) under the layer,
+//                    dropped versions' memory is reused until this many
+//                    write buffers of WAL, then the memtable fills and is
+//                    flushed; 1 turns reuse off (see TeksTableOptions)
 // Variant ids: teks-s (none of the above), teks-a (async), teks-ac
 // (+concurrent_hash), teks-acsp (+shortcut), teks-acsp-in (= teks).
 //
@@ -83,6 +87,7 @@
 //     different bytes can be equal (see above)
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -100,6 +105,14 @@ struct TeksTableOptions {
   bool concurrent_hash = true;
   bool shortcut = true;
   bool inplace = true;
+  // Under the TeksDB layer (with inplace), the memory of dropped versions
+  // is used again for new versions, so updates do not fill the memtable;
+  // to bound the WAL such a memtable keeps alive (a restart replays it),
+  // it stops reusing once it has reused max_wal_write_buffers - 1 write
+  // buffers' worth, then fills and is flushed like any memtable: the WAL
+  // written since the last flush stays within about this many write
+  // buffers. 1: never reuse. An integer >= 1.
+  uint32_t max_wal_write_buffers = 4;
 
   // The options of a paper variant id ("teks", "teks-s", ...); false if the
   // id names none.
