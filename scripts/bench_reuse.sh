@@ -24,6 +24,9 @@
 #   --write-buffer-mb LIST flushes at these write buffers, MiB (64,512)
 #   --memory-buffer-mb N   the memory measurement's write buffer (4096)
 #   --out DIR              results under DIR/reuse (build/bench)
+#   --no-plots             accepted, as by bench.sh (this scenario draws none)
+#   --prebuilt DIR         use DIR/tools/teks_db_bench as it is (a release
+#                          build): no setup, configure or build
 # Environment: TEKSDB_BUILD_DIR (build; configured as a release build and
 # teks_db_bench built there if needed), TMPDIR (the DBs).
 set -euo pipefail
@@ -35,6 +38,7 @@ number() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 takes a positive integer, not '$
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 keys=1000000 updates=10 value_size=100 buffers=64,512 memory_buffer=4096 out=$root/build/bench
+prebuilt=
 while (($#)); do
   case $1 in
     --keys) number "$1" "${2:-}"; keys=$2; shift ;;
@@ -45,6 +49,9 @@ while (($#)); do
       buffers=$2; shift ;;
     --memory-buffer-mb) number "$1" "${2:-}"; memory_buffer=$2; shift ;;
     --out) [[ -n ${2:-} ]] || die "--out takes a directory"; out=$2; shift ;;
+    --prebuilt) [[ -x ${2:-}/tools/teks_db_bench ]] || die "--prebuilt '${2:-}' has no tools/teks_db_bench"
+                prebuilt=$2; shift ;;
+    --no-plots) ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -58,11 +65,15 @@ avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
 ((need_kb < avail_kb)) || die "the memory measurement needs about $((need_kb >> 20)) GiB" \
   "free, and MemAvailable is $((avail_kb >> 20)) GiB: lower --keys or --updates"
 
-build=${TEKSDB_BUILD_DIR:-$root/build}
-bash "$root/scripts/setup.sh" >&2
-[[ -f "$build/CMakeCache.txt" ]] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
-cmake --build "$build" --target teks_db_bench >&2
-bench=$build/tools/teks_db_bench
+if [[ -n $prebuilt ]]; then
+  bench=$prebuilt/tools/teks_db_bench
+else
+  build=${TEKSDB_BUILD_DIR:-$root/build}
+  bash "$root/scripts/setup.sh" >&2
+  [[ -f "$build/CMakeCache.txt" ]] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+  cmake --build "$build" --target teks_db_bench >&2
+  bench=$build/tools/teks_db_bench
+fi
 
 results=$out/reuse
 mkdir -p "$results/raw"

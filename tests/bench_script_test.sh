@@ -7,8 +7,9 @@
 # refused by name. Also the large scenario's sections (reads after the fill
 # beside the LSM shapes, the same-shape and mixed variants), the writes
 # scenario (with entries per flush), the hotkeys scenario, the scale
-# scenario (per size, across sizes, restarts after a kill), and
-# tools/memtable_bench through scripts/micro_report.py.
+# scenario (per size, across sizes, restarts after a kill), the reuse
+# scenario (scripts/bench_reuse.sh), and tools/memtable_bench through
+# scripts/micro_report.py.
 #
 # Usage: tests/bench_script_test.sh BUILD_DIR SOURCE_DIR
 # (BUILD_DIR must be a release build; bench.sh runs it as it is, --prebuilt,
@@ -218,6 +219,26 @@ refuse "of memory for one memtable" --scenario scale --sizes 1000000000000
 refuse "--sizes applies to --scenario scale only" --sizes 1000
 refuse "--num does not apply to --scenario scale" --scenario scale --num 1000
 refuse "not 'plaindb:teks'" --scenario scale --memtables plaindb:teks
+
+# --- the reuse scenario (scripts/bench_reuse.sh) ------------------------------------------
+if bench --scenario reuse --keys 3000 --updates 3 --write-buffer-mb 1,2 --memory-buffer-mb 64 \
+  >"$tmp/reuse" 2>"$tmp/reuse.log"; then
+  pass "bench.sh --scenario reuse exits 0"
+  cmp -s "$tmp/reuse" "$tmp/results/reuse/table.txt" || fail "reuse: table.txt differs from the output"
+  for m in teks teks-keep skip_list; do
+    grep -qE "^$m +[0-9.]+ +[0-9.]+x( +[0-9.]+ +[0-9.]+x){4}\$" "$tmp/reuse" ||
+      fail "reuse: no memory row for $m"
+    [[ $(grep -cE "^$m +[0-9]+ +([0-9.]+x|-) +[0-9.]+ +[0-9.]+\$" "$tmp/reuse") == 2 ]] ||
+      fail "reuse: not a flush row per write buffer for $m"
+  done
+  grep -q "^Flushes: 2 MiB write buffer" "$tmp/reuse" || fail "reuse: no 2 MiB section"
+  pass "reuse rows checked"
+else
+  fail "bench.sh --scenario reuse: $(tail -n 10 "$tmp/reuse.log")"
+fi
+refuse "--keys takes a positive integer" --scenario reuse --keys 0
+refuse "--write-buffer-mb takes MiB" --scenario reuse --write-buffer-mb 64,x
+refuse "lower --keys or --updates" --scenario reuse --keys 1000000000 --updates 100
 
 # --- memtable_bench and its report -------------------------------------------------------
 if "$build/tools/memtable_bench" --keys=2000 --benchmark_min_time=0.01 \
