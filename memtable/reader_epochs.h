@@ -20,15 +20,15 @@
 // read-modify-write on a line other threads seldom touch, and leaving may
 // happen on another thread (RocksDB destroys iterators where it likes).
 //
-// Memory ordering: entering is a sequentially consistent read-modify-write
-// followed by a sequentially consistent load of the epoch, and the cutter
-// publishes a cut with read-modify-writes before it loads the epoch its
-// bag is tagged with. On the targets VersionChain builds for (x86-64,
-// AArch64) such a read-modify-write orders every later load after it, which
-// is what a reader entering after the cut relies on to see it; leaving
-// (release) and advancing (the sequentially consistent CAS after acquiring
-// every counter) give reuse a happens-before edge from every read of the
-// memory it overwrites.
+// Memory ordering. A cutter tags what it cut with the epoch PublishCuts
+// returns, a release read-modify-write of the epoch made after the cuts:
+// every later change of the epoch is a read-modify-write too, so a reader
+// whose entering load reads a later epoch synchronizes with it and sees
+// the cuts (and the jumps cleared with them); a reader that read the tag
+// itself, or an earlier epoch, is counted in an epoch the reuse waits out.
+// Leaving (release) and advancing (the CAS after acquiring every counter)
+// give reuse a happens-before edge from every read of the memory it
+// overwrites.
 //
 // Thread safety: Enter, Leave, current and TryAdvance may run on any
 // threads at once.
@@ -67,6 +67,10 @@ class ReaderEpochs {
   }
 
   uint64_t current() const { return epoch_.load(std::memory_order_seq_cst); }
+
+  // The epoch to tag what the caller cut before this call with (see Memory
+  // ordering).
+  uint64_t PublishCuts() { return epoch_.fetch_add(0, std::memory_order_acq_rel); }
 
   // Moves the epoch on by one if no reader of the one before the current is
   // left; returns whether the epoch is now past `seen` (it may have been

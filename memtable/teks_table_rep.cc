@@ -244,6 +244,7 @@ void TeksTableRep::UniqueRandomSample(const uint64_t /*num_entries*/,
                                       std::unordered_set<const char*>* entries) {
   entries->clear();
   if (target_sample_size == 0) return;
+  ReaderEpochs::Guard reading(reader_epochs());
   WaitUntilLinked();
   thread_local std::mt19937_64 random(std::random_device{}());
   // Algorithm R: after `seen` entries, each is in the reservoir with

@@ -565,10 +565,10 @@ class VersionChain {
         // Only this thread writes links of settled versions (REQUIRES), and
         // readers just see the old link or nullptr. The old mark is gone
         // with the cut part.
-        // Sequentially consistent: a reader entering an epoch after the
-        // cutter retires the cut part sees the cut (reader_epochs.h).
+        // A reader entering an epoch after the cut part's retirement is
+        // published sees the cut (reader_epochs.h).
         *cut = Version::LinkTarget(
-            cutter->older_.fetch_and(Version::kKeptByLinkUpdates, std::memory_order_seq_cst));
+            cutter->older_.fetch_and(Version::kKeptByLinkUpdates, std::memory_order_relaxed));
         ClearJumpsBelow(cutter, &seen);
         old_mark = nullptr;
         below = 0;

@@ -19,19 +19,27 @@
 // WAL since the last flush stays within about max_wal_write_buffers write
 // buffers.
 //
+// What is never reused: versions that share their memory (a record's first
+// version), and merge operands, which a Get keeps pointers to after the
+// rep's read returns (RocksDB's MergeContext) while it merges them with
+// older memtables and files.
+//
 // Thread safety: any number of writers call Retire and Take at once. Each
-// thread keeps its own bin (thread-local, for one rep at a time: a thread
-// that moves to another rep drops its bin, leaving that memory in the old
-// arena), so a version's memory is reused by the thread that cut it.
-// Readers only enter and leave epochs(). Waiting and ready memory per
-// thread are capped (kMaxWaiting, kMaxReady); what does not fit stays in the
-// arena unused, as without recycling.
+// thread keeps its own bins (thread-local, one per rep for the last few reps
+// it wrote to: a bin given to another rep leaves its memory in the old
+// rep's arena, unused), so a version's memory is reused by the thread that
+// cut it. A bin publishes what it cut (ReaderEpochs::PublishCuts) every few
+// dozen cuts, and before it looks for ready memory that is not there;
+// publication starts the two epochs. Readers only enter and leave epochs().
+// Waiting and ready memory per bin are capped (kMaxWaiting, kMaxReady); what
+// does not fit stays in the arena unused, as without recycling.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "reader_epochs.h"
 #include "version_chain.h"
@@ -62,7 +70,7 @@ class VersionRecycler {
 
   // Bytes handed out by Take, but for the last few each thread took (less
   // than report_every_, at most a 64th of the budget).
-  size_t reused_bytes() const { return reused_bytes_.load(std::memory_order_relaxed); }
+  size_t reused_bytes() const { return reused_bytes_->load(std::memory_order_relaxed); }
 
   static constexpr size_t kMaxWaiting = size_t{1} << 16;
   static constexpr size_t kMaxReady = size_t{1} << 16;
@@ -76,7 +84,10 @@ class VersionRecycler {
   const size_t reuse_budget_;
   // Each thread adds what it took to reused_bytes_ in steps this large.
   const size_t report_every_;
-  std::atomic<size_t> reused_bytes_{0};
+  // Shared with the bins, which add to it when they are given to another
+  // rep or their thread ends, possibly after this rep is gone.
+  const std::shared_ptr<std::atomic<size_t>> reused_bytes_ =
+      std::make_shared<std::atomic<size_t>>(0);
 };
 
 }  // namespace teksdb

@@ -3,6 +3,8 @@
 // option preparation they and the Open()s use (teks_layer_setup.h).
 #include "teksdb/teks_layer.h"
 
+#include <algorithm>
+#include <string>
 #include <utility>
 
 #include "rocksdb/utilities/stackable_db.h"
@@ -144,8 +146,23 @@ Status TeksLayer<Base>::GetMergeOperands(const ReadOptions& options,
                                          GetMergeOperandsOptions* get_merge_operands_options,
                                          int* number_of_operands) {
   auto reader = registry_->Register(SnapshotCap(options));
-  return Base::GetMergeOperands(options, column_family, key, slice, get_merge_operands_options,
-                                number_of_operands);
+  Status s = Base::GetMergeOperands(options, column_family, key, slice,
+                                    get_merge_operands_options, number_of_operands);
+  if (s.ok()) {
+    // RocksDB may return large operand lists pinned in the memtable (and
+    // the base value with them) rather than copied; once this reader is
+    // gone, TeksTable may drop those versions and reuse their memory
+    // (version_recycler.h), so the caller gets copies.
+    const int returned = std::min(*number_of_operands,
+                                  get_merge_operands_options->expected_max_number_of_operands);
+    for (int i = 0; i < returned; ++i) {
+      if (!slice[i].IsPinned()) continue;
+      const std::string copy = slice[i].ToString();
+      slice[i].Reset();
+      slice[i].PinSelf(copy);
+    }
+  }
+  return s;
 }
 
 #if TEKSDB_ROCKSDB_READS_FUNNEL_INTO_TIMESTAMPED

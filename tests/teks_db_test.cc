@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <vector>
 
 #include "rocksdb/comparator.h"
 #include "rocksdb/utilities/debug.h"
@@ -148,6 +149,39 @@ TEST(TeksDBTest, UpdatesReuseMemoryAndTheWalStaysBounded) {
   // kKeys fit one memtable: without the bound it would never flush.
   EXPECT_GE(flushes[true], 2u);
   EXPECT_LE(flushes[true] * 2, flushes[false]) << "reuse flushes at most half as often";
+}
+
+// RocksDB returns a long list of merge operands (>= 32 KiB) pinned in the
+// memtable rather than copied; the versions they live in may be dropped,
+// and their memory reused, as soon as the call's reader is gone. So the
+// layer hands back copies, which stay whole through later updates.
+TEST(TeksDBTest, MergeOperandsOutliveTheirVersions) {
+  test::TempDir dir("teksdb-operands");
+  Options options = BasicOptions();
+  options.merge_operator = std::make_shared<test::AppendOperator>();
+  std::unique_ptr<TeksDB> db;
+  ASSERT_OK(TeksDB::Open(options, dir.path(), &db));
+  auto value_of = [](int i) { return std::string(300, static_cast<char>('a' + i % 26)); };
+  ASSERT_OK(db->Put({}, "k", "first"));
+  ASSERT_OK(db->Put({}, "k", value_of(0)));  // the base, a version of its own
+  constexpr int kOperands = 200;
+  for (int i = 1; i <= kOperands; ++i) ASSERT_OK(db->Merge({}, "k", value_of(i)));
+  std::vector<ROCKSDB_NAMESPACE::PinnableSlice> got(kOperands + 1);
+  ROCKSDB_NAMESPACE::GetMergeOperandsOptions merge_options;
+  merge_options.expected_max_number_of_operands = kOperands + 1;
+  int count = 0;
+  ASSERT_OK(db->GetMergeOperands({}, db->DefaultColumnFamily(), "k", got.data(), &merge_options,
+                                 &count));
+  ASSERT_EQ(count, kOperands + 1);
+  // Every version of "k" dropped, and updates of the same size that reuse
+  // memory; none of it may touch what the call returned.
+  for (int round = 0; round < 50; ++round) {
+    for (const char* key : {"k", "j"}) ASSERT_OK(db->Put({}, key, std::string(300, 'Z')));
+  }
+  for (int i = 0; i <= kOperands; ++i) {
+    EXPECT_FALSE(got[i].IsPinned()) << i;
+    EXPECT_EQ(got[i].ToString(), value_of(i)) << i;
+  }
 }
 
 TEST(TeksDBTest, KeepsVersionsAHeldSnapshotNeeds) {

@@ -1,12 +1,14 @@
 // Tests of reusing the memory of dropped versions (version_recycler.h,
 // reader_epochs.h, VersionChain::InsertAndDrop): updates under a drop policy
-// stop growing the arena, a reader that may stand on a cut version keeps
-// its bytes intact for as long as it lives, the budget that bounds the WAL
-// ends reuse, and after a cut no jump leads into the cut part.
+// stop growing the arena, in every rep a thread writes to, a reader that may
+// stand on a cut version keeps its bytes intact for as long as it lives,
+// merge operands are never reused, the budget that bounds the WAL ends
+// reuse, and after a cut no jump leads into the cut part.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "teks_table_rep.h"
@@ -128,6 +130,69 @@ TEST(VersionReuseTest, AReaderKeepsCutVersionsIntactWhileItLives) {
   EXPECT_LT(h.arena().allocated_bytes() - after_reader, 200 * UpdateSize("key0"))
       << "the versions cut meanwhile are reused once the reader is gone";
   EXPECT_EQ(ReachableSequences(&h, "key0", seq), (std::vector<SequenceNumber>{seq, seq - 1}));
+}
+
+// A thread writing to two memtables in turn (two column families in one
+// batch) reuses in each, and never one's memory in the other.
+TEST(VersionReuseTest, AThreadReusesInEachRepItWritesTo) {
+  auto policy_a = std::make_shared<SettablePolicy>(0);
+  auto policy_b = std::make_shared<SettablePolicy>(0);
+  RepHarness a(WithWalBound(kUnbounded), policy_a);
+  RepHarness b(WithWalBound(kUnbounded), policy_b);
+  SequenceNumber seq_a = 0;
+  SequenceNumber seq_b = 0;
+  UpdateRoundRobin(&a, policy_a.get(), 4, 8, &seq_a);
+  UpdateRoundRobin(&b, policy_b.get(), 4, 8, &seq_b);
+  constexpr int kRounds = 3000;
+  for (int i = 0; i < kRounds; ++i) {
+    for (auto [h, policy, seq] : {std::make_tuple(&a, policy_a.get(), &seq_a),
+                                  std::make_tuple(&b, policy_b.get(), &seq_b)}) {
+      const std::string key = "key" + std::to_string(i % 4);
+      ++*seq;
+      ASSERT_TRUE(h->Add(key, *seq, kEntryValue, ValueOf(key, *seq)));
+      policy->Set(*seq);
+    }
+  }
+  // (The arena still grows: the record memory an update leaves for the
+  // thread's next Allocate serves one rep at a time.)
+  for (RepHarness* h : {&a, &b}) {
+    EXPECT_GT(static_cast<TeksTableRep&>(h->rep()).ReusedBytes(),
+              (kRounds - 200) * UpdateSize("key0") - VersionRecycler::kMaxReportEvery);
+  }
+  // Every key of each rep reads back its own newest value (seq_a and seq_b
+  // count alike, so a foreign entry would show a sequence of the other's).
+  for (int k = 0; k < 4; ++k) {
+    const std::string key = "key" + std::to_string(k);
+    const SequenceNumber newest = seq_a - (3 - k);
+    EXPECT_EQ(ReachableSequences(&a, key, seq_a), (std::vector<SequenceNumber>{newest, newest - 4}));
+    EXPECT_EQ(ReachableSequences(&b, key, seq_b), (std::vector<SequenceNumber>{newest, newest - 4}));
+  }
+}
+
+// A Get keeps pointers to the merge operands it collected after the rep's
+// read returns (RocksDB's MergeContext): their memory is never reused.
+TEST(VersionReuseTest, MergeOperandsAreNeverReused) {
+  auto policy = std::make_shared<SettablePolicy>(0);
+  RepHarness h(WithWalBound(kUnbounded), policy);
+  SequenceNumber seq = 0;
+  auto add = [&](uint8_t type) {
+    ++seq;
+    ASSERT_TRUE(h.Add("key0", seq, type, ValueOf("key0", seq)));
+    policy->Set(seq);
+  };
+  add(kEntryValue);
+  const size_t before = h.arena().allocated_bytes();
+  constexpr int kRounds = 2000;
+  for (int round = 0; round < kRounds; ++round) {
+    add(kEntryMerge);
+    add(kEntryMerge);
+    add(kEntryValue);  // cuts the two operands below it, at the next update
+  }
+  // The operands' versions come from the arena every time; the values'
+  // mostly from reused memory.
+  EXPECT_GE(h.arena().allocated_bytes() - before, 2 * kRounds * UpdateSize("key0"));
+  EXPECT_LT(h.arena().allocated_bytes() - before, 2 * kRounds * UpdateSize("key0") +
+                                                      kRounds * UpdateSize("key0") / 10);
 }
 
 // The WAL bound: a rep reuses at most max_wal_write_buffers - 1 write
