@@ -83,10 +83,11 @@ Status ParseWriteBufferCount(const ConfigOptions&, const std::string& name,
   try {
     number = std::stoul(value, &parsed);
   } catch (const std::exception&) {
-    parsed = 0;
+    // `parsed` stays 0: refused below.
   }
-  if (parsed == 0 || parsed != value.size() || !std::isdigit(static_cast<unsigned char>(value[0])) || number < 1 ||
-      number > 1000000) {
+  // (An empty value fails the digit check: value[0] is then '\0'.)
+  if (!std::isdigit(static_cast<unsigned char>(value[0])) || parsed != value.size() ||
+      number < 1 || number > 1000000) {
     return Status::InvalidArgument("TeksTable option " + name,
                                    "'" + value + "' is not an integer from 1 to 1000000");
   }

@@ -7,11 +7,12 @@
 // amortized per step.
 //
 // Thread safety: one iterator is used by one thread (and may be destroyed
-// by another); any number may run while writers insert. Each positioning step that moves to another record
-// (every Seek*, and Next/Prev past a record's last version) first makes the
-// skip list complete up to every record inserted before it: a tailing
-// iterator reads at the newest sequence, so, as with the stock skip list,
-// it must see keys written before the step.
+// by another); any number may run while writers insert. Each positioning
+// step that moves to another record (every Seek*, and Next/Prev past a
+// record's last version) first makes the skip list complete up to every
+// record inserted before it: a tailing iterator reads at the newest
+// sequence, so, as with the stock skip list, it must see keys written
+// before the step.
 //
 // Design notes: docs/DESIGN.md §2 and §6.
 #pragma once

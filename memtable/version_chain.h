@@ -407,14 +407,12 @@ class VersionChain {
   // number of versions it looked at to `*visited`. Returns whether anything
   // was cut.
   // A cut also clears the jumps of the versions left above it that point
-  // into the cut part. If `cut_part` is given, it gets the newest version
-  // cut (their older links lead through all of them), or nullptr.
-  bool DropShadowed(SequenceNumber oldest_readable, uint64_t* visited,
-                    Version** cut_part = nullptr) {
+  // into the cut part.
+  bool DropShadowed(SequenceNumber oldest_readable, uint64_t* visited) {
     const uintptr_t busy = uintptr_t{kMemoBusy} << Version::kOwnerShift;
     const uintptr_t before = newest_.fetch_or(busy, std::memory_order_acquire);
     if ((before & busy) != 0) return false;
-    return DropHeld(Version::OwnerBitsOf(before), oldest_readable, visited, cut_part);
+    return DropHeld(Version::OwnerBitsOf(before), oldest_readable, visited, nullptr);
   }
 
   // Insert, then DropShadowed with `oldest_readable()` read after the
@@ -488,7 +486,9 @@ class VersionChain {
 
   // DropShadowed's attempt, by the holder of the busy bit (`memo` is the
   // memo it found); lets go of it, with the memo updated (release: the next
-  // holder sees the memo, marks, cut and cleared jumps written here).
+  // holder sees the memo, marks, cut and cleared jumps written here). If
+  // `cut_part` is given, it gets the newest version cut (their older links
+  // lead through all of them), or nullptr.
   bool DropHeld(uint16_t memo, SequenceNumber oldest_readable, uint64_t* visited,
                 Version** cut_part) {
     const uint16_t tag = MemoTag(oldest_readable);

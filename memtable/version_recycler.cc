@@ -58,6 +58,15 @@ struct RecycleBin {
   void Published(uint64_t epoch) {
     for (auto it = waiting.rbegin(); unpublished > 0; ++it, --unpublished) it->epoch = epoch;
   }
+  // Memory of `size` bytes from the ready lists, or nullptr.
+  char* PopReady(size_t size) {
+    auto it = ready.find(static_cast<uint32_t>(size));
+    if (it == ready.end() || it->second.empty()) return nullptr;
+    char* memory = it->second.back();
+    it->second.pop_back();
+    --ready_count;
+    return memory;
+  }
   // Moves what no reader can be looking at any more (published two epochs
   // ago) to the ready lists.
   void Promote(uint64_t epoch) {
@@ -90,6 +99,19 @@ RecycleBin* FindBin(uint64_t rep_id) {
   return nullptr;
 }
 
+// This thread's bin for `rep_id`, the least recently used one given to it
+// if it has none.
+RecycleBin* ClaimBin(uint64_t rep_id, const std::shared_ptr<std::atomic<size_t>>& reused_bytes) {
+  if (RecycleBin* bin = FindBin(rep_id)) return bin;
+  RecycleBin* bin = &bins[0];
+  for (RecycleBin& other : bins) {
+    if (other.last_used < bin->last_used) bin = &other;
+  }
+  bin->Reset(rep_id, reused_bytes);
+  bin->last_used = ++bin_clock;
+  return bin;
+}
+
 // Takes that find nothing ready between two tries to advance the epoch: a
 // try reads every stripe of the epoch counters.
 constexpr uint32_t kMissesPerAdvance = 4;
@@ -101,15 +123,7 @@ constexpr size_t kRetiresPerPublication = 32;
 
 void VersionRecycler::Retire(Version* cut_part) {
   if (BudgetSpent()) return;
-  RecycleBin* bin = FindBin(rep_id_);
-  if (bin == nullptr) {
-    bin = &bins[0];
-    for (RecycleBin& other : bins) {
-      if (other.last_used < bin->last_used) bin = &other;
-    }
-    bin->Reset(rep_id_, reused_bytes_);
-    bin->last_used = ++bin_clock;
-  }
+  RecycleBin* bin = ClaimBin(rep_id_, reused_bytes_);
   for (Version* v = cut_part; v != nullptr; v = v->older()) {
     const size_t size = v->OwnAllocationSize();
     // Merge operands are left alone: a Get keeps pointers to the ones it
@@ -128,25 +142,21 @@ char* VersionRecycler::Take(size_t size) {
   if (BudgetSpent()) return nullptr;
   RecycleBin* bin = FindBin(rep_id_);
   if (bin == nullptr || (bin->waiting.empty() && bin->ready_count == 0)) return nullptr;
-  auto it = bin->ready.find(static_cast<uint32_t>(size));
-  if (it == bin->ready.end() || it->second.empty()) {
+  char* memory = bin->PopReady(size);
+  if (memory == nullptr) {
     if (bin->unpublished > 0) bin->Published(epochs_.PublishCuts());
-    uint64_t epoch = epochs_.current();
+    const uint64_t epoch = epochs_.current();
     bin->Promote(epoch);
-    it = bin->ready.find(static_cast<uint32_t>(size));
-    if ((it == bin->ready.end() || it->second.empty()) && !bin->waiting.empty() &&
-        ++bin->misses >= kMissesPerAdvance) {
+    memory = bin->PopReady(size);
+    if (memory == nullptr && !bin->waiting.empty() && ++bin->misses >= kMissesPerAdvance) {
       bin->misses = 0;
       if (epochs_.TryAdvance(epoch)) {
         bin->Promote(epochs_.current());
-        it = bin->ready.find(static_cast<uint32_t>(size));
+        memory = bin->PopReady(size);
       }
     }
-    if (it == bin->ready.end() || it->second.empty()) return nullptr;
+    if (memory == nullptr) return nullptr;
   }
-  char* memory = it->second.back();
-  it->second.pop_back();
-  --bin->ready_count;
   bin->unreported_bytes += size;
   if (bin->unreported_bytes >= report_every_) bin->Report();
   return memory;

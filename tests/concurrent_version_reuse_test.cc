@@ -24,19 +24,13 @@ namespace {
 using test::DecodeEntry;
 using test::RepHarness;
 using test::SettablePolicy;
+using test::VersionValue;
 
 constexpr int kKeys = 16;
 constexpr int kWriters = 2;
 constexpr int kReaders = 2;
 
 std::string KeyOf(int k) { return "key" + std::to_string(k); }
-
-// The same length for every version, so that memory moves between keys.
-std::string ValueOf(const std::string& key, SequenceNumber seq) {
-  std::string value = key + "@" + std::to_string(seq);
-  value.resize(40, '.');
-  return value;
-}
 
 // Publishes, as the drop policy's answer, the largest sequence below which
 // every write is in (the policy's contract), as RocksDB publishes
@@ -64,7 +58,7 @@ class Publisher {
 
 void ExpectWhole(const DecodedEntry& e, SequenceNumber at_most) {
   EXPECT_LE(e.seq, at_most);
-  EXPECT_EQ(e.value, ValueOf(e.user_key, e.seq)) << "a torn or foreign entry";
+  EXPECT_EQ(e.value, VersionValue(e.user_key, e.seq)) << "a torn or foreign entry";
 }
 
 TEST(ConcurrentVersionReuseTest, ReadersNeverSeeReusedMemory) {
@@ -84,7 +78,7 @@ TEST(ConcurrentVersionReuseTest, ReadersNeverSeeReusedMemory) {
       for (SequenceNumber i = 0; i < writes_per_writer; ++i) {
         const SequenceNumber seq = next_seq.fetch_add(1);
         const std::string key = KeyOf(static_cast<int>((seq * 7 + w) % kKeys));
-        ASSERT_TRUE(h.Add(key, seq, kEntryValue, ValueOf(key, seq)));
+        ASSERT_TRUE(h.Add(key, seq, kEntryValue, VersionValue(key, seq)));
         publisher.Done(seq);
       }
       writing.fetch_sub(1);

@@ -64,6 +64,12 @@ bool AppendOperator::Merge(const Slice& /*key*/, const Slice* existing_value,
   return true;
 }
 
+std::string VersionValue(const std::string& key, SequenceNumber seq) {
+  std::string value = key + "@" + std::to_string(seq);
+  value.resize(48, '.');
+  return value;
+}
+
 uint64_t SeedFor(uint64_t default_seed) {
   const char* env = std::getenv("TEKSDB_TEST_SEED");
   if (env == nullptr || *env == '\0') return default_seed;

@@ -104,6 +104,11 @@ class ScopedForcedHash {
   ~ScopedForcedHash() { CuckooIndex::ForceHashForTesting(false); }
 };
 
+// "key@seq", padded with '.' to 48 bytes: a value that names its version,
+// the same length for every version, so that every update of keys of one
+// length needs the same allocation (the reuse tests).
+std::string VersionValue(const std::string& key, SequenceNumber seq);
+
 // A drop policy whose answer the test sets (any thread); it must keep the
 // contract: every sequence <= the answer is already inserted.
 class SettablePolicy : public VersionDropPolicy {

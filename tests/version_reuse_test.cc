@@ -8,7 +8,6 @@
 
 #include <memory>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "teks_table_rep.h"
@@ -21,13 +20,7 @@ namespace {
 using test::DecodeEntry;
 using test::RepHarness;
 using test::SettablePolicy;
-
-// Every value the same length, so every update needs the same allocation.
-std::string ValueOf(const std::string& key, SequenceNumber seq) {
-  std::string value = key + "@" + std::to_string(seq);
-  value.resize(48, '.');
-  return value;
-}
+using test::VersionValue;
 
 TeksTableOptions WithWalBound(uint32_t write_buffers) {
   TeksTableOptions options;
@@ -40,19 +33,25 @@ TeksTableOptions WithWalBound(uint32_t write_buffers) {
 constexpr uint32_t kUnbounded = 1000000;
 
 size_t UpdateSize(const std::string& key) {
-  return Version::AllocationSize(EncodeEntry(key, 1, kEntryValue, ValueOf(key, 1)).size());
+  return Version::AllocationSize(EncodeEntry(key, 1, kEntryValue, VersionValue(key, 1)).size());
+}
+
+// Adds `key`'s version ++*seq of `type`, readable (the policy's answer) as
+// soon as it is in, so that each insert drops what the one before it
+// shadows.
+void AddReadable(RepHarness* h, SettablePolicy* policy, const std::string& key, uint8_t type,
+                 SequenceNumber* seq) {
+  ++*seq;
+  ASSERT_TRUE(h->Add(key, *seq, type, VersionValue(key, *seq)));
+  policy->Set(*seq);
 }
 
 // Updates keys "key0".."key<keys-1>" round-robin from `*seq` on, each
-// readable (the policy's answer) as soon as it is in, so each insert drops
-// what the one before it shadows.
+// readable as soon as it is in.
 void UpdateRoundRobin(RepHarness* h, SettablePolicy* policy, int keys, int updates,
                       SequenceNumber* seq) {
   for (int i = 0; i < updates; ++i) {
-    const std::string key = "key" + std::to_string(i % keys);
-    ++*seq;
-    ASSERT_TRUE(h->Add(key, *seq, kEntryValue, ValueOf(key, *seq)));
-    policy->Set(*seq);
+    AddReadable(h, policy, "key" + std::to_string(i % keys), kEntryValue, seq);
   }
 }
 
@@ -63,7 +62,7 @@ std::vector<SequenceNumber> ReachableSequences(RepHarness* h, const std::string&
   for (const std::string& value : h->GetEntries(key, seq)) {
     EXPECT_EQ(value.substr(0, key.size() + 1), key + "@");
     out.push_back(std::stoull(value.substr(key.size() + 1)));
-    EXPECT_EQ(value, ValueOf(key, out.back()));
+    EXPECT_EQ(value, VersionValue(key, out.back()));
   }
   return out;
 }
@@ -122,7 +121,7 @@ TEST(VersionReuseTest, AReaderKeepsCutVersionsIntactWhileItLives) {
   const auto entry = DecodeEntry(it->key());
   EXPECT_EQ(entry.user_key, "key0");
   EXPECT_EQ(entry.seq, standing_on);
-  EXPECT_EQ(entry.value, ValueOf("key0", standing_on));
+  EXPECT_EQ(entry.value, VersionValue("key0", standing_on));
   it.reset();
 
   const size_t after_reader = h.arena().allocated_bytes();
@@ -145,13 +144,9 @@ TEST(VersionReuseTest, AThreadReusesInEachRepItWritesTo) {
   UpdateRoundRobin(&b, policy_b.get(), 4, 8, &seq_b);
   constexpr int kRounds = 3000;
   for (int i = 0; i < kRounds; ++i) {
-    for (auto [h, policy, seq] : {std::make_tuple(&a, policy_a.get(), &seq_a),
-                                  std::make_tuple(&b, policy_b.get(), &seq_b)}) {
-      const std::string key = "key" + std::to_string(i % 4);
-      ++*seq;
-      ASSERT_TRUE(h->Add(key, *seq, kEntryValue, ValueOf(key, *seq)));
-      policy->Set(*seq);
-    }
+    const std::string key = "key" + std::to_string(i % 4);
+    AddReadable(&a, policy_a.get(), key, kEntryValue, &seq_a);
+    AddReadable(&b, policy_b.get(), key, kEntryValue, &seq_b);
   }
   // (The arena still grows: the record memory an update leaves for the
   // thread's next Allocate serves one rep at a time.)
@@ -175,11 +170,7 @@ TEST(VersionReuseTest, MergeOperandsAreNeverReused) {
   auto policy = std::make_shared<SettablePolicy>(0);
   RepHarness h(WithWalBound(kUnbounded), policy);
   SequenceNumber seq = 0;
-  auto add = [&](uint8_t type) {
-    ++seq;
-    ASSERT_TRUE(h.Add("key0", seq, type, ValueOf("key0", seq)));
-    policy->Set(seq);
-  };
+  auto add = [&](uint8_t type) { AddReadable(&h, policy.get(), "key0", type, &seq); };
   add(kEntryValue);
   const size_t before = h.arena().allocated_bytes();
   constexpr int kRounds = 2000;

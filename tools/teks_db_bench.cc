@@ -16,10 +16,11 @@
 // ("Memtablerep: ...", "DB path: [...]" before each benchmark, and
 // "<name> : X micros/op Y ops/sec Z seconds N operations; ..."), so one
 // parser reads both. memstats adds the flushes completed since the open and
-// the bytes of the WAL files still alive. Keys are db_bench's: the key number big-endian in the
-// first 8 bytes, '0'-padded to --key_size. Values are half-compressible, like
-// db_bench's default --compression_ratio=0.5. --teksdb_layer=false opens
-// plain RocksDB instead, for a same-binary comparison.
+// the bytes of the WAL files still alive. Keys are db_bench's: the key
+// number big-endian in the first 8 bytes, '0'-padded to --key_size. Values
+// are half-compressible, like db_bench's default --compression_ratio=0.5.
+// --teksdb_layer=false opens plain RocksDB instead, for a same-binary
+// comparison.
 //
 // Threads: each benchmark runs on --threads threads at once, released
 // together; each thread has its own random generator, iterators and
