@@ -46,17 +46,15 @@ Status Keyspace::FlushGroup() {
 
 Status Keyspace::Get(const std::string& record, ROCKSDB_NAMESPACE::PinnableSlice* value) const {
   if (group_ != nullptr && group_->staged()) {
-    return group_->batch().GetFromBatchAndDB(db(), ROCKSDB_NAMESPACE::ReadOptions(), record, value);
+    return group_->writes().Get(db(), ROCKSDB_NAMESPACE::ReadOptions(), record, value);
   }
   return db()->Get(ROCKSDB_NAMESPACE::ReadOptions(), db()->DefaultColumnFamily(), record, value);
 }
 
 std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> Keyspace::NewIterator(
     const ROCKSDB_NAMESPACE::ReadOptions& read) const {
-  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> base(db()->NewIterator(read));
-  if (group_ == nullptr || !group_->staged()) return base;
-  return std::unique_ptr<ROCKSDB_NAMESPACE::Iterator>(
-      group_->batch().NewIteratorWithBase(db()->DefaultColumnFamily(), base.release(), &read));
+  if (group_ != nullptr && group_->staged()) return group_->writes().NewIterator(db(), read);
+  return std::unique_ptr<ROCKSDB_NAMESPACE::Iterator>(db()->NewIterator(read));
 }
 
 int64_t Keyspace::NowMs() {
@@ -112,9 +110,7 @@ void Keyspace::MultiGet(const std::vector<std::string>& records, uint64_t value_
   ROCKSDB_NAMESPACE::ReadOptions read;
   read.value_size_soft_limit = value_bytes_limit;
   if (group_ != nullptr && group_->staged()) {
-    group_->batch().MultiGetFromBatchAndDB(db(), read, db()->DefaultColumnFamily(), n,
-                                           slices.data(), found->data(), statuses->data(),
-                                           /*sorted_input=*/false);
+    group_->writes().MultiGet(db(), read, n, slices.data(), found->data(), statuses->data());
   } else {
     db()->MultiGet(read, db()->DefaultColumnFamily(), n, slices.data(), found->data(),
                   statuses->data());
@@ -302,10 +298,7 @@ void Keyspace::TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const {
 Status Keyspace::Commit(Batch* batch) {
   prefetched_.clear();
   TouchWatched(batch->batch_);
-  if (group_ != nullptr) {
-    group_->Stage(batch->batch_, batch->sets_expiry_);
-    return Status::OK();
-  }
+  if (group_ != nullptr) return group_->Stage(batch->batch_, batch->sets_expiry_);
   const Status s = db()->Write(shared_->write_options, &batch->batch_);
   if (s.ok() && batch->sets_expiry_) {
     shared_->expiry_writes.fetch_add(1, std::memory_order_relaxed);

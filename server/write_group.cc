@@ -11,34 +11,11 @@ namespace teksdb::server {
 using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 
-namespace {
+WriteGroup::WriteGroup(std::string* out) : out_(out) {}
 
-// Replays a command's writes into the group's indexed batch.
-class StageInto : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
- public:
-  explicit StageInto(ROCKSDB_NAMESPACE::WriteBatchWithIndex* batch) : batch_(batch) {}
-  void Put(const Slice& key, const Slice& value) override { status_ = batch_->Put(key, value); }
-  void Delete(const Slice& key) override { status_ = batch_->Delete(key); }
-  bool Continue() override { return status_.ok(); }
-
- private:
-  ROCKSDB_NAMESPACE::WriteBatchWithIndex* const batch_;
-  Status status_;
-};
-
-}  // namespace
-
-WriteGroup::WriteGroup(std::string* out)
-    : out_(out),
-      batch_(ROCKSDB_NAMESPACE::BytewiseComparator(), 0, /*overwrite_key=*/true) {}
-
-void WriteGroup::Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes, bool sets_expiry) {
-  StageInto stage(&batch_);
-  // Keyspace batches hold only Puts and Deletes of the default column
-  // family, which an indexed batch always takes.
-  writes.Iterate(&stage);
-  staged_ |= writes.Count() > 0;
+Status WriteGroup::Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes, bool sets_expiry) {
   sets_expiry_ |= sets_expiry;
+  return staged_.Add(writes);
 }
 
 bool WriteGroup::Holds(size_t s) const {
@@ -61,7 +38,7 @@ Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::Wri
   *set_expiry = false;
   Status s;
   if (staged()) {
-    s = db->Write(options, batch_.GetWriteBatch());
+    s = db->Write(options, staged_.batch());
     *set_expiry = s.ok() && sets_expiry_;
     if (!s.ok()) {
       std::string error;
@@ -70,9 +47,8 @@ Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::Wri
         out_->replace(it->first, it->second - it->first, error);
       }
     }
-    batch_.Clear();
+    staged_.Clear();
   }
-  staged_ = false;
   sets_expiry_ = false;
   vouched_replies_.clear();
   if (!in_transaction_) {  // unlocks every stripe and gate

@@ -2,7 +2,7 @@
 //
 // A connection runs every command it has already received before it sends
 // any reply (connection.h). Through a WriteGroup, the writes of those
-// commands are staged in one WriteBatchWithIndex instead of each going to
+// commands are staged together (staged_writes.h) instead of each going to
 // the database on its own, and the group goes to the database in one
 // DB::Write, one WAL append, before any of their replies is sent
 // (Connection::Process calls Flush first). Each command still sees every
@@ -44,8 +44,8 @@
 #include <vector>
 
 #include "rocksdb/db.h"
-#include "rocksdb/utilities/write_batch_with_index.h"
 #include "rocksdb/write_batch.h"
+#include "staged_writes.h"
 
 namespace teksdb::server {
 
@@ -55,9 +55,9 @@ class WriteGroup {
   explicit WriteGroup(std::string* out);
 
   // Writes staged and not yet flushed.
-  bool staged() const { return staged_; }
+  bool staged() const { return !staged_.empty(); }
   // What reads in the group's view go through.
-  ROCKSDB_NAMESPACE::WriteBatchWithIndex& batch() { return batch_; }
+  StagedWrites& writes() { return staged_; }
 
   // Around each command: the group notes the replies its flush vouches for
   // (those of commands run while it had writes staged).
@@ -66,8 +66,10 @@ class WriteGroup {
     if (staged()) vouched_replies_.emplace_back(command_reply_start_, out_->size());
   }
 
-  // Adds a command's writes (REQUIRES: the group holds their keys' stripes).
-  void Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes, bool sets_expiry);
+  // Adds a command's writes (REQUIRES: the group holds their keys' stripes;
+  // `writes` holds what StagedWrites::Add takes).
+  ROCKSDB_NAMESPACE::Status Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes,
+                                  bool sets_expiry);
 
   // Whether the group holds stripe `s`; takes it if it is free.
   bool Holds(size_t s) const;
@@ -97,8 +99,7 @@ class WriteGroup {
 
  private:
   std::string* const out_;
-  ROCKSDB_NAMESPACE::WriteBatchWithIndex batch_;
-  bool staged_ = false;
+  StagedWrites staged_;
   bool sets_expiry_ = false;
   std::vector<std::pair<size_t, std::unique_lock<std::mutex>>> held_;
   std::shared_lock<std::shared_mutex> gate_;
