@@ -439,13 +439,14 @@ CuckooIndex::Placement CuckooIndex::Publish(uint64_t hash, KeyRecord* candidate)
         used.fetch_add(1, std::memory_order_relaxed);
         return Placement::kPlaced;
       }
+      if (attempt == 0 && LoadedPast(t, kEagerGrowLoadPercent)) break;  // grow, below
       if (!MakeRoom(t, hash)) break;
     }
     if (t->TryClaimFreeSlot(hash, x)) {
       used.fetch_add(1, std::memory_order_relaxed);
       return Placement::kPlaced;
     }
-    if (!LoadedEnoughToGrow(t) || !Resize()) return Placement::kOverflow;
+    if (!LoadedPast(t, kGrowLoadPercent) || !Resize()) return Placement::kOverflow;
   }
 }
 
@@ -459,8 +460,8 @@ size_t CuckooIndex::NumKeys() const {
   return static_cast<size_t>(std::max<int64_t>(UsedSlots(), 0)) + NumOverflowed();
 }
 
-bool CuckooIndex::LoadedEnoughToGrow(const Table* table) const {
-  return UsedSlots() * 100 >= static_cast<int64_t>(table->NumSlots()) * kGrowLoadPercent;
+bool CuckooIndex::LoadedPast(const Table* table, int percent) const {
+  return UsedSlots() * 100 >= static_cast<int64_t>(table->NumSlots()) * percent;
 }
 
 void CuckooIndex::Remove(uint64_t hash, KeyRecord* candidate) {

@@ -11,9 +11,11 @@
 // Hashing. Keys come from untrusted users, so the hash is XXH3 keyed with a
 // secret random seed drawn per index: collisions cannot be precomputed.
 //
-// Growth, bounded for any key set. When no cuckoo path frees a slot for a
-// key, the table is resized (twice the buckets, every entry rehashed into
-// it) only if at least kGrowLoadPercent of its slots are in use. Below that,
+// Growth, bounded for any key set. When a key's two buckets are full and
+// kEagerGrowLoadPercent of the slots are in use, or no cuckoo path frees a
+// slot for it, the table is resized (twice the buckets, every entry
+// rehashed into it), the latter only if at least kGrowLoadPercent of its
+// slots are in use. Below that,
 // the key's bucket pair is crowded by keys sharing its buckets, which only
 // an adversary (or a broken hash) produces: the key overflows instead. An
 // overflowed key's record is linked straight into the ordered index (the
@@ -88,6 +90,12 @@ class CuckooIndex {
   static constexpr int kSlotsPerBucket = 4;
   // A table is resized only when at least this share of its slots is used.
   static constexpr int kGrowLoadPercent = 50;
+  // Past this share, a key whose two buckets are full grows the table
+  // rather than search for a cuckoo path: paths get long as a table fills,
+  // and each step of the search reads a bucket and the state of a record
+  // per slot (cache misses); near full, a search was ~8% of a pipelined
+  // HSET's server CPU (docs/BENCHMARKS.md §9.0).
+  static constexpr int kEagerGrowLoadPercent = 90;
 
   // Called with a new key's record once it has won its key and before it
   // becomes LIVE, i.e. before any updater or reader can find it.
@@ -181,8 +189,9 @@ class CuckooIndex {
   // REQUIRES: displacement_mu_ held, `table` unpublished. Puts the slot
   // value `x` (of a record with hash `hash`) into `table`.
   bool PlaceDuringResize(Table* table, uint64_t hash, uint64_t x);
-  // Whether the current table is used enough to be worth resizing.
-  bool LoadedEnoughToGrow(const Table* table) const;
+  // Whether at least `percent` of the slots of the current table `table`
+  // are used.
+  bool LoadedPast(const Table* table, int percent) const;
 
   const uint64_t seed_;
   ROCKSDB_NAMESPACE::Allocator* const arena_;
