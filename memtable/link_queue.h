@@ -17,7 +17,8 @@
 // Waking the linker. A writer wakes the background linker only once
 // kWakeBacklog records wait: a linker that keeps up (keys in order link in
 // O(1)) would otherwise sleep and be woken, a system call on the write
-// path, for every record. Fewer wait at most until the linker's timed
+// path and two context switches, for every few records (teksdb-server
+// pinned to one CPU: 0.19 switches per pipelined HSET at 64, 0.05 at 256). Fewer wait at most until the linker's timed
 // wake-up, or until a reader that needs them links them itself.
 //
 // Ordered reads beside writers. While ordered reads run (NoteOrderedRead:
@@ -103,7 +104,7 @@ class LinkQueue {
   static constexpr uint64_t kMaxRingSize = 4096;
 
  private:
-  static constexpr uint64_t kWakeBacklog = 64;
+  static constexpr uint64_t kWakeBacklog = 256;
   struct Task {
     KeyRecord* record;
     uint64_t ticket;
