@@ -76,11 +76,12 @@ void LinkQueue::Enqueue(KeyRecord* record) {
 size_t LinkQueue::LinkSome(size_t max) {
   std::unique_lock<std::mutex> lock(splice_mu_, std::try_to_lock);
   OrderedIndex::Splice own;
-  OrderedIndex::Splice* splice = lock.owns_lock() ? &splice_ : &own;
   size_t linked = 0;
   Task task;
   while (linked < max && queue_.try_dequeue(task)) {
-    ordered_index_->Insert(task.record, splice);
+    ordered_index_->Insert(task.record, lock.owns_lock()
+                                            ? splices_.For(*ordered_index_, task.record)
+                                            : &own);
     MarkLinked(task.ticket);
     ++linked;
   }

@@ -33,10 +33,11 @@
 // queueing within two such windows of the last ordered read. The mode only decides who links a record and when:
 // every record is linked or queued before it becomes findable, in both.
 //
-// Keys in order. The queue keeps the skip list's splice of its last insert
-// (OrderedIndex::Splice), so records of keys that arrive in order, or
-// nearly, are linked in O(1) each. One linking thread at a time uses it
-// (try_lock); another links its batch with a splice of its own.
+// Keys in order. The queue keeps the skip list's splices of the last few
+// streams of keys it linked (StreamSplices), so records of keys that arrive
+// in order, or nearly, even several such streams interleaved, are linked in
+// O(1) each. One linking thread at a time uses them (try_lock); another
+// links its batch with a splice of its own.
 //
 // Thread safety: every method may be called from any number of threads at
 // once. A writer whose ticket is a full ring ahead of the watermark helps
@@ -55,6 +56,7 @@
 #include <mutex>
 
 #include "ordered_index.h"
+#include "stream_splices.h"
 
 namespace teksdb {
 
@@ -129,7 +131,7 @@ class LinkQueue {
   const uint64_t ring_mask_;
   std::unique_ptr<std::atomic<uint64_t>[]> linked_ring_;
   std::mutex splice_mu_;
-  OrderedIndex::Splice splice_;  // guarded by splice_mu_
+  StreamSplices splices_;  // guarded by splice_mu_
   std::shared_ptr<BackgroundLinker> linker_;
 };
 

@@ -87,6 +87,15 @@ int OrderedIndex::LevelWithGapFor(const Splice& splice, const char* key_entry) c
   return -1;
 }
 
+bool OrderedIndex::LandsInGap(const Splice& splice, const KeyRecord* record, int level) const {
+  if (level >= splice.valid) return false;
+  KeyRecord* prev = splice.prev[level];
+  KeyRecord* next = splice.next[level];
+  const char* key = record->key_entry();
+  return prev->Next(level) == next && (prev == head_ || Before(prev, key)) &&
+         (next == nullptr || !Before(next, key));
+}
+
 void OrderedIndex::Insert(KeyRecord* record, Splice* splice) {
   const int height = record->height();
   int max = MaxHeight();

@@ -62,6 +62,10 @@ class OrderedIndex {
   // given, is used by no other thread meanwhile and was only ever used
   // with this index.
   void Insert(KeyRecord* record, Splice* splice = nullptr);
+  // Whether `record`'s key lands in the splice's gap on `level`, still a
+  // gap: its insert through `splice` then searches only the levels below
+  // (O(1) from level 0). At most two comparisons.
+  bool LandsInGap(const Splice& splice, const KeyRecord* record, int level) const;
 
   // Where a search descends from: the nearest anchor before its key on
   // level AnchorDirectory::kLevel (the head on the top level if there is
