@@ -8,16 +8,17 @@
 namespace teksdb {
 
 // One published array, in one arena allocation: this header, `capacity`
-// prefixes, then `capacity` records, of which the first `size` are used.
-// Prefixes and records lie apart so that a binary search reads only
-// prefixes, 8 to a cache line.
+// prefixes, `capacity` second prefixes, then `capacity` records, of which
+// the first `size` are used. Prefixes and records lie apart so that a
+// binary search reads only prefixes, 8 to a cache line.
 struct AnchorDirectory::Array {
   size_t size = 0;
   uint64_t* prefixes = nullptr;
+  uint64_t* second_prefixes = nullptr;
   KeyRecord** records = nullptr;
 
   static size_t Bytes(size_t capacity) {
-    return sizeof(Array) + capacity * (sizeof(uint64_t) + sizeof(KeyRecord*));
+    return sizeof(Array) + capacity * (2 * sizeof(uint64_t) + sizeof(KeyRecord*));
   }
   // nullptr if the arena cannot allocate it.
   static Array* Create(size_t capacity, ROCKSDB_NAMESPACE::Allocator* arena) {
@@ -29,7 +30,8 @@ struct AnchorDirectory::Array {
     }
     auto* array = new (memory) Array();
     array->prefixes = reinterpret_cast<uint64_t*>(array + 1);
-    array->records = reinterpret_cast<KeyRecord**>(array->prefixes + capacity);
+    array->second_prefixes = array->prefixes + capacity;
+    array->records = reinterpret_cast<KeyRecord**>(array->second_prefixes + capacity);
     return array;
   }
 };
@@ -52,11 +54,13 @@ size_t CountLess(const uint64_t* p, size_t n, uint64_t value) {
 
 }  // namespace
 
-uint64_t AnchorDirectory::Prefix(const Slice& key) {
+uint64_t AnchorDirectory::Prefix(const Slice& key, size_t offset) {
   uint64_t bytes = 0;
   // Zero bytes stand for the missing ones (see the header for why that
   // keeps the order).
-  if (key.size() > 0) std::memcpy(&bytes, key.data(), std::min<size_t>(key.size(), 8));
+  if (key.size() > offset) {
+    std::memcpy(&bytes, key.data() + offset, std::min<size_t>(key.size() - offset, 8));
+  }
   // The first byte in memory is the low one on this little-endian host
   // (rocksdb_internals.h asserts it): swap it to the top.
   return __builtin_bswap64(bytes);
@@ -71,13 +75,20 @@ KeyRecord* AnchorDirectory::Find(const Slice& user_key) const {
   size_t below = CountLess(prefixes, array->size, prefix);
   if (below < array->size && prefixes[below] == prefix) {
     // Anchors sharing the target's prefix may sort either side of it: in
-    // key order, those below it come first, so they are found by a binary
-    // search comparing whole keys (bytewise, as the order is).
+    // key order, those below it come first. Their second prefixes are in
+    // order too (see the header): a smaller one is a smaller key.
+    const size_t tied_end =
+        std::upper_bound(prefixes + below, prefixes + array->size, prefix) - prefixes;
+    const uint64_t second = Prefix(user_key, 8);
+    const uint64_t* seconds = array->second_prefixes;
+    below += CountLess(seconds + below, tied_end - below, second);
+    // Those sharing both prefixes too are compared by whole keys
+    // (bytewise, as the order is).
     KeyRecord** tied_begin = array->records + below;
-    KeyRecord** tied_end =
-        array->records + (std::upper_bound(prefixes + below, prefixes + array->size, prefix) -
-                          prefixes);
-    below += std::partition_point(tied_begin, tied_end, [&](const KeyRecord* r) {
+    KeyRecord** tied_both_end =
+        array->records +
+        (std::upper_bound(seconds + below, seconds + tied_end, second) - seconds);
+    below += std::partition_point(tied_begin, tied_both_end, [&](const KeyRecord* r) {
                return r->user_key().compare(user_key) < 0;
              }) - tied_begin;
   }
@@ -121,6 +132,7 @@ void AnchorDirectory::BuildLocked(const KeyRecord* head) {
   size_t n = 0;
   for (KeyRecord* x = head->Next(kLevel); x != nullptr && n < capacity; x = x->Next(kLevel)) {
     array->prefixes[n] = Prefix(x->user_key());
+    array->second_prefixes[n] = Prefix(x->user_key(), 8);
     array->records[n] = x;
     ++n;
   }

@@ -21,7 +21,17 @@
 // both keys have all of them). So a < b implies prefix(a) <= prefix(b), and
 // turned around, prefix(a) < prefix(b) implies a < b. Equal prefixes say
 // nothing ("ab" and "ab\0" share one), so anchors whose prefix equals the
-// target's are compared by their whole keys.
+// target's are told apart by their second prefix, bytes 8 to 16 read the
+// same way (zero for a key of 8 bytes or fewer): if prefix(a) == prefix(b),
+// a < b implies second(a) <= second(b). Why: if both keys have 8 bytes or
+// more, their first 8 bytes are equal and the argument above holds for the
+// rest of them; if a has fewer, second(a) is zero, and second(b) > 0 means
+// b is longer than 8 bytes, so a, shorter, zero-padded to b's first 8
+// bytes, is a proper prefix of b (and the other way round). Keys sharing
+// long prefixes (a Redis server's "H" + version + field records, whose
+// first 8 bytes hold the version's first 7) are common, and comparing
+// whole keys reads a record per step, a cache miss each. Only anchors
+// equal on both prefixes are compared by their whole keys.
 //
 // Why an anchor is a correct place to start whatever happened since the
 // array was built: records are never removed or moved, and a record's key
@@ -115,8 +125,9 @@ class AnchorDirectory {
   // Arena bytes of every array built (all are kept, see above).
   size_t ArenaBytes() const { return bytes_.load(std::memory_order_relaxed); }
 
-  // The big-endian value of the first 8 bytes of `key`, zero-padded.
-  static uint64_t Prefix(const Slice& key);
+  // The big-endian value of the 8 bytes of `key` from `offset` on,
+  // zero-padded (the prefix: offset 0; the second prefix: offset 8).
+  static uint64_t Prefix(const Slice& key, size_t offset = 0);
 
  private:
   struct Array;

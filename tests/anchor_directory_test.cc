@@ -39,7 +39,14 @@ std::string RandomKey(std::mt19937_64& rng) {
     for (size_t i = 0; i < n; ++i) s.push_back(kAlphabet[rng() % sizeof(kAlphabet)]);
     return s;
   };
-  switch (rng() % 5) {
+  switch (rng() % 7) {
+    case 5: {  // teksdb-server's members: "H", a big-endian version, a field
+      std::string version(8, '\0');
+      version[7] = static_cast<char>(rng() % 64);
+      return "H" + version + bytes(rng() % 6);
+    }
+    case 6:  // 16 bytes shared, then anything: ties on both prefixes
+      return std::string(16, 'x') + bytes(rng() % 4);
     case 0:  // shorter than a prefix, down to empty
       return bytes(rng() % 8);
     case 1:  // a long prefix shared by every key of this shape
@@ -166,6 +173,8 @@ TEST(AnchorDirectoryTest, ASmallerPrefixMeansASmallerKey) {
   EXPECT_EQ(AnchorDirectory::Prefix("abcdefgh"), AnchorDirectory::Prefix("abcdefghij"));
   EXPECT_EQ(AnchorDirectory::Prefix("\x01\x02\x03\x04\x05\x06\x07\x08"),
             0x0102030405060708u);
+  EXPECT_EQ(AnchorDirectory::Prefix("abcdefgh", 8), 0u);
+  EXPECT_EQ(AnchorDirectory::Prefix("abcdefghi", 8), uint64_t{'i'} << 56);
   const uint64_t seed = SeedFor(8);
   SCOPED_TRACE(ReplayHint(seed));
   std::mt19937_64 rng(seed);
@@ -178,6 +187,15 @@ TEST(AnchorDirectoryTest, ASmallerPrefixMeansASmallerKey) {
     }
     if (a < b) {
       ASSERT_LE(pa, pb) << testing::PrintToString(a) << " " << testing::PrintToString(b);
+    }
+    if (pa != pb) continue;
+    // Between keys of one prefix, the second prefix orders the same way.
+    const uint64_t sa = AnchorDirectory::Prefix(a, 8), sb = AnchorDirectory::Prefix(b, 8);
+    if (sa < sb) {
+      ASSERT_LT(a, b) << testing::PrintToString(a) << " " << testing::PrintToString(b);
+    }
+    if (a < b) {
+      ASSERT_LE(sa, sb) << testing::PrintToString(a) << " " << testing::PrintToString(b);
     }
   }
 }
@@ -283,12 +301,12 @@ TEST(AnchorDirectoryTest, EveryArrayComesFromTheArenaAndTheyStayWithinTwiceTheNe
   }
   EXPECT_EQ(a.arena.allocated_bytes(), record_bytes + anchors.ArenaBytes());
   EXPECT_EQ(a.index.MemoryUsage(), heap_bytes);
-  // Each anchor takes 16 bytes; arrays get an eighth more room, plus 64
-  // anchors and a small header each; the older arrays add up to less than
-  // the newest.
-  const size_t newest = anchors.size() * 16;
+  // Each anchor takes 24 bytes (two prefixes, a pointer); arrays get an
+  // eighth more room, plus 64 anchors and a small header each; the older
+  // arrays add up to less than the newest.
+  const size_t newest = anchors.size() * 24;
   EXPECT_GE(anchors.ArenaBytes(), newest);
-  EXPECT_LE(anchors.ArenaBytes(), 2 * newest * 9 / 8 + anchors.builds() * (64 * 16 + 64));
+  EXPECT_LE(anchors.ArenaBytes(), 2 * newest * 9 / 8 + anchors.builds() * (64 * 24 + 64));
 }
 
 // After MarkReadOnly RocksDB's arena must not allocate (anchor_directory.h).
