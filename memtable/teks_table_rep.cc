@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "background_linker.h"
+#include "multiget_hint.h"
 #include "rocksdb_internals.h"
 #include "teks_table_iterator.h"
 
@@ -155,9 +156,22 @@ bool TeksTableRep::Contains(const char* key) const {
   return v != nullptr && v->sequence() == seq;
 }
 
+void TeksTableRep::PrefetchHintedKeys() const {
+  const Slice* keys = nullptr;
+  const size_t n = MultiGetHint::Take(this, &keys);
+  if (n < 2) return;
+  uint64_t hashes[MultiGetHint::kMaxKeys];
+  for (size_t i = 0; i < n; ++i) {
+    hashes[i] = cuckoo_index_.Hash(keys[i]);
+    cuckoo_index_.PrefetchBuckets(hashes[i]);
+  }
+  for (size_t i = 0; i < n; ++i) cuckoo_index_.PrefetchCandidates(hashes[i]);
+}
+
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
                        bool (*callback_func)(void* arg, const char* entry)) {
   ReaderEpochs::Guard reading(reader_epochs());
+  PrefetchHintedKeys();
   const Slice internal_key = k.internal_key();
   KeyRecord* record = cuckoo_index_.FindLive(internal_key, cuckoo_index_.Hash(UserKeyOf(internal_key)));
   if (record == nullptr) return;
@@ -191,6 +205,7 @@ ROCKSDB_NAMESPACE::Status TeksTableRep::GetChecked(
     const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
     bool (*callback_func)(void* arg, const char* entry), const EntryChecks& checks) {
   ReaderEpochs::Guard reading(reader_epochs());
+  PrefetchHintedKeys();
   const Slice internal_key = k.internal_key();
   KeyRecord* record = cuckoo_index_.FindLive(internal_key, cuckoo_index_.Hash(UserKeyOf(internal_key)));
   if (record == nullptr) return ROCKSDB_NAMESPACE::Status::OK();

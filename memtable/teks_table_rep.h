@@ -188,6 +188,9 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   size_t ReusedBytes() const { return recycler_ != nullptr ? recycler_->reused_bytes() : 0; }
 
  private:
+  // Prefetches the keys a MultiGet through the TeksDB layer left for this
+  // thread (multiget_hint.h), if this rep has not yet.
+  void PrefetchHintedKeys() const;
   // Calls `callback_func` on `record`'s versions from the newest whose
   // packed tag is <= `lookup_tag`, older ones while it asks for them.
   static ROCKSDB_NAMESPACE::Status VisitVersions(const KeyRecord* record, uint64_t lookup_tag, void* callback_args,

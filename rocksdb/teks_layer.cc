@@ -9,6 +9,7 @@
 
 #include "rocksdb/utilities/stackable_db.h"
 #include "rocksdb/utilities/transaction_db.h"
+#include "multiget_hint.h"
 #include "teks_layer_setup.h"
 #include "teks_table_factory.h"
 #include "teksdb/teks_table.h"
@@ -172,6 +173,9 @@ void TeksLayer<Base>::MultiGet(const ReadOptions& options, const size_t num_keys
                                PinnableSlice* values, std::string* timestamps, Status* statuses,
                                const bool sorted_input) {
   auto reader = registry_->Register(SnapshotCap(options));
+#if !TEKSDB_ROCKSDB_HAS_REP_MULTIGET
+  MultiGetHint::Scope hint(keys, num_keys);
+#endif
   Base::MultiGet(options, num_keys, column_families, keys, values, timestamps, statuses,
                  sorted_input);
 }
@@ -181,6 +185,7 @@ std::vector<Status> TeksLayer<Base>::MultiGet(
     const ReadOptions& options, const std::vector<ColumnFamilyHandle*>& column_family,
     const std::vector<Slice>& keys, std::vector<std::string>* values) {
   auto reader = registry_->Register(SnapshotCap(options));
+  MultiGetHint::Scope hint(keys.data(), keys.size());
   return Base::MultiGet(options, column_family, keys, values);
 }
 
@@ -189,6 +194,7 @@ void TeksLayer<Base>::MultiGet(const ReadOptions& options, ColumnFamilyHandle* c
                                const size_t num_keys, const Slice* keys, PinnableSlice* values,
                                Status* statuses, const bool sorted_input) {
   auto reader = registry_->Register(SnapshotCap(options));
+  MultiGetHint::Scope hint(keys, num_keys);
   Base::MultiGet(options, column_family, num_keys, keys, values, statuses, sorted_input);
 }
 #endif
