@@ -14,7 +14,9 @@
 # is not. Prints progress with how far along it is, then tables: throughput per
 # phase, thread count and server with the ratios teks/skip_list and teks/redis;
 # how throughput grows with threads; p99 latency per operation (YCSB's
-# HdrHistogram). Writes under --out: table.txt (the tables), runs.tsv (a line
+# HdrHistogram); the server's own CPU time per operation (from /proc: every
+# thread of it, RocksDB's and TeksTable's background threads included), the
+# honest measure where client and server share the machine. Writes under --out: table.txt (the tables), runs.tsv (a line
 # per run and operation), raw/ (YCSB's own output of every run) and, unless
 # --no-plots, ycsb-throughput.png (ops/s against threads, a panel per phase) and
 # ycsb-p99.png (p99 against threads, a panel per phase and operation).
@@ -37,6 +39,9 @@
 #   --scans N          operations of the run of E (--operations / 20): 95% are
 #                      scans, each 1-100 records read one round trip at a time
 #   --large            a data set larger than the write buffer (above)
+#   --pin              each server on CPU 0 (teksdb-server with one I/O thread),
+#                      the YCSB client on the others (taskset), so the client
+#                      takes none of the server's CPU time
 #   --repeat N         everything N times, interleaved; tables show medians (1)
 #   --out DIR          results go to DIR/ycsb (with --large DIR/ycsb-large) (build/bench)
 #   --no-plots         no plots (and no matplotlib venv)
@@ -51,7 +56,7 @@ die() { echo "bench_ycsb.sh: $*" >&2; exit 1; }
 log() { echo "[ycsb] $*" >&2; }
 
 servers=teks,skip_list,redis threads=1,2,4,8,16 records= operations=100000 scans=
-large= repeat=1 out= no_plots=
+large= repeat=1 out= no_plots= pin=
 while (($#)); do
   case $1 in
     --servers|--threads|--records|--operations|--scans|--repeat|--out)
@@ -60,6 +65,7 @@ while (($#)); do
       shift 2 ;;
     --*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;
     --large) large=1; shift ;;
+    --pin) pin=1; shift ;;
     --no-plots) no_plots=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -80,6 +86,11 @@ IFS=, read -r -a server_list <<<"$servers"
 IFS=, read -r -a thread_list <<<"$threads"
 
 source "$root/ycsb/lib.sh"
+if [[ -n $pin ]]; then
+  (($(nproc) >= 2)) || die "--pin needs 2 CPUs or more"
+  server_cpus=0 client_cpus=1-$(($(nproc) - 1)) server_threads=1
+fi
+clock_ticks=$(getconf CLK_TCK)
 bash "$root/scripts/setup.sh" >&2
 ycsb_build
 export TEKSDB_SERVER
@@ -96,7 +107,7 @@ rm -f "$out"/raw/*.txt "$out"/raw/*.txt.err
 work=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench-ycsb.XXXXXX")
 trap 'server_stop; rm -rf "$work"' EXIT
 index=$out/raw/index.tsv
-printf 'repeat\tthreads\tserver\tphase\tfile\n' >"$index"
+printf 'repeat\tthreads\tserver\tphase\tfile\tserver_cpu_us_per_op\n' >"$index"
 
 total=$((repeat * ${#thread_list[@]} * ${#server_list[@]} * 8))
 done_phases=0
@@ -108,13 +119,16 @@ log "servers $servers, threads $threads, $records records, $operations operation
 # phase REPEAT THREADS SERVER NAME -load|-t WORKLOAD EXPECTED [YCSB args]: one
 # checked YCSB run, its output kept under raw/ and listed in the index.
 phase() {
-  local r=$1 t=$2 s=$3 name=$4 mode=$5 workload=$6 expected=$7 file elapsed left
+  local r=$1 t=$2 s=$3 name=$4 mode=$5 workload=$6 expected=$7 file elapsed left ticks cpu
   shift 7
   file=$out/raw/$s-t$t-r$r-${name// /-}.txt
+  ticks=$(server_cpu_ticks)
   ycsb_client "$file" "$mode" "$root/ycsb/workloads/workload$workload" -threads "$t" \
     -p recordcount="$records" "$@" || die "$s, threads $t: $name: YCSB did not finish"
+  ticks=$(($(server_cpu_ticks) - ticks))
   ycsb_check "$file" "$expected" || die "$s, threads $t: $name failed (above; $file)"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$s" "$name" "${file##*/}" >>"$index"
+  cpu=$(awk -v t="$ticks" -v hz="$clock_ticks" -v n="$expected" 'BEGIN {printf "%.3f", t * 1e6 / hz / n}')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$s" "$name" "${file##*/}" "$cpu" >>"$index"
   done_phases=$((done_phases + 1))
   elapsed=$((SECONDS - began))
   left=$((elapsed * (total - done_phases) / done_phases))
@@ -145,6 +159,7 @@ log "all $total runs in $(((SECONDS - began) / 60))m$(((SECONDS - began) % 60))s
 
 title="YCSB through teksdb-server: $records records, $operations operations (E: $scans)"
 title+=", $([[ -n $large ]] && echo '32 MiB write buffer' || echo 'in memory'), repeat $repeat"
+[[ -z $pin ]] || title+=", server pinned to CPU $server_cpus, client to $client_cpus"
 report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out "$out/runs.tsv")
 [[ -n $no_plots ]] || report+=(--plots "$out")
 {
@@ -154,5 +169,5 @@ report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out
     echo unknown), $(nproc) CPUs, $(uname -sr); $(java -version 2>&1 | head -n1);" \
     "$(redis-server --version | cut -d' ' -f1-3)"
   echo "Command: scripts/bench_ycsb.sh --servers $servers --threads $threads --records $records" \
-    "--operations $operations --scans $scans --repeat $repeat${large:+ --large}"
+    "--operations $operations --scans $scans --repeat $repeat${large:+ --large}${pin:+ --pin}"
 } | tee "$out/table.txt"

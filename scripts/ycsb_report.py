@@ -2,17 +2,20 @@
 """Turns the YCSB outputs of scripts/bench_ycsb.sh into tables and plots.
 
 Input: an index, tab-separated with a header line:
-    repeat  threads  server  phase  file
+    repeat  threads  server  phase  file  [server_cpu_us_per_op]
 one line per YCSB run, `file` (relative to the index's directory) being what
 YCSB printed: its summary lines "[OVERALL], Throughput(ops/sec), 1234.5",
-"[READ], 99thPercentileLatency(us), 250", "[READ], Return=OK, 950", ...
+"[READ], 99thPercentileLatency(us), 250", "[READ], Return=OK, 950", ...;
+server_cpu_us_per_op, where given, the server's CPU time per operation of
+the run.
 
 Output on stdout: throughput per phase and thread count, a column per server
 (median over repeats), with the ratios teks/skip_list and teks/redis from the
 same runs; how throughput grows with threads (ops/s at the most threads over
 ops/s at the fewest, per server); p99 latency per phase, operation and thread
 count (median over repeats), with teks/skip_list (below 1: TeksTable's is
-lower). With --out, every run's operations as TSV; with --plots DIR,
+lower); the server's CPU µs per operation, where the index has it, with
+skip_list/teks and teks/redis. With --out, every run's operations as TSV; with --plots DIR,
 ycsb-throughput.png (ops/s against threads, a panel per phase, a line per
 server) and ycsb-p99.png (p99 against threads, a panel per phase and
 operation), which need matplotlib.
@@ -67,6 +70,8 @@ def read_runs(index):
         for line in f:
             row = dict(zip(header, line.rstrip("\n").split("\t")))
             row["threads"] = int(row["threads"])
+            cpu = row.get("server_cpu_us_per_op")
+            row["server_cpu_us_per_op"] = float(cpu) if cpu else None
             row.update(parse_ycsb(os.path.join(base, row["file"])))
             runs.append(row)
     return runs
@@ -111,6 +116,23 @@ def throughput_table(runs, phases, threads, servers):
                         [fmt_x(ratio(ops.get((p, t, a)), ops.get((p, t, b)))) for a, b in pairs])
     print_table(header, rows, left_columns=1, group_columns=1)
     return ops
+
+
+def server_cpu_table(runs, phases, threads, servers):
+    cpu = median_of(runs, lambda r: r["server_cpu_us_per_op"])
+    header = ["phase", "threads"] + [f"{s} us/op" for s in servers]
+    pairs = [(a, b) for a, b in [("skip_list", "teks"), ("teks", "redis")]
+             if a in servers and b in servers]
+    header += [f"{a}/{b}" for a, b in pairs]
+    rows = []
+    for p in phases:
+        for t in threads:
+            cells = [cpu.get((p, t, s)) for s in servers]
+            if all(c is None for c in cells):
+                continue
+            rows.append([p, t] + ["-" if c is None else f"{c:.2f}" for c in cells] +
+                        [fmt_x(ratio(cpu.get((p, t, a)), cpu.get((p, t, b)))) for a, b in pairs])
+    print_table(header, rows, left_columns=1, group_columns=1)
 
 
 def scaling_table(ops, phases, threads, servers):
@@ -208,6 +230,10 @@ def main():
     print(f"{args.title}\n")
     print("Throughput (ops/s, median over repeats; ratios from the same runs)")
     ops = throughput_table(runs, phases, threads, servers)
+    if any(r["server_cpu_us_per_op"] is not None for r in runs):
+        print("\nServer CPU per operation (us, from /proc: every thread of the server;"
+              " median over repeats; skip_list/teks above 1: TeksTable's is lower)")
+        server_cpu_table(runs, phases, threads, servers)
     if len(threads) > 1:
         print(f"\nScaling: ops/s at {threads[-1]} threads over ops/s at {threads[0]}")
         scaling_table(ops, phases, threads, servers)

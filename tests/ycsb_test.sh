@@ -7,7 +7,8 @@
 #   - the records are what the binding promises: hashes of 11 fields of 100
 #     bytes under 16-byte keys, each key in the _indices sorted set;
 #   - ycsb/run.sh prints YCSB's summary, and scripts/bench_ycsb.sh runs the
-#     study (tiny, one thread, teks and skip_list) and writes its table;
+#     study (tiny, one thread, teks and skip_list, pinned) and writes its
+#     table, the server's CPU per operation among it;
 #   - bad configuration gives a clear message, within seconds, never a hang: no
 #     server at the port, a wrong password, no password, a server that accepts
 #     connections but never answers.
@@ -111,10 +112,13 @@ else
 fi
 
 if "$root/scripts/bench_ycsb.sh" --servers teks,skip_list --threads 1 --records 100 --operations 100 \
-     --scans 20 --no-plots --out "$tmp/study" >"$tmp/study.log" 2>&1; then
+     --scans 20 --no-plots --pin --out "$tmp/study" >"$tmp/study.log" 2>&1; then
   pass "scripts/bench_ycsb.sh runs the study"
   expect_eq "its table has a line per phase" \
     "$(grep -cE '^(load a|a|b|c|d|f|load e|e) +1 +[0-9,]+ +[0-9,]+ +[0-9.]+x$' "$tmp/study/ycsb/table.txt")" 8
+  expect_eq "and the server's CPU per operation, pinned, a line per phase" \
+    "$(grep -cE '^(load a|a|b|c|d|f|load e|e) +1 +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +([0-9.]+x|-)$' \
+      "$tmp/study/ycsb/table.txt")" 8
   expect_eq "runs.tsv has every run" \
     "$(awk -F'\t' 'NR > 1 { print $3 "/" $4 }' "$tmp/study/ycsb/runs.tsv" | sort -u | wc -l)" 16
 else

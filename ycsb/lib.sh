@@ -12,6 +12,12 @@
 #                           RocksDB OPTIONS file (teksdb-server only); with PASSWORD
 #                           the server requires it, and ycsb_client sends it
 #   server_stop             stops it (SIGTERM) and waits for it
+#   server_cpu_ticks        the server's CPU time so far (every thread of it), in
+#                           clock ticks (getconf CLK_TCK a second)
+# Pinning: set server_cpus and client_cpus (taskset CPU lists) before
+# server_start and ycsb_client to run each on CPUs of its own, and
+# server_threads to give teksdb-server that many I/O threads; empty, as by
+# default, they run wherever the kernel puts them.
 #   ycsb_client OUT -load|-t WORKLOAD_FILE [-p name=value]...
 #                           runs YCSB's own client (site.ycsb.Client) with our binding
 #                           against server_port; YCSB's stdout (the summary) goes to
@@ -30,6 +36,9 @@ server_pid=
 server_log=
 server_password=
 server_port=
+server_cpus=
+client_cpus=
+server_threads=
 
 ycsb_build() {
   local tool log
@@ -93,15 +102,15 @@ server_start() {
   case $kind in
     teks|skip_list)
       binary=$(ycsb_server_binary) || return 1
-      "$binary" --dir "$dir/db" --port 0 --memtable "$kind" \
-        ${options:+--rocksdb-options "$options"} \
+      ${server_cpus:+taskset -c "$server_cpus"} "$binary" --dir "$dir/db" --port 0 --memtable "$kind" \
+        ${options:+--rocksdb-options "$options"} ${server_threads:+--threads "$server_threads"} \
         ${server_password:+--requirepass "$server_password"} 2>"$server_log" &
       server_pid=$!
       wait_for_server "$server_log" teksdb_listening ;;
     redis)
       command -v redis-server >/dev/null || { echo "ycsb: redis-server is missing (scripts/setup.sh)" >&2; return 1; }
       server_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-      redis-server --port "$server_port" --bind 127.0.0.1 --dir "$dir" --save '' --appendonly no \
+      ${server_cpus:+taskset -c "$server_cpus"} redis-server --port "$server_port" --bind 127.0.0.1 --dir "$dir" --save '' --appendonly no \
         ${server_password:+--requirepass "$server_password"} >"$server_log" 2>&1 &
       server_pid=$!
       wait_for_server "$server_log" redis_answering ;;
@@ -118,6 +127,10 @@ server_stop() {
   server_pid=
 }
 
+server_cpu_ticks() {
+  awk '{print $14 + $15}' "/proc/$server_pid/stat"
+}
+
 ycsb_client() {
   local out phase=$2 workload=$3
   out=$(realpath -m "$1")
@@ -125,7 +138,7 @@ ycsb_client() {
   # From the workload's directory, so that the "Command line:" YCSB prints
   # names the workload file, not a path of this machine.
   (cd "$(dirname "$workload")" &&
-    java -cp "$ycsb_classpath" site.ycsb.Client "$phase" -db org.teksdb.ycsb.RedisClient \
+    ${client_cpus:+taskset -c "$client_cpus"} java -cp "$ycsb_classpath" site.ycsb.Client "$phase" -db org.teksdb.ycsb.RedisClient \
       -P "$(basename "$workload")" -p redis.host=127.0.0.1 -p redis.port="$server_port" \
       ${server_password:+-p redis.password="$server_password"} "$@" >"$out" 2>"$out.err") || {
     echo "ycsb: YCSB's client exited with status $?:" >&2
