@@ -173,11 +173,56 @@ bool ParseBounds(Request& r, size_t at, Range* range) {
   return false;
 }
 
-// Every entry of sorted set `key`: false having replied or set r.retry.
-// `opened`: the Collection, for a caller that then writes it.
-bool ReadEntries(Request& r, const std::string& key, Collection* opened,
-                 std::vector<std::string>* entries) {
-  return opened->Open(r, Keyspace::kZSet, key) && AllEntries(r, *opened, entries);
+// The entries of sorted set `key` that `range` selects, in reply order:
+// false having replied or set r.retry. `opened`: the Collection, for a
+// caller that then writes it. Forward by score or rank, the score index is
+// read from the range's start (a seek) to its end or LIMIT, O(log n + m);
+// reversed or by lex (the listpack walk, see the top of the file) every
+// entry is read and Select picks. A streamed read without the key's lock
+// is checked (Collection::Settled): one more meta record read.
+bool ReadSelected(Request& r, const std::string& key, const Range& range, Collection* opened,
+                  std::vector<std::string>* selected) {
+  if (!opened->Open(r, Keyspace::kZSet, key)) return false;
+  if (range.reverse || range.by == By::kLex) {
+    std::vector<std::string> entries;
+    if (!AllEntries(r, *opened, &entries)) return false;
+    *selected = Select(std::move(entries), range);
+    return true;
+  }
+  if (!opened->exists()) return true;
+  int64_t skip, take;
+  std::string from;
+  if (range.by == By::kRank) {
+    int64_t start = range.start, stop = range.stop;
+    if (!ClampRanks(opened->count(), &start, &stop)) return true;
+    skip = start;
+    take = stop - start + 1;
+  } else {
+    if (!CanHoldAny(range) || range.offset < 0) return true;
+    skip = range.offset;
+    take = range.limit < 0 ? -1 : range.limit;
+    from = IndexEntry(range.min, std::string());
+  }
+  const ROCKSDB_NAMESPACE::Status s = r.keyspace->ForEachIndexEntry(
+      opened->version(),
+      [&](const std::string& e) {
+        if (take >= 0 && static_cast<int64_t>(selected->size()) >= take) return false;
+        if (range.by == By::kScore) {
+          if (!AtOrAboveMin(range, e)) return true;  // an exclusive min's own score
+          if (!AtOrBelowMax(range, e)) return false;
+        }
+        if (skip > 0) {
+          --skip;
+        } else {
+          selected->push_back(e);
+        }
+        return true;
+      },
+      from);
+  if (!s.ok()) return ReplyStorageError(r, s), false;
+  // A read that counts neither on the end of the index nor on the count
+  // cannot tell a short read: the version must still be the key's.
+  return opened->Settled(r);
 }
 
 // What a ZRANGE-family command fixes before its options: how it ranges
@@ -225,9 +270,8 @@ void RangeCommand(Request& r, Fixed fixed) {
   Keyspace::KeyLocks locks;
   if (fixed.store) locks = r.keyspace->LockKeys({r.args[1], r.args[2]});
   Collection source;
-  std::vector<std::string> entries;
-  if (!ReadEntries(r, r.args[source_at], &source, &entries)) return;
-  const std::vector<std::string> selected = Select(std::move(entries), range);
+  std::vector<std::string> selected;
+  if (!ReadSelected(r, r.args[source_at], range, &source, &selected)) return;
   if (!fixed.store) return ReplyEntries(r, selected, with_scores);
   // ZRANGESTORE: the destination replaced by the selection, or deleted.
   const std::string& destination = r.args[1];
@@ -253,9 +297,9 @@ void Count(Request& r, By by) {
   range.by = by;
   if (!ParseBounds(r, 2, &range)) return;
   Collection zset;
-  std::vector<std::string> entries;
-  if (!ReadEntries(r, r.args[1], &zset, &entries)) return;
-  reply::Integer(r.out, static_cast<int64_t>(Select(std::move(entries), range).size()));
+  std::vector<std::string> selected;
+  if (!ReadSelected(r, r.args[1], range, &zset, &selected)) return;
+  reply::Integer(r.out, static_cast<int64_t>(selected.size()));
 }
 void ZCount(Request& r) { Count(r, By::kScore); }
 void ZLexCount(Request& r) { Count(r, By::kLex); }
@@ -267,9 +311,8 @@ void RemoveRange(Request& r, By by) {
   if (!ParseBounds(r, 2, &range)) return;
   auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection zset;
-  std::vector<std::string> entries;
-  if (!ReadEntries(r, r.args[1], &zset, &entries)) return;
-  const std::vector<std::string> removed = Select(std::move(entries), range);
+  std::vector<std::string> removed;
+  if (!ReadSelected(r, r.args[1], range, &zset, &removed)) return;
   if (RemoveEntries(r, &zset, removed) && zset.Commit(r)) {
     reply::Integer(r.out, static_cast<int64_t>(removed.size()));
   }
