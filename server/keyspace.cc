@@ -196,6 +196,37 @@ Status Keyspace::ForEachIndexEntry(uint64_t version,
   });
 }
 
+Status Keyspace::ForEachIndexEntryBackward(uint64_t version,
+                                           const std::function<bool(const std::string&)>& visit,
+                                           const std::string& before) const {
+  return ScanPrefixBackward(IndexPrefix(version), before, visit);
+}
+
+Status Keyspace::ScanPrefixBackward(const std::string& prefix, const std::string& before,
+                                    const std::function<bool(const std::string&)>& visit) const {
+  // Bounds on both sides keep the iterator inside the prefix's records;
+  // staged records past them may still show (staged_writes.h), so the loop
+  // checks both ends itself.
+  const std::string end = before.empty() ? storage_format::PrefixEnd(prefix) : prefix + before;
+  const Slice lower(prefix), upper(end);
+  ROCKSDB_NAMESPACE::ReadOptions read;
+  read.iterate_lower_bound = &lower;
+  if (!end.empty()) read.iterate_upper_bound = &upper;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it = NewIterator(read);
+  if (end.empty()) {
+    it->SeekToLast();
+  } else {
+    it->SeekForPrev(end);
+  }
+  for (; it->Valid() && it->key().starts_with(prefix); it->Prev()) {
+    if (!end.empty() && it->key().compare(upper) >= 0) continue;
+    Slice rest = it->key();
+    rest.remove_prefix(prefix.size());
+    if (!visit(rest.ToString())) break;
+  }
+  return it->status();
+}
+
 Status Keyspace::ScanPrefix(
     const std::string& prefix, const std::string& from,
     const std::function<bool(const std::string&, const Slice&)>& visit) const {

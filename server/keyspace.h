@@ -147,6 +147,12 @@ class Keyspace {
       uint64_t version,
       const std::function<bool(const std::string& entry)>& visit,
       const std::string& from = std::string()) const;
+  // The same backwards: every entry below `before` (all of them if it is
+  // empty), from the highest down.
+  ROCKSDB_NAMESPACE::Status ForEachIndexEntryBackward(
+      uint64_t version,
+      const std::function<bool(const std::string& entry)>& visit,
+      const std::string& before = std::string()) const;
 
   // What LockKeys holds for a writer without a group: a gate, shared, and
   // the stripes.
@@ -201,10 +207,14 @@ class Keyspace {
 
  private:
   // Every record under `prefix`, from prefix + `from` on: the rest of its
-  // key and its value, until `visit` returns false.
+  // key and its value, until `visit` returns false. Backward: below
+  // prefix + `before` (all under `prefix` if empty), from the highest down.
   ROCKSDB_NAMESPACE::Status ScanPrefix(
       const std::string& prefix, const std::string& from,
       const std::function<bool(const std::string&, const ROCKSDB_NAMESPACE::Slice&)>& visit) const;
+  ROCKSDB_NAMESPACE::Status ScanPrefixBackward(
+      const std::string& prefix, const std::string& before,
+      const std::function<bool(const std::string&)>& visit) const;
   // Records by their RocksDB keys in one MultiGet, through the group's
   // staged writes if any; once the values read pass `value_bytes_limit`,
   // the rest come back Aborted.

@@ -175,15 +175,15 @@ bool ParseBounds(Request& r, size_t at, Range* range) {
 
 // The entries of sorted set `key` that `range` selects, in reply order:
 // false having replied or set r.retry. `opened`: the Collection, for a
-// caller that then writes it. Forward by score or rank, the score index is
-// read from the range's start (a seek) to its end or LIMIT, O(log n + m);
-// reversed or by lex (the listpack walk, see the top of the file) every
-// entry is read and Select picks. A streamed read without the key's lock
-// is checked (Collection::Settled): one more meta record read.
+// caller that then writes it. By score or rank, the score index is read
+// from the range's start (a seek; backwards when reversed) to its end or
+// LIMIT, O(log n + m); by lex (the listpack walk, see the top of the file)
+// every entry is read and Select picks. A streamed read without the key's
+// lock is checked (Collection::Settled): one more meta record read.
 bool ReadSelected(Request& r, const std::string& key, const Range& range, Collection* opened,
                   std::vector<std::string>* selected) {
   if (!opened->Open(r, Keyspace::kZSet, key)) return false;
-  if (range.reverse || range.by == By::kLex) {
+  if (range.by == By::kLex) {
     std::vector<std::string> entries;
     if (!AllEntries(r, *opened, &entries)) return false;
     *selected = Select(std::move(entries), range);
@@ -191,6 +191,7 @@ bool ReadSelected(Request& r, const std::string& key, const Range& range, Collec
   }
   if (!opened->exists()) return true;
   int64_t skip, take;
+  // Forward, the first entry read is at or after it; backward, below it.
   std::string from;
   if (range.by == By::kRank) {
     int64_t start = range.start, stop = range.stop;
@@ -201,24 +202,28 @@ bool ReadSelected(Request& r, const std::string& key, const Range& range, Collec
     if (!CanHoldAny(range) || range.offset < 0) return true;
     skip = range.offset;
     take = range.limit < 0 ? -1 : range.limit;
-    from = IndexEntry(range.min, std::string());
+    from = range.reverse ? storage_format::PrefixEnd(IndexEntry(range.max, std::string()))
+                         : IndexEntry(range.min, std::string());
   }
-  const ROCKSDB_NAMESPACE::Status s = r.keyspace->ForEachIndexEntry(
-      opened->version(),
-      [&](const std::string& e) {
-        if (take >= 0 && static_cast<int64_t>(selected->size()) >= take) return false;
-        if (range.by == By::kScore) {
-          if (!AtOrAboveMin(range, e)) return true;  // an exclusive min's own score
-          if (!AtOrBelowMax(range, e)) return false;
-        }
-        if (skip > 0) {
-          --skip;
-        } else {
-          selected->push_back(e);
-        }
-        return true;
-      },
-      from);
+  auto visit = [&](const std::string& e) {
+    if (take >= 0 && static_cast<int64_t>(selected->size()) >= take) return false;
+    if (range.by == By::kScore) {
+      // Walking backward the start bound is the maximum (as in Select).
+      if (!(range.reverse ? AtOrBelowMax(range, e) : AtOrAboveMin(range, e))) {
+        return true;  // an exclusive bound's own score
+      }
+      if (!(range.reverse ? AtOrAboveMin(range, e) : AtOrBelowMax(range, e))) return false;
+    }
+    if (skip > 0) {
+      --skip;
+    } else {
+      selected->push_back(e);
+    }
+    return true;
+  };
+  const ROCKSDB_NAMESPACE::Status s =
+      range.reverse ? r.keyspace->ForEachIndexEntryBackward(opened->version(), visit, from)
+                    : r.keyspace->ForEachIndexEntry(opened->version(), visit, from);
   if (!s.ok()) return ReplyStorageError(r, s), false;
   // A read that counts neither on the end of the index nor on the count
   // cannot tell a short read: the version must still be the key's.

@@ -23,7 +23,10 @@ Then the same in pipelines: batches of 1 to 40 commands (valid and
 invalid mixed, transactions among them, the SCANs left out; some
 batches mostly GETs, which the server reads ahead in one MultiGet, among
 writes of the same keys) sent whole before any reply is read, every reply
-compared in order. Then both phases again in RESP3 (HELLO 3). Then
+compared in order. Then range reads of a sorted set of thousands of
+members (by rank and by score, both ways, LIMIT, exclusive and infinite
+bounds; the server seeks its score index and stops early), alone and in
+pipelines. Then both phases again in RESP3 (HELLO 3). Then
 scripts: fixed EVAL/EVALSHA/EVAL_RO/SCRIPT cases (results of every Lua
 type, errors raised and caught, the sandbox, numkeys errors, read-only
 scripts, the cache), and random commands run through
@@ -586,6 +589,60 @@ def run_pipelines(redis, teks, rng, count, history):
     return True, sent
 
 
+def run_big_sorted_set(redis, teks, rng, count, history):
+    """Range reads of one sorted set of thousands of members (ties among
+    scores), which teksdb-server answers by seeking its score index and
+    stopping at the range's end or LIMIT, forward and backward: `count`
+    random ZRANGE/ZREVRANGE by rank and by score, ZRANGEBYSCORE,
+    ZREVRANGEBYSCORE (exclusive and infinite bounds, LIMIT), ZCOUNT and now
+    and then a ZREMRANGEBYSCORE or more members, half of them in pipelines;
+    false on the first reply that differs."""
+    def bound():
+        b = rng.choice(["-inf", "+inf", str(rng.randint(-10, 310)), str(rng.randint(0, 300) + 0.5)])
+        return ("(" + b) if rng.random() < 0.3 and "inf" not in b else b
+
+    def limit():
+        return rng.choice([[], [], ["LIMIT", str(rng.randint(0, 50)), str(rng.randint(-1, 40))]])
+
+    def add():
+        cmd = ["ZADD", "bigz"]
+        for _ in range(rng.randint(1, 300)):
+            cmd += [str(rng.randint(0, 300)), f"m{rng.randint(0, 5000)}"]
+        return cmd
+
+    def query():
+        return rng.choice([
+            lambda: [rng.choice(["ZRANGE", "ZREVRANGE"]), "bigz", str(rng.randint(-3000, 3000)),
+                     str(rng.randint(-3000, 3000))] + rng.choice([[], ["WITHSCORES"]]),
+            lambda: ["ZRANGEBYSCORE", "bigz", bound(), bound()] + limit(),
+            lambda: ["ZREVRANGEBYSCORE", "bigz", bound(), bound()] + limit() +
+                    rng.choice([[], ["WITHSCORES"]]),
+            lambda: ["ZRANGE", "bigz", bound(), bound(), "BYSCORE"] + rng.choice([[], ["REV"]]) +
+                    limit(),
+            lambda: ["ZCOUNT", "bigz", bound(), bound()],
+            lambda: ["ZREMRANGEBYSCORE", "bigz", bound(), bound()] if rng.random() < 0.05 else add(),
+        ])()
+
+    # Out of any transaction the pipelines before may have left open.
+    for server in (redis, teks):
+        server.command("DISCARD")
+        if server.command("PING") != (b"+", b"PONG"):
+            print(f"FAIL (big sorted set): PING did not answer PONG: {server.command('PING')}")
+            return False
+    commands = [add() for _ in range(20)] + [query() for _ in range(count)]
+    i = 0
+    while i < len(commands):
+        batch = commands[i:i + (rng.randint(1, 20) if rng.random() < 0.5 else 1)]
+        i += len(batch)
+        history.extend(batch)
+        wants, gots = redis.pipeline(batch), teks.pipeline(batch)
+        for cmd, want, got in zip(batch, wants, gots):
+            if not same(cmd, want, got):
+                print(f"FAIL (big sorted set) at {cmd}\n  redis:  {want}\n  teksdb: {got}")
+                return False
+    return True
+
+
 def main():
     server_bin = sys.argv[1]
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else int(os.environ.get("TEKSDB_TEST_SEED", "0")) or random.randrange(1 << 30)
@@ -612,6 +669,8 @@ def main():
             return 1
         ok, pipelined = run_pipelines(redis, teks, rng, scale * 100, history)
         if not ok:
+            return 1
+        if not run_big_sorted_set(redis, teks, rng, scale * 400, history):
             return 1
         # RESP3 on the first connection of each (HELLO 3), the same again.
         if not same(["HELLO"], redis.command("HELLO", "3"), teks.command("HELLO", "3")):
