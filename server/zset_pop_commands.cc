@@ -1,9 +1,9 @@
 // Sorted set pops and their blocking forms: ZPOPMIN ZPOPMAX ZMPOP BZPOPMIN
 // BZPOPMAX BZMPOP, as Redis 7.0 answers them (the encoding: sorted_set.h;
-// blocking: blocking.h). Pops lock every key they name. Run again after a
+// blocking: blocking.h). Pops lock every key they name, and read the score
+// index from the end they pop, only as far as they pop. Run again after a
 // wake (ClientState::block_rerun), a key of another type counts as empty:
 // Redis serves a blocked client only from a sorted set.
-#include <algorithm>
 
 #include "ascii_case.h"
 #include "blocking.h"
@@ -31,17 +31,15 @@ bool PopFirst(Request& r, const std::vector<std::string>& keys, bool max, int64_
     Collection zset;
     if (!zset.Open(r, Keyspace::kZSet, k)) return false;
     if (!zset.exists()) continue;
-    if (max) {
-      if (!AllEntries(r, zset, popped)) return false;
-      std::reverse(popped->begin(), popped->end());
-      popped->resize(std::min<size_t>(popped->size(), static_cast<size_t>(count)));
-    } else {
-      const Status s = r.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
-        popped->push_back(e);
-        return static_cast<int64_t>(popped->size()) < count;
-      });
-      if (!s.ok()) return ReplyStorageError(r, s), false;
-    }
+    // Under the key's lock: the lowest entries forward, or the highest
+    // backward, stopping at `count`.
+    auto take = [&](const std::string& e) {
+      popped->push_back(e);
+      return static_cast<int64_t>(popped->size()) < count;
+    };
+    const Status s = max ? r.keyspace->ForEachIndexEntryBackward(zset.version(), take)
+                         : r.keyspace->ForEachIndexEntry(zset.version(), take);
+    if (!s.ok()) return ReplyStorageError(r, s), false;
     if (!RemoveEntries(r, &zset, *popped) || !zset.Commit(r)) return false;
     *key = k;
     return true;

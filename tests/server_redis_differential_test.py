@@ -594,8 +594,9 @@ def run_big_sorted_set(redis, teks, rng, count, history):
     scores), which teksdb-server answers by seeking its score index and
     stopping at the range's end or LIMIT, forward and backward: `count`
     random ZRANGE/ZREVRANGE by rank and by score, ZRANGEBYSCORE,
-    ZREVRANGEBYSCORE (exclusive and infinite bounds, LIMIT), ZCOUNT and now
-    and then a ZREMRANGEBYSCORE or more members, half of them in pipelines;
+    ZREVRANGEBYSCORE (exclusive and infinite bounds, LIMIT), ZCOUNT, pops
+    from either end and now and then a ZREMRANGEBYSCORE or more members,
+    half of them in pipelines;
     false on the first reply that differs."""
     def bound():
         b = rng.choice(["-inf", "+inf", str(rng.randint(-10, 310)), str(rng.randint(0, 300) + 0.5)])
@@ -621,6 +622,7 @@ def run_big_sorted_set(redis, teks, rng, count, history):
                     limit(),
             lambda: ["ZCOUNT", "bigz", bound(), bound()],
             lambda: ["ZREMRANGEBYSCORE", "bigz", bound(), bound()] if rng.random() < 0.05 else add(),
+            lambda: [rng.choice(["ZPOPMAX", "ZPOPMIN"]), "bigz"] + rng.choice([[], [str(rng.randint(0, 30))]]),
         ])()
 
     # Out of any transaction the pipelines before may have left open.
