@@ -17,6 +17,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "staged_writes.h"
+#include "teksdb/open_db.h"
 #include "test_support.h"
 
 namespace teksdb::server {
@@ -33,9 +34,7 @@ class StagedWritesTest : public ::testing::Test {
   void SetUp() override {
     ROCKSDB_NAMESPACE::Options options;
     options.create_if_missing = true;
-    ROCKSDB_NAMESPACE::DB* db = nullptr;
-    ASSERT_TRUE(ROCKSDB_NAMESPACE::DB::Open(options, dir_.path(), &db).ok());
-    db_.reset(db);
+    ASSERT_TRUE(teksdb::OpenDB(options, dir_.path(), &db_).ok());
   }
 
   // Keys from a small space, so stages overwrite each other and the
