@@ -434,19 +434,24 @@ CuckooIndex::Placement CuckooIndex::Publish(uint64_t hash, KeyRecord* candidate)
   std::lock_guard<std::mutex> lock(displacement_mu_);
   while (true) {
     Table* t = current_.load(std::memory_order_acquire);
+    // Past kEagerGrowLoadPercent, grow without searching for a path, unless
+    // growing this table failed before (then search, as below that load).
+    const bool grow_first =
+        t != eager_growth_failed_for_ && LoadedPast(t, kEagerGrowLoadPercent);
     for (int attempt = 0; attempt < kMakeRoomAttempts; ++attempt) {
       if (t->TryClaimFreeSlot(hash, x)) {
         used.fetch_add(1, std::memory_order_relaxed);
         return Placement::kPlaced;
       }
-      if (attempt == 0 && LoadedPast(t, kEagerGrowLoadPercent)) break;  // grow, below
-      if (!MakeRoom(t, hash)) break;
+      if (grow_first || !MakeRoom(t, hash)) break;
     }
     if (t->TryClaimFreeSlot(hash, x)) {
       used.fetch_add(1, std::memory_order_relaxed);
       return Placement::kPlaced;
     }
-    if (!LoadedPast(t, kGrowLoadPercent) || !Resize()) return Placement::kOverflow;
+    if (LoadedPast(t, kGrowLoadPercent) && Resize()) continue;
+    if (!grow_first) return Placement::kOverflow;
+    eager_growth_failed_for_ = t;
   }
 }
 

@@ -198,6 +198,10 @@ class CuckooIndex {
   std::atomic<Table*> current_;
   // Earlier tables, newest first, freed at destruction.
   Table* retired_ = nullptr;
+  // The table whose eager growth (kEagerGrowLoadPercent) failed, so that
+  // inserts into it search for cuckoo paths instead of retrying a resize
+  // each. Guarded by displacement_mu_.
+  const Table* eager_growth_failed_for_ = nullptr;
   std::atomic<size_t> memory_usage_{0};
   std::atomic<size_t> overflowed_{0};
   // Slots in use in the current table, in cache-line-padded shards (by

@@ -79,14 +79,16 @@ Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
   value->reset();
   *expired = false;
   const std::string record = MetaKey(key);
-  ROCKSDB_NAMESPACE::PinnableSlice bytes;
+  ROCKSDB_NAMESPACE::PinnableSlice read;
+  Slice bytes;  // the record's value: what was read, or what Prefetch kept
   Status s;
   const auto kept = std::find_if(prefetched_.begin(), prefetched_.end(),
                                  [&](const auto& p) { return p.first == record; });
   if (kept == prefetched_.end()) {
-    s = Get(record, &bytes);
+    s = Get(record, &read);
+    bytes = read;
   } else if (kept->second) {
-    bytes.PinSelf(*kept->second);
+    bytes = *kept->second;
   } else {
     s = Status::NotFound();
   }
@@ -204,14 +206,15 @@ Status Keyspace::ForEachIndexEntryBackward(uint64_t version,
 
 Status Keyspace::ScanPrefixBackward(const std::string& prefix, const std::string& before,
                                     const std::function<bool(const std::string&)>& visit) const {
-  // Bounds on both sides keep the iterator inside the prefix's records;
-  // staged records past them may still show (staged_writes.h), so the loop
-  // checks both ends itself.
+  // A lower bound keeps the iterator inside the prefix's records going
+  // down; staged records past it may still show (staged_writes.h), so the
+  // loop checks both ends itself. No upper bound: through staged writes,
+  // RocksDB 7.8.3's iterator reports nothing at all when its first staged
+  // record sits exactly at the upper bound and the database has none below.
   const std::string end = before.empty() ? storage_format::PrefixEnd(prefix) : prefix + before;
   const Slice lower(prefix), upper(end);
   ROCKSDB_NAMESPACE::ReadOptions read;
   read.iterate_lower_bound = &lower;
-  if (!end.empty()) read.iterate_upper_bound = &upper;
   std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it = NewIterator(read);
   if (end.empty()) {
     it->SeekToLast();

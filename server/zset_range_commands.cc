@@ -16,6 +16,7 @@
 // Collection::Settled); ZRANGESTORE and ZREMRANGEBY* lock their keys.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "ascii_case.h"
 #include "resp_reply.h"
@@ -175,15 +176,18 @@ bool ParseBounds(Request& r, size_t at, Range* range) {
 
 // The entries of sorted set `key` that `range` selects, in reply order:
 // false having replied or set r.retry. `opened`: the Collection, for a
-// caller that then writes it. By score or rank, the score index is read
-// from the range's start (a seek; backwards when reversed) to its end or
-// LIMIT, O(log n + m); by lex (the listpack walk, see the top of the file)
-// every entry is read and Select picks. A streamed read without the key's
+// caller that then writes it. By score, or by ranks from the start, the
+// score index is read from the range's start (a seek; backwards when
+// reversed) to its end or LIMIT; by lex (the listpack walk, see the top of
+// the file) or by ranks from the end every entry is read and Select picks. A streamed read without the key's
 // lock is checked (Collection::Settled): one more meta record read.
 bool ReadSelected(Request& r, const std::string& key, const Range& range, Collection* opened,
                   std::vector<std::string>* selected) {
   if (!opened->Open(r, Keyspace::kZSet, key)) return false;
-  if (range.by == By::kLex) {
+  // Ranks counted from the end need the set's size as of the scan; the
+  // meta record's count, read before it, may be older (a ZADD between).
+  if (range.by == By::kLex ||
+      (range.by == By::kRank && (range.start < 0 || range.stop < 0))) {
     std::vector<std::string> entries;
     if (!AllEntries(r, *opened, &entries)) return false;
     *selected = Select(std::move(entries), range);
@@ -194,10 +198,12 @@ bool ReadSelected(Request& r, const std::string& key, const Range& range, Collec
   // Forward, the first entry read is at or after it; backward, below it.
   std::string from;
   if (range.by == By::kRank) {
-    int64_t start = range.start, stop = range.stop;
-    if (!ClampRanks(opened->count(), &start, &stop)) return true;
-    skip = start;
-    take = stop - start + 1;
+    if (range.start > range.stop) return true;
+    skip = range.start;
+    // Or fewer, where the index ends (a stop of INT64_MAX: no end at all).
+    take = range.stop - range.start < std::numeric_limits<int64_t>::max()
+               ? range.stop - range.start + 1
+               : -1;
   } else {
     if (!CanHoldAny(range) || range.offset < 0) return true;
     skip = range.offset;

@@ -76,7 +76,9 @@ TEST(MultiGetHintTest, HintedMultiGetsAnswerWhatGetsAnswer) {
     std::string want;
     const ROCKSDB_NAMESPACE::Status s = db->Get(ROCKSDB_NAMESPACE::ReadOptions(), names[i], &want);
     ASSERT_EQ(statuses[i].code(), s.code()) << names[i];
-    if (s.ok()) EXPECT_EQ(values[i].ToString(), want) << names[i];
+    if (s.ok()) {
+      EXPECT_EQ(values[i].ToString(), want) << names[i];
+    }
   }
   ASSERT_OK(db->ContinueBackgroundWork());
 }

@@ -631,6 +631,17 @@ def run_big_sorted_set(redis, teks, rng, count, history):
         if server.command("PING") != (b"+", b"PONG"):
             print(f"FAIL (big sorted set): PING did not answer PONG: {server.command('PING')}")
             return False
+    # A reversed range through a transaction's staged writes whose first
+    # staged record sits right at the scan's upper end (RocksDB 7.8.3's
+    # iterator then reported nothing).
+    edge = [["MULTI"], ["ZADD", "edgez", "1", "a"], ["ZADD", "edgez", "1.0000000000000002", ""],
+            ["ZREVRANGEBYSCORE", "edgez", "1", "-inf"], ["ZRANGE", "edgez", "1", "-inf", "BYSCORE", "REV"],
+            ["EXEC"]]
+    history.extend(edge)
+    wants, gots = redis.pipeline(edge), teks.pipeline(edge)
+    if wants != gots:
+        print(f"FAIL (big sorted set) at the staged edge\n  redis:  {wants}\n  teksdb: {gots}")
+        return False
     commands = [add() for _ in range(20)] + [query() for _ in range(count)]
     i = 0
     while i < len(commands):
