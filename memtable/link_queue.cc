@@ -1,6 +1,7 @@
 // LinkQueue implementation: tickets, the linked-ticket ring and watermark.
 #include "link_queue.h"
 
+#include <algorithm>
 #include <cassert>
 #include <thread>
 
@@ -13,6 +14,7 @@ LinkQueue::LinkQueue(OrderedIndex* index, std::shared_ptr<BackgroundLinker> link
                      uint64_t ring_size)
     : ordered_index_(index),
       ring_mask_(ring_size - 1),
+      wake_backlog_(std::clamp(ring_size / 16, kMinWakeBacklog, kMaxWakeBacklog)),
       linked_ring_(new std::atomic<uint64_t>[ring_size]),
       linker_(std::move(linker)) {
   assert(ring_size >= kMinRingSize && ring_size <= kMaxRingSize &&
@@ -70,7 +72,7 @@ void LinkQueue::Enqueue(KeyRecord* record) {
     MarkLinked(ticket);
     return;
   }
-  if (backlog >= kWakeBacklog) linker_->Notify();
+  if (backlog >= wake_backlog_) linker_->Notify();
 }
 
 size_t LinkQueue::LinkSome(size_t max) {

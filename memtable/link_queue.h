@@ -15,10 +15,15 @@
 // queue's emptiness (or size_approx()) is never trusted for that.
 //
 // Waking the linker. A writer wakes the background linker only once
-// kWakeBacklog records wait: a linker that keeps up (keys in order link in
+// wake_backlog_ records wait: a linker that keeps up (keys in order link in
 // O(1)) would otherwise sleep and be woken, a system call on the write
 // path and two context switches, for every few records (teksdb-server
-// pinned to one CPU: 0.19 switches per pipelined HSET at 64, 0.05 at 256). Fewer wait at most until the linker's timed
+// pinned to one CPU: 0.19 switches per pipelined HSET at 64, 0.05 at 256).
+// It is a sixteenth of the ring (sized by the rep from its buffer: 256 for
+// buffers of 8 MiB and more), kMinWakeBacklog to kMaxWakeBacklog: queued
+// records hold queue blocks, which count as the memtable's memory, so a
+// small memtable wakes the linker sooner (a 64 KiB buffer flushed 94-103
+// times at 256 where it flushed 72-84 at 64). Fewer wait at most until the linker's timed
 // wake-up, or until a reader that needs them links them itself.
 //
 // Ordered reads beside writers. While ordered reads run (NoteOrderedRead:
@@ -106,7 +111,8 @@ class LinkQueue {
   static constexpr uint64_t kMaxRingSize = 4096;
 
  private:
-  static constexpr uint64_t kWakeBacklog = 256;
+  static constexpr uint64_t kMinWakeBacklog = 64;
+  static constexpr uint64_t kMaxWakeBacklog = 256;
   struct Task {
     KeyRecord* record;
     uint64_t ticket;
@@ -129,6 +135,8 @@ class LinkQueue {
   std::atomic<bool> ordered_read_seen_{false};
   // linked_ring_[t & ring_mask_] == t once ticket t is linked.
   const uint64_t ring_mask_;
+  // Records waiting when a writer wakes the linker (see the top of the file).
+  const uint64_t wake_backlog_;
   std::unique_ptr<std::atomic<uint64_t>[]> linked_ring_;
   std::mutex splice_mu_;
   StreamSplices splices_;  // guarded by splice_mu_
