@@ -156,16 +156,20 @@ bool TeksTableRep::Contains(const char* key) const {
   return v != nullptr && v->sequence() == seq;
 }
 
+void TeksTableRep::HashAndPrefetch(size_t n, const Slice* user_keys, uint64_t* hashes) const {
+  for (size_t i = 0; i < n; ++i) {
+    hashes[i] = cuckoo_index_.Hash(user_keys[i]);
+    cuckoo_index_.PrefetchBuckets(hashes[i]);
+  }
+  for (size_t i = 0; i < n; ++i) cuckoo_index_.PrefetchCandidates(hashes[i]);
+}
+
 void TeksTableRep::PrefetchHintedKeys() const {
   const Slice* keys = nullptr;
   const size_t n = MultiGetHint::Take(this, &keys);
   if (n < 2) return;
   uint64_t hashes[MultiGetHint::kMaxKeys];
-  for (size_t i = 0; i < n; ++i) {
-    hashes[i] = cuckoo_index_.Hash(keys[i]);
-    cuckoo_index_.PrefetchBuckets(hashes[i]);
-  }
-  for (size_t i = 0; i < n; ++i) cuckoo_index_.PrefetchCandidates(hashes[i]);
+  HashAndPrefetch(n, keys, hashes);
 }
 
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
@@ -219,16 +223,16 @@ ROCKSDB_NAMESPACE::Status TeksTableRep::MultiGetChecked(
   // RocksDB's MultiGetContext::MAX_BATCH_SIZE: a batch's misses in flight.
   constexpr size_t kBatch = 32;
   Slice internal_keys[kBatch];
+  Slice user_keys[kBatch];
   uint64_t hashes[kBatch];
   KeyRecord* records[kBatch];
   for (size_t first = 0; first < num_keys; first += kBatch) {
     const size_t n = std::min(kBatch, num_keys - first);
     for (size_t i = 0; i < n; ++i) {
       internal_keys[i] = EntryView::Decode(keys[first + i]).internal_key;
-      hashes[i] = cuckoo_index_.Hash(UserKeyOf(internal_keys[i]));
-      cuckoo_index_.PrefetchBuckets(hashes[i]);
+      user_keys[i] = UserKeyOf(internal_keys[i]);
     }
-    for (size_t i = 0; i < n; ++i) cuckoo_index_.PrefetchCandidates(hashes[i]);
+    HashAndPrefetch(n, user_keys, hashes);
     for (size_t i = 0; i < n; ++i) {
       records[i] = cuckoo_index_.FindLive(internal_keys[i], hashes[i]);
       if (records[i] != nullptr) __builtin_prefetch(records[i]->versions().Newest());

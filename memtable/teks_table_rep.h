@@ -188,6 +188,10 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   size_t ReusedBytes() const { return recycler_ != nullptr ? recycler_->reused_bytes() : 0; }
 
  private:
+  // Hashes `n` user keys into `hashes` and prefetches their buckets, then
+  // their candidate records: a batch's cache misses overlap instead of
+  // following each other.
+  void HashAndPrefetch(size_t n, const Slice* user_keys, uint64_t* hashes) const;
   // Prefetches the keys a MultiGet through the TeksDB layer left for this
   // thread (multiget_hint.h), if this rep has not yet.
   void PrefetchHintedKeys() const;

@@ -100,39 +100,37 @@ def fmt_num(v):
     return "-" if v is None else f"{v:,.0f}"
 
 
-def throughput_table(runs, phases, threads, servers):
-    ops = median_of(runs, lambda r: r["ops_per_sec"])
-    header = ["phase", "threads"] + [f"{s} ops/s" for s in servers]
-    pairs = [(a, b) for a, b in [("teks", "skip_list"), ("teks", "redis")]
-             if a in servers and b in servers]
+def per_server_table(values, phases, threads, servers, unit, fmt, ratios):
+    """A line per phase and thread count: `values` {(phase, threads,
+    server): value} per server, formatted by `fmt`, then each ratio a/b of
+    `ratios` whose servers both ran."""
+    header = ["phase", "threads"] + [f"{s} {unit}" for s in servers]
+    pairs = [(a, b) for a, b in ratios if a in servers and b in servers]
     header += [f"{a}/{b}" for a, b in pairs]
     rows = []
     for p in phases:
         for t in threads:
-            cells = [ops.get((p, t, s)) for s in servers]
+            cells = [values.get((p, t, s)) for s in servers]
             if all(c is None for c in cells):
                 continue
-            rows.append([p, t] + [fmt_num(c) for c in cells] +
-                        [fmt_x(ratio(ops.get((p, t, a)), ops.get((p, t, b)))) for a, b in pairs])
+            rows.append([p, t] + [fmt(c) for c in cells] +
+                        [fmt_x(ratio(values.get((p, t, a)), values.get((p, t, b))))
+                         for a, b in pairs])
     print_table(header, rows, left_columns=1, group_columns=1)
+
+
+def throughput_table(runs, phases, threads, servers):
+    ops = median_of(runs, lambda r: r["ops_per_sec"])
+    per_server_table(ops, phases, threads, servers, "ops/s", fmt_num,
+                     [("teks", "skip_list"), ("teks", "redis")])
     return ops
 
 
 def server_cpu_table(runs, phases, threads, servers):
     cpu = median_of(runs, lambda r: r["server_cpu_us_per_op"])
-    header = ["phase", "threads"] + [f"{s} us/op" for s in servers]
-    pairs = [(a, b) for a, b in [("skip_list", "teks"), ("teks", "redis")]
-             if a in servers and b in servers]
-    header += [f"{a}/{b}" for a, b in pairs]
-    rows = []
-    for p in phases:
-        for t in threads:
-            cells = [cpu.get((p, t, s)) for s in servers]
-            if all(c is None for c in cells):
-                continue
-            rows.append([p, t] + ["-" if c is None else f"{c:.2f}" for c in cells] +
-                        [fmt_x(ratio(cpu.get((p, t, a)), cpu.get((p, t, b)))) for a, b in pairs])
-    print_table(header, rows, left_columns=1, group_columns=1)
+    per_server_table(cpu, phases, threads, servers, "us/op",
+                     lambda c: "-" if c is None else f"{c:.2f}",
+                     [("skip_list", "teks"), ("teks", "redis")])
 
 
 def scaling_table(ops, phases, threads, servers):
