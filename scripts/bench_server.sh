@@ -104,8 +104,10 @@ cleanup() {
 trap cleanup EXIT
 
 port=
-# A RocksDB OPTIONS file for teksdb-server NAME: the write buffer asked
-# for, and the memtable bloom filter for skip_list_bloom.
+# A RocksDB OPTIONS file for teksdb-server NAME: the server's own defaults
+# (its table options: a bloom filter of 10 bits per key and a 1 GiB block
+# cache, server/main.cc), the write buffer asked for, and the memtable bloom
+# filter for skip_list_bloom.
 write_options() {  # NAME FILE
   {
     printf '[Version]\n  rocksdb_version=7.8.3\n  options_file_version=1.1\n'
@@ -114,6 +116,8 @@ write_options() {  # NAME FILE
     if [[ $1 == skip_list_bloom ]]; then
       printf '  memtable_whole_key_filtering=true\n  memtable_prefix_bloom_size_ratio=0.1\n'
     fi
+    printf '[TableOptions/BlockBasedTable "default"]\n'
+    printf '  filter_policy=bloomfilter:10:false\n  block_cache=%d\n' $((1024 << 20))
   } >"$2"
 }
 # start_server NAME: starts it on a port of its own, below the kernel's

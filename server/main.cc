@@ -2,19 +2,24 @@
 //
 //   teksdb-server --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]
 //                 [--memtable teks|skip_list] [--rocksdb-options FILE]
-//                 [--requirepass PASSWORD] [--sync]
+//                 [--requirepass PASSWORD] [--sync] [--block-cache-mb N]
 //
 // Storage is the TeksDB layer with TeksTable (the default), or plain RocksDB
 // with its skip list (--memtable skip_list) for comparison; both encode keys
 // the same way (keyspace.h). --rocksdb-options loads a RocksDB OPTIONS file
 // (its DBOptions and default column family); the memtable flag still
-// decides the memtable. --sync makes every write wait for the WAL on disk,
-// so no acknowledged write is lost to a crash. Logs one line at start
-// (address, memtable in use) and one at stop, on stderr; refuses to start,
-// naming why, on bad flags, when the memtable asked for did not load, or
-// when the database holds data of another format (storage_format.h). The
-// server installs its own compaction filter (stale_member_filter.h); an
-// OPTIONS file that names one is refused.
+// decides the memtable. Without an OPTIONS file the server runs RocksDB's
+// defaults plus what a Redis-protocol server on RocksDB keeps its point
+// reads off the disk with (as Apache Kvrocks does): a whole-key bloom
+// filter of 10 bits per key in every table file, and a block cache of
+// --block-cache-mb MiB (1024; filled only as blocks are read). --sync makes
+// every write wait for the WAL on disk, so no acknowledged write is lost to
+// a crash. Logs one line at start (address, memtable in use) and one at
+// stop, on stderr; refuses to start, naming why, on bad flags, when the
+// memtable asked for did not load, or when the database holds data of
+// another format (storage_format.h). The server installs its own
+// compaction filter (stale_member_filter.h); an OPTIONS file that names one
+// is refused.
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -24,7 +29,10 @@
 #include "commands.h"
 #include "expiry_sweeper.h"
 #include "keyspace.h"
+#include "rocksdb/cache.h"
 #include "rocksdb/db.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/table.h"
 #include "rocksdb/utilities/options_util.h"
 #include "server.h"
 #include "stale_member_filter.h"
@@ -45,6 +53,8 @@ struct Flags {
   std::string rocksdb_options;
   std::string requirepass;
   bool sync = false;
+  int block_cache_mb = 1024;
+  bool block_cache_given = false;
 };
 
 [[noreturn]] void Fail(const std::string& why) {
@@ -84,16 +94,24 @@ Flags ParseFlags(int argc, char** argv) {
     else if (arg == "--rocksdb-options") f.rocksdb_options = next();
     else if (arg == "--requirepass") f.requirepass = next();
     else if (arg == "--sync" && !inline_value) f.sync = true;
+    else if (arg == "--block-cache-mb") {
+      f.block_cache_mb = IntFlag("block-cache-mb", next(), 1, 1 << 20);
+      f.block_cache_given = true;
+    }
     else if (arg == "--help" || arg == "-h") {
       std::printf("usage: teksdb-server --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]\n"
                   "         [--memtable teks|skip_list] [--rocksdb-options FILE]\n"
-                  "         [--requirepass PASSWORD] [--sync]\n");
+                  "         [--requirepass PASSWORD] [--sync] [--block-cache-mb 1024]\n");
       std::exit(0);
     } else {
       Fail("unknown argument '" + std::string(argv[i]) + "' (see --help)");
     }
   }
   if (f.dir.empty()) Fail("--dir is required");
+  if (f.block_cache_given && !f.rocksdb_options.empty()) {
+    Fail("--block-cache-mb applies to the server's defaults only; with --rocksdb-options set "
+         "the block cache in the OPTIONS file ([TableOptions/BlockBasedTable \"default\"])");
+  }
   if (f.memtable != "teks" && f.memtable != "skip_list") {
     Fail("--memtable must be teks or skip_list, not '" + f.memtable + "'");
   }
@@ -120,6 +138,11 @@ ROCKSDB_NAMESPACE::Options MakeOptions(
       Fail("--rocksdb-options " + f.rocksdb_options +
            ": names a compaction filter; teksdb-server sets its own (stale member removal)");
     }
+  } else {
+    ROCKSDB_NAMESPACE::BlockBasedTableOptions table;
+    table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(f.block_cache_mb) << 20);
+    table.filter_policy.reset(ROCKSDB_NAMESPACE::NewBloomFilterPolicy(10));
+    options.table_factory.reset(ROCKSDB_NAMESPACE::NewBlockBasedTableFactory(table));
   }
   options.create_if_missing = true;
   options.compaction_filter_factory = filter;

@@ -16,7 +16,10 @@ all the time (the stale member filter removing records as the test reads):
     never a member of an older one;
   - INFO counts the records the compaction filter removed;
   - a restart keeps the data (the format record is accepted); a database
-    of another format is refused at start, naming it.
+    of another format is refused at start, naming it;
+  - without an OPTIONS file the server's table defaults apply (a bloom
+    filter, a block cache of --block-cache-mb), and bad uses of that flag
+    are refused.
 
 Usage: server_stale_members_test.py PATH/TO/teksdb-server
 """
@@ -245,6 +248,31 @@ def main():
         check(members(c, "hash-del") == ["new0=v", "new1=v"], "after a restart the data reads back")
         stop(proc)
         proc = None
+        # --- the server's own table defaults, without an OPTIONS file -----------
+        plain = os.path.join(tmp, "plain")
+        plain_port = free_port()
+        log = open(plain + ".log", "a")
+        checks.logs.append(log.name)
+        proc = subprocess.Popen([server_bin, "--dir", plain, "--port", str(plain_port),
+                                 "--block-cache-mb", "64"], stderr=log)
+        Client(plain_port).command("PING")
+        stop(proc)
+        proc = None
+        written = "".join(open(os.path.join(plain, f)).read() for f in os.listdir(plain)
+                          if f.startswith("OPTIONS-"))
+        rocksdb_log = open(os.path.join(plain, "LOG")).read()
+        check("filter_policy=bloomfilter:10:false" in written and
+              "capacity : 67108864" in rocksdb_log,
+              "without an OPTIONS file: a bloom filter of 10 bits per key, a block cache of "
+              "--block-cache-mb")
+        for args, why in ((["--block-cache-mb", "64", "--rocksdb-options", options],
+                           "--block-cache-mb applies to the server's defaults only"),
+                          (["--block-cache-mb", "0"], "--block-cache-mb must be an integer")):
+            run = subprocess.run([server_bin, "--dir", plain, "--port", str(free_port())] + args,
+                                 capture_output=True, text=True, timeout=60)
+            check(run.returncode != 0 and why in run.stderr,
+                  f"{' '.join(args[:2])} refused: {run.stderr.strip()[-200:]}")
+
         other = os.path.join(tmp, "other")
         made = subprocess.run(["ldb", f"--db={other}", "--create_if_missing", "put",
                                "\xfeformat-of-another-program", "1"], capture_output=True,
