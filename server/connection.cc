@@ -192,11 +192,13 @@ bool IsGet(const std::vector<std::string>& args) {
 void Connection::RunNext() {
   // (Inside MULTI, GETs are queued, not run: nothing to read ahead.)
   if (prefetched_run_ == 0 && !client_.in_multi && IsGet(ready_.front())) {
-    std::vector<std::string> keys;
-    for (size_t i = 0; i < ready_.size() && IsGet(ready_[i]); ++i) keys.push_back(ready_[i][1]);
-    if (keys.size() > 1) {
-      keyspace_.Prefetch(keys);
-      prefetched_run_ = keys.size();
+    prefetch_keys_.clear();
+    for (size_t i = 0; i < ready_.size() && IsGet(ready_[i]); ++i) {
+      prefetch_keys_.emplace_back(ready_[i][1]);
+    }
+    if (prefetch_keys_.size() > 1) {
+      keyspace_.Prefetch(prefetch_keys_);
+      prefetched_run_ = prefetch_keys_.size();
     }
   }
   group_.BeginCommand();

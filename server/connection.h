@@ -90,6 +90,7 @@ class Connection : public Subscriber,
   size_t unparsed_pos_ = 0;
   std::deque<std::vector<std::string>> ready_;  // parsed, not yet run
   size_t prefetched_run_ = 0;  // GETs of ready_'s front that a prefetch covers
+  std::vector<ROCKSDB_NAMESPACE::Slice> prefetch_keys_;  // their keys (a buffer reused)
   std::string replies_;
   std::string pushes_;       // Pub/Sub messages not yet written
   std::string outgoing_;     // what the write in flight holds

@@ -32,7 +32,6 @@ Keyspace Keyspace::InGroup(WriteGroup* group) const {
   Keyspace view = *this;
   view.group_ = group;
   view.gate_ = shared_->views.fetch_add(1, std::memory_order_relaxed) % kGates;
-  view.prefetched_.clear();
   return view;
 }
 
@@ -74,67 +73,74 @@ const char* Keyspace::TypeName(char type) {
   }
 }
 
-Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
-                         bool* expired) const {
-  value->reset();
+Status Keyspace::ReadAnyView(const std::string& key, ROCKSDB_NAMESPACE::PinnableSlice* held,
+                             std::optional<storage_format::MetaView>* view, bool* expired) const {
+  view->reset();
   *expired = false;
-  const std::string record = MetaKey(key);
-  ROCKSDB_NAMESPACE::PinnableSlice read;
+  bool found;
   Slice bytes;  // the record's value: what was read, or what Prefetch kept
-  Status s;
-  const auto kept = std::find_if(prefetched_.begin(), prefetched_.end(),
-                                 [&](const auto& p) { return p.first == record; });
-  if (kept == prefetched_.end()) {
-    s = Get(record, &read);
-    bytes = read;
-  } else if (kept->second) {
-    bytes = *kept->second;
-  } else {
-    s = Status::NotFound();
+  if (!prefetched_.Find(key, &found, &bytes)) {
+    const Status s = Get(MetaKey(key), held);
+    if (!s.ok() && !s.IsNotFound()) return s;
+    found = s.ok();
+    bytes = *held;
   }
-  if (s.IsNotFound()) return Status::OK();
-  if (!s.ok()) return s;
-  Value v;
-  if (!DecodeMeta(bytes, &v)) return Status::Corruption("meta record of '" + key + "'");
+  if (!found) return Status::OK();
+  storage_format::MetaView v;
+  if (!DecodeMetaView(bytes, &v)) return Status::Corruption("meta record of '" + key + "'");
   *expired = v.expire_ms != 0 && v.expire_ms <= NowMs();
-  *value = std::move(v);
+  *view = v;
   return Status::OK();
 }
 
-void Keyspace::MultiGet(const std::vector<std::string>& records, uint64_t value_bytes_limit,
-                        std::vector<ROCKSDB_NAMESPACE::PinnableSlice>* found,
-                        std::vector<Status>* statuses) const {
-  const size_t n = records.size();
-  std::vector<Slice> slices(records.begin(), records.end());
-  found->clear();
-  found->resize(n);
-  statuses->assign(n, Status());
+Status Keyspace::ReadView(const std::string& key, ROCKSDB_NAMESPACE::PinnableSlice* held,
+                          std::optional<storage_format::MetaView>* view) const {
+  bool expired;
+  const Status s = ReadAnyView(key, held, view, &expired);
+  if (expired) view->reset();
+  return s;
+}
+
+Status Keyspace::ReadAny(const std::string& key, std::optional<Value>* value,
+                         bool* expired) const {
+  value->reset();
+  ROCKSDB_NAMESPACE::PinnableSlice held;
+  std::optional<storage_format::MetaView> view;
+  const Status s = ReadAnyView(key, &held, &view, expired);
+  if (view) {
+    *value = Value{view->type, view->expire_ms, view->payload.ToString(), view->version};
+  }
+  return s;
+}
+
+void Keyspace::MultiGet(size_t n, const Slice* records, uint64_t value_bytes_limit,
+                        ROCKSDB_NAMESPACE::PinnableSlice* found, Status* statuses) const {
   ROCKSDB_NAMESPACE::ReadOptions read;
   read.value_size_soft_limit = value_bytes_limit;
   if (group_ != nullptr && group_->staged()) {
-    group_->writes().MultiGet(db(), read, n, slices.data(), found->data(), statuses->data());
+    group_->writes().MultiGet(db(), read, n, records, found, statuses);
   } else {
-    db()->MultiGet(read, db()->DefaultColumnFamily(), n, slices.data(), found->data(),
-                  statuses->data());
+    db()->MultiGet(read, db()->DefaultColumnFamily(), n, records, found, statuses);
   }
 }
 
-void Keyspace::Prefetch(const std::vector<std::string>& keys) {
-  prefetched_.clear();
-  std::vector<std::string> records;
-  records.reserve(keys.size());
-  for (const std::string& key : keys) records.push_back(MetaKey(key));
-  std::vector<ROCKSDB_NAMESPACE::PinnableSlice> found;
-  std::vector<Status> statuses;
+void Keyspace::MultiGet(const std::vector<std::string>& records,
+                        std::vector<ROCKSDB_NAMESPACE::PinnableSlice>* found,
+                        std::vector<Status>* statuses) const {
+  const std::vector<Slice> slices(records.begin(), records.end());
+  found->clear();
+  found->resize(records.size());
+  statuses->assign(records.size(), Status());
+  MultiGet(records.size(), slices.data(), std::numeric_limits<uint64_t>::max(), found->data(),
+           statuses->data());
+}
+
+void Keyspace::Prefetch(const std::vector<Slice>& keys) {
+  prefetched_.Prepare(keys);
+  if (keys.empty()) return;
   // Keys past the limit come back Aborted and are read one by one later.
-  MultiGet(records, kPrefetchBytes, &found, &statuses);
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (statuses[i].ok()) {
-      prefetched_.emplace_back(std::move(records[i]), found[i].ToString());
-    } else if (statuses[i].IsNotFound()) {
-      prefetched_.emplace_back(std::move(records[i]), std::nullopt);
-    }
-  }
+  MultiGet(prefetched_.size(), prefetched_.records(), kPrefetchBytes, prefetched_.values(),
+           prefetched_.statuses());
 }
 
 Status Keyspace::ReadMany(const std::vector<std::string>& keys,
@@ -146,7 +152,7 @@ Status Keyspace::ReadMany(const std::vector<std::string>& keys,
   for (const std::string& key : keys) records.push_back(MetaKey(key));
   std::vector<ROCKSDB_NAMESPACE::PinnableSlice> found;
   std::vector<Status> statuses;
-  MultiGet(records, std::numeric_limits<uint64_t>::max(), &found, &statuses);
+  MultiGet(records, &found, &statuses);
   const int64_t now = NowMs();
   for (size_t i = 0; i < n; ++i) {
     if (statuses[i].IsNotFound()) continue;
@@ -267,7 +273,7 @@ Status Keyspace::ReadMembers(uint64_t version, const std::vector<std::string>& m
   for (const std::string& member : members) records.push_back(prefix + member);
   std::vector<ROCKSDB_NAMESPACE::PinnableSlice> found;
   std::vector<Status> statuses;
-  MultiGet(records, std::numeric_limits<uint64_t>::max(), &found, &statuses);
+  MultiGet(records, &found, &statuses);
   for (size_t i = 0; i < members.size(); ++i) {
     if (statuses[i].IsNotFound()) continue;
     if (!statuses[i].ok()) return statuses[i];
@@ -330,7 +336,7 @@ void Keyspace::TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const {
 }
 
 Status Keyspace::Commit(Batch* batch) {
-  prefetched_.clear();
+  prefetched_.Clear();
   TouchWatched(batch->batch_);
   if (group_ != nullptr) return group_->Stage(batch->batch_, batch->sets_expiry_);
   const Status s = db()->Write(shared_->write_options, &batch->batch_);
@@ -439,7 +445,7 @@ Status Keyspace::ReclaimIfExpired(const std::string& key, bool* reclaimed) {
 }
 
 Status Keyspace::Clear() {
-  prefetched_.clear();
+  prefetched_.Clear();
   // Watched keys that the range deletion removes are modified.
   for (const std::string& key : shared_->watched.Keys()) {
     std::optional<Value> value;

@@ -44,6 +44,7 @@
 
 #include "rocksdb/db.h"
 #include "key_waiters.h"
+#include "prefetched_meta.h"
 #include "storage_format.h"
 #include "version_allocator.h"
 #include "watched_keys.h"
@@ -91,10 +92,16 @@ class Keyspace {
   // (a run of GETs of big values costs no more memory than the replies the
   // connection may hold). Prefetch({}) drops what was kept.
   static constexpr uint64_t kPrefetchBytes = 64 * 1024;
-  void Prefetch(const std::vector<std::string>& keys);
+  void Prefetch(const std::vector<ROCKSDB_NAMESPACE::Slice>& keys);
   // The key's value even if expired (then *expired is set).
   ROCKSDB_NAMESPACE::Status ReadAny(const std::string& key, std::optional<Value>* value,
                                     bool* expired) const;
+  // Read without a copy: the key's meta record decoded in place, its
+  // payload in *held or in what Prefetch kept (valid while *held lives and
+  // this view neither writes nor prefetches again); nullopt if the key is
+  // absent or expired.
+  ROCKSDB_NAMESPACE::Status ReadView(const std::string& key, ROCKSDB_NAMESPACE::PinnableSlice* held,
+                                     std::optional<storage_format::MetaView>* view) const;
 
   // Whether `key` still holds `version` (absent or another type: no), for
   // reads without the key's lock that met fewer members than they expected.
@@ -218,9 +225,18 @@ class Keyspace {
   // Records by their RocksDB keys in one MultiGet, through the group's
   // staged writes if any; once the values read pass `value_bytes_limit`,
   // the rest come back Aborted.
-  void MultiGet(const std::vector<std::string>& records, uint64_t value_bytes_limit,
+  void MultiGet(size_t n, const ROCKSDB_NAMESPACE::Slice* records, uint64_t value_bytes_limit,
+                ROCKSDB_NAMESPACE::PinnableSlice* found,
+                ROCKSDB_NAMESPACE::Status* statuses) const;
+  // Records by their RocksDB keys, into vectors sized to them.
+  void MultiGet(const std::vector<std::string>& records,
                 std::vector<ROCKSDB_NAMESPACE::PinnableSlice>* found,
                 std::vector<ROCKSDB_NAMESPACE::Status>* statuses) const;
+  // ReadView's read, expired keys included (then *expired is set).
+  ROCKSDB_NAMESPACE::Status ReadAnyView(const std::string& key,
+                                        ROCKSDB_NAMESPACE::PinnableSlice* held,
+                                        std::optional<storage_format::MetaView>* view,
+                                        bool* expired) const;
   // One record, or one iterator, through the group's staged writes if any.
   ROCKSDB_NAMESPACE::Status Get(const std::string& record,
                                 ROCKSDB_NAMESPACE::PinnableSlice* value) const;
@@ -245,10 +261,9 @@ class Keyspace {
   // the waiters of those it stores.
   void TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const;
   size_t StripeOf(const std::string& key) const;
-  // What Prefetch read (meta record key, its bytes or nullopt if absent);
-  // empty again at this view's next write. Each view its own (InGroup
-  // copies it, empty).
-  std::vector<std::pair<std::string, std::optional<std::string>>> prefetched_;
+  // What Prefetch read; empty again at this view's next write. Each view
+  // its own (InGroup copies it, empty).
+  PrefetchedMeta prefetched_;
 
   ROCKSDB_NAMESPACE::DB* db() const { return shared_->db; }
 

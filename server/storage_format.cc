@@ -46,9 +46,14 @@ std::string PrefixEnd(const std::string& prefix) {
 }
 
 std::string MetaKey(const Slice& key) {
-  std::string meta_key(1, kMetaTag);
-  meta_key.append(key.data(), key.size());
+  std::string meta_key;
+  AssignMetaKey(key, &meta_key);
   return meta_key;
+}
+
+void AssignMetaKey(const Slice& key, std::string* out) {
+  out->assign(1, kMetaTag);
+  out->append(key.data(), key.size());
 }
 
 std::string EncodeMeta(const Meta& meta) {
@@ -60,7 +65,7 @@ std::string EncodeMeta(const Meta& meta) {
   return bytes;
 }
 
-bool DecodeMeta(const Slice& bytes, Meta* meta) {
+bool DecodeMetaView(const Slice& bytes, MetaView* meta) {
   if (bytes.size() < kMetaHeader || !KnownType(bytes[0])) return false;
   meta->type = bytes[0];
   meta->expire_ms = static_cast<int64_t>(ReadU64(bytes.data() + 1));
@@ -71,7 +76,17 @@ bool DecodeMeta(const Slice& bytes, Meta* meta) {
     meta->version = ReadU64(bytes.data() + at);
     at += kVersionBytes;
   }
-  meta->payload.assign(bytes.data() + at, bytes.size() - at);
+  meta->payload = Slice(bytes.data() + at, bytes.size() - at);
+  return true;
+}
+
+bool DecodeMeta(const Slice& bytes, Meta* meta) {
+  MetaView view;
+  if (!DecodeMetaView(bytes, &view)) return false;
+  meta->type = view.type;
+  meta->expire_ms = view.expire_ms;
+  meta->version = view.version;
+  meta->payload.assign(view.payload.data(), view.payload.size());
   return true;
 }
 

@@ -77,10 +77,22 @@ struct Meta {
 
 inline bool IsCollection(char type) { return type != kString; }
 
+// A meta record decoded in place: its payload points into the bytes
+// decoded, valid while they are.
+struct MetaView {
+  char type = kString;
+  int64_t expire_ms = 0;
+  ROCKSDB_NAMESPACE::Slice payload;
+  uint64_t version = 0;
+};
+
 std::string MetaKey(const ROCKSDB_NAMESPACE::Slice& key);
+// MetaKey into `out`, reusing its buffer.
+void AssignMetaKey(const ROCKSDB_NAMESPACE::Slice& key, std::string* out);
 std::string EncodeMeta(const Meta& meta);
 // False for bytes no meta record holds (too short, an unknown type).
 bool DecodeMeta(const ROCKSDB_NAMESPACE::Slice& bytes, Meta* meta);
+bool DecodeMetaView(const ROCKSDB_NAMESPACE::Slice& bytes, MetaView* meta);
 
 // "H" version and "Z" version: the prefixes of one version's records.
 std::string MemberPrefix(uint64_t version);

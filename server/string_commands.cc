@@ -60,12 +60,16 @@ bool ExpiryFrom(Request& r, const std::string& arg, int64_t unit_ms, bool absolu
   return true;
 }
 
+// The value goes from what RocksDB read (or the connection prefetched)
+// straight into the reply: no copy of it in between.
 void Get(Request& r) {
-  std::optional<Keyspace::Value> v;
-  if (!ReadKey(r, r.args[1], &v)) return;
+  ROCKSDB_NAMESPACE::PinnableSlice held;
+  std::optional<storage_format::MetaView> v;
+  const Status s = r.keyspace->ReadView(r.args[1], &held, &v);
+  if (!s.ok()) return ReplyStorageError(r, s);
   if (!v) return reply::Null(r.out, r.protocol());
   if (v->type != Keyspace::kString) return reply::Error(r.out, kWrongType);
-  reply::Bulk(r.out, v->payload);
+  reply::Bulk(r.out, std::string_view(v->payload.data(), v->payload.size()));
 }
 
 // SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL]
