@@ -117,9 +117,12 @@ class CuckooIndex {
 
   // Hints for a batch of lookups (TeksTableRep::MultiGetChecked): start
   // fetching the buckets of `hash`, then, once they are in cache, the key
-  // entries of the records in them whose tags match. Change nothing.
+  // entries of the records in them whose tags match, then, once those are,
+  // those records' newest versions (where a read of the key starts). Change
+  // nothing.
   void PrefetchBuckets(uint64_t hash) const;
   void PrefetchCandidates(uint64_t hash) const;
+  void PrefetchNewestVersions(uint64_t hash) const;
 
   // The LIVE record of the user key of `internal_key` (any internal key of
   // it: the overflow's skip-list search needs one), or nullptr. Lock-free.

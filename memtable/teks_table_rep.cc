@@ -170,6 +170,7 @@ void TeksTableRep::PrefetchHintedKeys() const {
   if (n < 2) return;
   uint64_t hashes[MultiGetHint::kMaxKeys];
   HashAndPrefetch(n, keys, hashes);
+  for (size_t i = 0; i < n; ++i) cuckoo_index_.PrefetchNewestVersions(hashes[i]);
 }
 
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,

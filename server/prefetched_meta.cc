@@ -1,5 +1,6 @@
-// PrefetchedMeta implementation: buffers kept across runs, a linear find
-// (a run is a pipeline's GETs, a few dozen at most).
+// PrefetchedMeta implementation: buffers kept across runs; a find looks
+// first just past the last key it found (a run's GETs ask in order), then
+// around (a run is a pipeline's GETs, a few dozen at most).
 #include "prefetched_meta.h"
 
 #include "storage_format.h"
@@ -11,6 +12,7 @@ using ROCKSDB_NAMESPACE::Slice;
 void PrefetchedMeta::Prepare(const std::vector<Slice>& keys) {
   Clear();
   size_ = keys.size();
+  next_ = 0;
   if (keys_.size() < size_) {
     keys_.resize(size_);
     records_.resize(size_);
@@ -27,8 +29,10 @@ void PrefetchedMeta::Prepare(const std::vector<Slice>& keys) {
 }
 
 bool PrefetchedMeta::Find(const std::string& key, bool* found, Slice* bytes) const {
-  for (size_t i = 0; i < size_; ++i) {
+  for (size_t step = 0; step < size_; ++step) {
+    const size_t i = (next_ + step) % size_;
     if (keys_[i] != key) continue;
+    next_ = i + 1;
     if (statuses_[i].ok()) {
       *found = true;
       *bytes = values_[i];

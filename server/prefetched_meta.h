@@ -42,6 +42,7 @@ class PrefetchedMeta {
 
  private:
   size_t size_ = 0;
+  mutable size_t next_ = 0;  // where Find looks first
   std::vector<std::string> keys_;
   std::vector<std::string> records_;
   std::vector<ROCKSDB_NAMESPACE::Slice> record_slices_;
