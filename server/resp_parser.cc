@@ -56,6 +56,10 @@ size_t RespParser::Consume(const char* data, size_t size) {
         }
         bulk_length_ = static_cast<size_t>(n);
         args_.emplace_back();
+        if (!spare_args_.empty()) {
+          args_.back().swap(spare_args_.back());
+          spare_args_.pop_back();
+        }
         line_.clear();
         state_ = State::kBulkData;
         break;
@@ -114,8 +118,25 @@ void RespParser::Fail(const std::string& what) {
 std::vector<std::string> RespParser::TakeCommand() {
   std::vector<std::string> command;
   command.swap(args_);
+  args_.swap(spare_command_);
   state_ = State::kStart;
   return command;
+}
+
+void RespParser::Recycle(std::vector<std::string>&& command) {
+  for (std::string& arg : command) {
+    if (spare_args_.size() == kSpareArguments) break;
+    // (Short arguments live inside the string: nothing to keep.)
+    if (arg.capacity() > kSpareArgumentBytes || arg.capacity() <= std::string().capacity()) {
+      continue;
+    }
+    arg.clear();
+    spare_args_.push_back(std::move(arg));
+  }
+  command.clear();
+  if (spare_command_.capacity() == 0 && command.capacity() <= kSpareArguments) {
+    spare_command_.swap(command);
+  }
 }
 
 namespace {

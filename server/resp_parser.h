@@ -10,7 +10,8 @@
 // length line) of at most 64 KiB. Past a limit, or on malformed input, it
 // reports Redis's protocol error; the connection must then reply it and
 // close, as Redis does. Memory held is the command being read, never more:
-// a declared bulk length reserves nothing until its bytes arrive.
+// a declared bulk length reserves nothing until its bytes arrive, and the
+// buffers kept for reuse (Recycle) are bounded.
 //
 // Thread safety: none; one parser per connection.
 #pragma once
@@ -36,6 +37,13 @@ class RespParser {
   // REQUIRES: HasCommand(). The command's arguments (never empty); the
   // parser starts on the next command.
   std::vector<std::string> TakeCommand();
+  // Takes back a command taken before, once it ran: its argument buffers
+  // (up to kSpareArguments of at most kSpareArgumentBytes each) serve the
+  // next commands' arguments, so a client's steady stream of commands
+  // allocates nothing for them.
+  static constexpr size_t kSpareArguments = 64;
+  static constexpr size_t kSpareArgumentBytes = 256;
+  void Recycle(std::vector<std::string>&& command);
 
   // A protocol error ("Protocol error: ..."), or empty.
   const std::string& error() const { return error_; }
@@ -55,6 +63,8 @@ class RespParser {
   State state_ = State::kStart;
   std::string line_;
   std::vector<std::string> args_;
+  std::vector<std::string> spare_args_;      // empty strings, their buffers kept
+  std::vector<std::string> spare_command_;  // an empty vector, its buffer kept
   size_t expected_args_ = 0;
   size_t bulk_length_ = 0;
   std::string error_;

@@ -2,7 +2,9 @@
 // refuses: multibulk and inline requests, whole or a byte at a time,
 // pipelined; empty requests ignored; Redis's protocol errors for malformed
 // lengths, a missing '$', unbalanced quotes and the size limits; and bulks
-// that complete only when their last byte comes.
+// that complete only when their last byte comes; commands given back
+// (Recycle) lend their buffers to the next ones, which still parse whole,
+// and only small buffers, a bounded number of them, are kept.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -36,6 +38,56 @@ Commands Parse(const std::string& input, size_t piece, std::string* error = null
   }
   if (error != nullptr) *error = parser.error();
   return commands;
+}
+
+std::string Bulk(const std::string& arg) {
+  return "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
+}
+
+// One command taken from `parser` after feeding it `input` whole.
+std::vector<std::string> TakeOne(RespParser* parser, const std::string& input) {
+  EXPECT_EQ(parser->Consume(input.data(), input.size()), input.size());
+  EXPECT_TRUE(parser->HasCommand());
+  return parser->TakeCommand();
+}
+
+TEST(RespParserTest, RecycledCommandsLendTheirBuffers) {
+  RespParser parser;
+  const std::string key(40, 'k'), value(200, 'v'), huge(100000, 'h');
+  std::vector<std::string> first = TakeOne(&parser, "*3\r\n" + Bulk("SET") + Bulk(key) + Bulk(value));
+  ASSERT_EQ(first, (std::vector<std::string>{"SET", key, value}));
+  const char* value_buffer = first[2].data();
+  parser.Recycle(std::move(first));
+  // The next command's long arguments reuse the kept buffers.
+  std::vector<std::string> second = TakeOne(&parser, "*2\r\n" + Bulk("GET") + Bulk("other-key-of-20-bytes"));
+  EXPECT_EQ(second, (std::vector<std::string>{"GET", "other-key-of-20-bytes"}));
+  std::vector<std::string> third = TakeOne(&parser, "*2\r\n" + Bulk("GET") + Bulk(std::string(30, 'x')));
+  EXPECT_EQ(third[1], std::string(30, 'x'));
+  bool reused = false;
+  for (const auto* command : {&second, &third}) {
+    for (const std::string& arg : *command) reused |= arg.data() == value_buffer;
+  }
+  EXPECT_TRUE(reused);
+
+  // Commands with a huge argument, or more arguments than are kept, parse
+  // whole after and between recycling.
+  std::vector<std::string> big = TakeOne(&parser, "*2\r\n" + Bulk("SET") + Bulk(huge));
+  EXPECT_EQ(big[1], huge);
+  parser.Recycle(std::move(big));
+  std::vector<std::string> many;
+  std::string input = "*200\r\n";
+  for (int i = 0; i < 200; ++i) input += Bulk(std::string(100, static_cast<char>('a' + i % 26)));
+  many = TakeOne(&parser, input);
+  ASSERT_EQ(many.size(), 200u);
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ(many[i], std::string(100, static_cast<char>('a' + i % 26)));
+  }
+  parser.Recycle(std::move(many));
+  parser.Recycle(std::move(second));
+  parser.Recycle(std::move(third));
+  const std::vector<std::string> after =
+      TakeOne(&parser, "*3\r\n" + Bulk("HSET") + Bulk(key) + Bulk(value));
+  EXPECT_EQ(after, (std::vector<std::string>{"HSET", key, value}));
 }
 
 TEST(RespParserTest, MultibulkWholeAndByteByByte) {
