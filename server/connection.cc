@@ -184,16 +184,24 @@ bool Connection::ParseAhead() {
 }
 
 namespace {
-bool IsGet(const std::vector<std::string>& args) {
-  return args.size() == 2 && args[0].size() == 3 && AsciiLower(args[0]) == "get";
+// GET key, HGET key field, HMGET key field...: reads of one key's meta
+// record, then of named members at most.
+bool IsPointRead(const std::vector<std::string>& args) {
+  switch (args.size()) {
+    case 0:
+    case 1: return false;
+    case 2: return AsciiEqualsLower(args[0], "get");
+    case 3: return AsciiEqualsLower(args[0], "hget") || AsciiEqualsLower(args[0], "hmget");
+    default: return AsciiEqualsLower(args[0], "hmget");
+  }
 }
 }  // namespace
 
 void Connection::RunNext() {
-  // (Inside MULTI, GETs are queued, not run: nothing to read ahead.)
-  if (prefetched_run_ == 0 && !client_.in_multi && IsGet(ready_.front())) {
+  // (Inside MULTI, reads are queued, not run: nothing to read ahead.)
+  if (prefetched_run_ == 0 && !client_.in_multi && IsPointRead(ready_.front())) {
     prefetch_keys_.clear();
-    for (size_t i = 0; i < ready_.size() && IsGet(ready_[i]); ++i) {
+    for (size_t i = 0; i < ready_.size() && IsPointRead(ready_[i]); ++i) {
       prefetch_keys_.emplace_back(ready_[i][1]);
     }
     if (prefetch_keys_.size() > 1) {
@@ -208,6 +216,7 @@ void Connection::RunNext() {
   // A command that blocks stays at the front, to run again when woken; it
   // registers now, while the group still holds its keys' stripes.
   if (client_.block) return EnterBlock();
+  parser_.Recycle(std::move(ready_.front()));
   ready_.pop_front();
   block_deadline_ms_ = -1;
   if (prefetched_run_ > 0 && --prefetched_run_ == 0) keyspace_.Prefetch({});

@@ -27,8 +27,8 @@
 // the database together (write_group.h): they are staged in the
 // connection's WriteGroup as they run, and flushed in one DB::Write before
 // their replies are written. Commands are parsed ahead of running (up to
-// kLookahead), so that a run of GETs reads its keys in one MultiGet
-// (Keyspace::Prefetch) before they run.
+// kLookahead), so that a run of GETs, HGETs and HMGETs reads its keys' meta
+// records in one MultiGet (Keyspace::Prefetch) before they run.
 #pragma once
 
 #include <asio.hpp>
@@ -70,7 +70,7 @@ class Connection : public Subscriber,
   // Parses what unparsed_ holds into ready_ (up to kLookahead commands);
   // false after a protocol error (replied; the connection then closes).
   bool ParseAhead();
-  // Runs ready_.front(), first prefetching a run of GETs it starts.
+  // Runs ready_.front(), first prefetching a run of point reads it starts.
   void RunNext();
   // After a command set client_.block: waits (registered, with a timer).
   void EnterBlock();
@@ -89,7 +89,7 @@ class Connection : public Subscriber,
   std::string unparsed_;  // bytes read but not yet consumed by the parser
   size_t unparsed_pos_ = 0;
   std::deque<std::vector<std::string>> ready_;  // parsed, not yet run
-  size_t prefetched_run_ = 0;  // GETs of ready_'s front that a prefetch covers
+  size_t prefetched_run_ = 0;  // reads of ready_'s front that a prefetch covers
   std::vector<ROCKSDB_NAMESPACE::Slice> prefetch_keys_;  // their keys (a buffer reused)
   std::string replies_;
   std::string pushes_;       // Pub/Sub messages not yet written

@@ -171,11 +171,15 @@ Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const
   return s;
 }
 
-Status Keyspace::Unchanged(const std::string& key, uint64_t version, bool* unchanged) const {
-  std::optional<Value> now;
-  bool expired;
-  const Status s = ReadAny(key, &now, &expired);
-  *unchanged = s.ok() && now && now->version == version;
+Status Keyspace::Unchanged(const std::string& key, uint64_t version, bool* unchanged) {
+  ROCKSDB_NAMESPACE::PinnableSlice bytes;
+  Status s = Get(MetaKey(key), &bytes);
+  storage_format::MetaView now;
+  *unchanged = s.ok() && DecodeMetaView(bytes, &now) && now.version == version;
+  if (s.IsNotFound()) s = Status::OK();
+  // What was read ahead is older than this: the command's rerun must not
+  // meet the version it gave up on again.
+  if (!*unchanged) prefetched_.Clear();
   return s;
 }
 

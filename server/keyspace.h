@@ -85,9 +85,10 @@ class Keyspace {
                                      std::vector<std::optional<Value>>* values) const;
   // Reads the meta records of `keys` in one MultiGet and keeps them, so the
   // Reads of those keys that follow in this view take them from there,
-  // until this view writes anything or Prefetch is called again (a
-  // connection's run of pipelined GETs, answered as of the prefetch, which
-  // lies between their arrival and their replies). A hint: a failure only
+  // until this view writes anything, Prefetch is called again or Unchanged
+  // finds a key changed (a connection's run of pipelined GETs, HGETs and
+  // HMGETs: their meta records are read as of the prefetch, which lies
+  // between their arrival and their replies). A hint: a failure only
   // leaves nothing kept, and it keeps no more than kPrefetchBytes of values
   // (a run of GETs of big values costs no more memory than the replies the
   // connection may hold). Prefetch({}) drops what was kept.
@@ -105,8 +106,10 @@ class Keyspace {
 
   // Whether `key` still holds `version` (absent or another type: no), for
   // reads without the key's lock that met fewer members than they expected.
+  // Asks the database, not what Prefetch kept, and drops that if not: the
+  // read that runs again then reads afresh.
   ROCKSDB_NAMESPACE::Status Unchanged(const std::string& key, uint64_t version,
-                                      bool* unchanged) const;
+                                      bool* unchanged);
 
   // A version for a new collection, never handed out before.
   ROCKSDB_NAMESPACE::Status NewVersion(uint64_t* version) {

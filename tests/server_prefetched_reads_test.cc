@@ -3,8 +3,8 @@
 // a real RocksDB: what was read ahead answers found and absent keys alike,
 // a value past the read-ahead's byte limit is read on its own, a write in
 // the view drops what was read ahead so the next read sees the write, an
-// expired key reads absent, and a copy of a view or a new run keeps
-// nothing of the last.
+// expired key reads absent, a key found replaced (Unchanged) drops it, and
+// a copy of a view or a new run keeps nothing of the last.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -121,6 +121,41 @@ TEST_F(PrefetchedReadsTest, AnswersARunOfGetsAsOfTheReadAhead) {
   EXPECT_EQ(value->payload, big);
   ASSERT_TRUE(keyspace_->Read("gone", &value).ok());
   EXPECT_FALSE(value.has_value());
+}
+
+// A read that meets fewer members than it expected asks Unchanged; that
+// asks the database, not the read-ahead, and a key found replaced drops
+// the read-ahead, so the read's rerun meets the new version.
+TEST_F(PrefetchedReadsTest, AKeyFoundReplacedDropsTheReadAhead) {
+  uint64_t old_version = 0, new_version = 0;
+  ASSERT_TRUE(keyspace_->NewVersion(&old_version).ok());
+  ASSERT_TRUE(keyspace_->NewVersion(&new_version).ok());
+  Keyspace::Batch first;
+  first.PutNew("h", Keyspace::Value{Keyspace::kHash, 0, "", old_version});
+  ASSERT_TRUE(keyspace_->Commit(&first).ok());
+
+  keyspace_->Prefetch({Slice("h"), Slice("s")});
+  Keyspace other = *keyspace_;
+  Keyspace::Batch replace;
+  replace.PutNew("h", Keyspace::Value{Keyspace::kHash, 0, "", new_version});
+  ASSERT_TRUE(other.Commit(&replace).ok());
+  PutString(&other, "s", "written after the read-ahead");
+
+  std::optional<Keyspace::Value> value;
+  ASSERT_TRUE(keyspace_->Read("h", &value).ok());
+  ASSERT_TRUE(value.has_value());
+  EXPECT_EQ(value->version, old_version);  // as of the read-ahead
+  bool unchanged = true;
+  ASSERT_TRUE(keyspace_->Unchanged("h", old_version, &unchanged).ok());
+  EXPECT_FALSE(unchanged);
+  ASSERT_TRUE(keyspace_->Read("h", &value).ok());
+  ASSERT_TRUE(value.has_value());
+  EXPECT_EQ(value->version, new_version);
+  EXPECT_EQ(ReadString(*keyspace_, "s"), "written after the read-ahead");
+  ASSERT_TRUE(keyspace_->Unchanged("h", new_version, &unchanged).ok());
+  EXPECT_TRUE(unchanged);
+  ASSERT_TRUE(keyspace_->Unchanged("absent", new_version, &unchanged).ok());
+  EXPECT_FALSE(unchanged);
 }
 
 TEST_F(PrefetchedReadsTest, AReadAheadOfNothingKeepsNothing) {

@@ -401,12 +401,16 @@ def random_command(rng):
 
 
 def read_heavy_command(rng):
-    """Runs of GETs (read ahead in one MultiGet) among the writes and other
-    types they must see, for pipelines."""
+    """Runs of GETs, HGETs and HMGETs (their meta records read ahead in one
+    MultiGet) among the writes and other types they must see, for
+    pipelines."""
     k = rng.choice(KEYS)
-    return rng.choice([["GET", k]] * 6 + [["SET", k, value(rng)], ["DEL", k], ["HSET", k, "f", "v"],
-                                          ["MGET", k, rng.choice(KEYS)], ["INCR", k],
-                                          ["GET", k, "extra"], ["get", k]])
+    return rng.choice([["GET", k]] * 6 + [["HGET", k, "f"]] * 3 +
+                      [["HMGET", k, "f", "g"], ["hget", k, "g"], ["HGET", k],
+                       ["HMGET", k], ["SET", k, value(rng)], ["DEL", k], ["HSET", k, "f", "v"],
+                       ["HSET", k, "g", value(rng)], ["HDEL", k, "f"],
+                       ["MGET", k, rng.choice(KEYS)], ["INCR", k],
+                       ["GET", k, "extra"], ["get", k]])
 
 
 def same(cmd, a, b, queued=None):
