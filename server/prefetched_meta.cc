@@ -48,6 +48,7 @@ bool PrefetchedMeta::Find(const std::string& key, bool* found, Slice* bytes) con
 }
 
 void PrefetchedMeta::Clear() {
+  if (size_ == 0) return;  // writes nothing: see the thread safety note
   for (size_t i = 0; i < size_; ++i) values_[i].Reset();
   size_ = 0;
 }

@@ -5,6 +5,9 @@
 //
 // Thread safety: none; one per Keyspace view, which is one connection's. A
 // copy is empty: what one view read ahead is not another's to answer from.
+// While empty, Find and Clear write nothing, so the server's own view,
+// which threads share (the expiry sweep, commands outside connections) and
+// which never prefetches, stays free of races.
 #pragma once
 
 #include <cstddef>
