@@ -101,6 +101,23 @@ struct CuckooIndex::Table {
     return stripe_versions[bucket & stripe_mask];
   }
 
+  // Calls `visit(record)` for each record in buckets b1 and b2 whose slot
+  // tag is `tag`, until it returns true; returns whether it did. Without the
+  // seqlock (ScanKey takes it around this). Acquire: a record and its key
+  // were written before the CAS that put it in its slot, so `visit` may
+  // read them.
+  template <typename Visit>
+  bool ForEachTagMatch(size_t b1, size_t b2, uint16_t tag, Visit&& visit) const {
+    for (size_t b : {b1, b2}) {
+      for (int i = 0; i < kSlotsPerBucket; ++i) {
+        const uint64_t x = slot(b, i).load(std::memory_order_acquire);
+        KeyRecord* r = SlotRecord(x);
+        if (r != nullptr && SlotTag(x) == tag && visit(r)) return true;
+      }
+    }
+    return false;
+  }
+
   // Calls `visit(record)` for each record in the key's two buckets whose key
   // matches, until it returns true. When nothing stops it, the visits cover
   // one consistent moment: scans are retried while a displacement moves
@@ -120,14 +137,10 @@ struct CuckooIndex::Table {
         CpuRelax();
         continue;
       }
-      for (size_t b : {b1, b2}) {
-        for (int i = 0; i < kSlotsPerBucket; ++i) {
-          // Acquire: the record and its key were written before its CAS.
-          const uint64_t x = slot(b, i).load(std::memory_order_acquire);
-          KeyRecord* r = SlotRecord(x);
-          if (r == nullptr || SlotTag(x) != tag) continue;
-          if (SameBytes(r->user_key(), user_key) && visit(r)) return true;
-        }
+      if (ForEachTagMatch(b1, b2, tag, [&](KeyRecord* r) {
+            return SameBytes(r->user_key(), user_key) && visit(r);
+          })) {
+        return true;
       }
       // Seqlock read side: order the slot loads before the re-check.
       std::atomic_thread_fence(std::memory_order_acquire);
@@ -155,13 +168,10 @@ struct CuckooIndex::Table {
   void PrefetchCandidates(uint64_t hash) const {
     const uint16_t tag = TagOf(hash);
     const size_t b1 = hash & mask;
-    for (size_t b : {b1, AltBucket(b1, tag, mask)}) {
-      for (int i = 0; i < kSlotsPerBucket; ++i) {
-        const uint64_t x = slot(b, i).load(std::memory_order_relaxed);
-        KeyRecord* r = SlotRecord(x);
-        if (r != nullptr && SlotTag(x) == tag) __builtin_prefetch(r->key_entry());
-      }
-    }
+    ForEachTagMatch(b1, AltBucket(b1, tag, mask), tag, [](KeyRecord* r) {
+      __builtin_prefetch(r->key_entry());
+      return false;
+    });
   }
 
   // The same over the newest versions of the candidates that are LIVE (a
@@ -172,14 +182,10 @@ struct CuckooIndex::Table {
   void PrefetchNewestVersions(uint64_t hash) const {
     const uint16_t tag = TagOf(hash);
     const size_t b1 = hash & mask;
-    for (size_t b : {b1, AltBucket(b1, tag, mask)}) {
-      for (int i = 0; i < kSlotsPerBucket; ++i) {
-        const uint64_t x = slot(b, i).load(std::memory_order_relaxed);
-        KeyRecord* r = SlotRecord(x);
-        if (r == nullptr || SlotTag(x) != tag || r->state() != KeyRecord::kLive) continue;
-        __builtin_prefetch(r->versions().Newest());
-      }
-    }
+    ForEachTagMatch(b1, AltBucket(b1, tag, mask), tag, [](KeyRecord* r) {
+      if (r->state() == KeyRecord::kLive) __builtin_prefetch(r->versions().Newest());
+      return false;
+    });
   }
 
   // One CAS into any free, unfrozen slot of the key's buckets.
