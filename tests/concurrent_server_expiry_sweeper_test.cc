@@ -15,8 +15,6 @@
 #include "keyspace.h"
 #include "rocksdb/db.h"
 #include "stale_member_filter.h"
-#include "storage_format.h"
-#include "teksdb/open_db.h"
 #include "server_test_support.h"
 #include "test_support.h"
 
@@ -27,10 +25,8 @@ class ExpirySweeperTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ROCKSDB_NAMESPACE::Options options;
-    options.create_if_missing = true;
     options.compaction_filter_factory = filter_;
-    ASSERT_TRUE(teksdb::OpenDB(options, dir_.path(), &db_).ok());
-    ASSERT_TRUE(storage_format::Prepare(db_.get()).ok());
+    ASSERT_TRUE(OpenPreparedDB(options, dir_.path(), &db_).ok());
     filter_->Attach(db_.get());
     keyspace_ = std::make_unique<Keyspace>(db_.get(), false);
   }

@@ -19,8 +19,7 @@
 #include "keyspace.h"
 #include "resp_reply.h"
 #include "rocksdb/db.h"
-#include "storage_format.h"
-#include "teksdb/open_db.h"
+#include "server_test_support.h"
 #include "test_support.h"
 #include "write_group.h"
 
@@ -30,10 +29,7 @@ namespace {
 class WriteGroupTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ROCKSDB_NAMESPACE::Options options;
-    options.create_if_missing = true;
-    ASSERT_TRUE(teksdb::OpenDB(options, dir_.path(), &db_).ok());
-    ASSERT_TRUE(storage_format::Prepare(db_.get()).ok());
+    ASSERT_TRUE(OpenPreparedDB(ROCKSDB_NAMESPACE::Options(), dir_.path(), &db_).ok());
     keyspace_ = std::make_unique<Keyspace>(db_.get(), false);
   }
 

@@ -16,7 +16,7 @@
 #include "prefetched_meta.h"
 #include "rocksdb/db.h"
 #include "storage_format.h"
-#include "teksdb/open_db.h"
+#include "server_test_support.h"
 #include "test_support.h"
 
 namespace teksdb::server {
@@ -61,10 +61,7 @@ TEST(PrefetchedMetaTest, FindsWhatWasReadAndNothingElse) {
 class PrefetchedReadsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ROCKSDB_NAMESPACE::Options options;
-    options.create_if_missing = true;
-    ASSERT_TRUE(teksdb::OpenDB(options, dir_.path(), &db_).ok());
-    ASSERT_TRUE(storage_format::Prepare(db_.get()).ok());
+    ASSERT_TRUE(OpenPreparedDB(ROCKSDB_NAMESPACE::Options(), dir_.path(), &db_).ok());
     keyspace_ = std::make_unique<Keyspace>(db_.get(), false);
   }
 

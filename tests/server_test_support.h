@@ -1,17 +1,31 @@
-// What the tests of teksdb-server's storage share: counting the data
-// records a database holds (below the server records: storage_format.h),
-// and a compaction of everything down to the last level, so the stale
-// member filter sees every record.
+// What the tests of teksdb-server's storage share: a database opened and
+// prepared as the server prepares it, counting the data records a database
+// holds (below the server records: storage_format.h), and a compaction of
+// everything down to the last level, so the stale member filter sees every
+// record.
 //
 // Thread safety: as the DB's calls.
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "rocksdb/db.h"
 #include "storage_format.h"
+#include "teksdb/open_db.h"
 
 namespace teksdb::server {
+
+// Opens the database at `path` with `options` (created if missing) and
+// prepares it as teksdb-server does (storage_format::Prepare).
+inline ROCKSDB_NAMESPACE::Status OpenPreparedDB(ROCKSDB_NAMESPACE::Options options,
+                                                const std::string& path,
+                                                std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
+  options.create_if_missing = true;
+  ROCKSDB_NAMESPACE::Status s = teksdb::OpenDB(options, path, db);
+  if (s.ok()) s = storage_format::Prepare(db->get());
+  return s;
+}
 
 inline int DataRecordsIn(ROCKSDB_NAMESPACE::DB* db) {
   std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(db->NewIterator({}));
