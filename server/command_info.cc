@@ -327,6 +327,17 @@ bool DeniedInScripts(const std::vector<std::string>& args) {
   return SubcommandsDeniedInScripts(name);
 }
 
+bool AllowedWhileBusy(const std::vector<std::string>& args) {
+  const std::string full_name = FullCommandName(args);
+  if (full_name == "script|kill" || full_name == "function|kill" || full_name == "function|stats") {
+    return true;
+  }
+  const CommandInfo* info = FindCommandInfo(AsciiLower(args[0]));
+  if (info == nullptr) return false;
+  const std::vector<std::string> flags = Words(info->flags);
+  return std::find(flags.begin(), flags.end(), "allow_busy") != flags.end();
+}
+
 std::string FullCommandName(const std::vector<std::string>& args) {
   const std::string name = AsciiLower(args[0]);
   if (args.size() < 2 || !HasSubcommands(name)) return name;

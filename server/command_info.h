@@ -58,6 +58,11 @@ std::string SubcommandError(const std::vector<std::string>& args);
 // command or, as Redis flags them, its subcommands).
 bool DeniedInScripts(const std::vector<std::string>& args);
 
+// Whether the request's command runs while a script is busy (Redis's
+// "allow_busy": AUTH, HELLO, MULTI, WATCH, SHUTDOWN, SCRIPT KILL, ...);
+// the others are refused BUSY then (running_script.h).
+bool AllowedWhileBusy(const std::vector<std::string>& args);
+
 // The name COMMAND and Redis's errors use: lower case, with the
 // subcommand for a command that has them ("client|setname").
 std::string FullCommandName(const std::vector<std::string>& args);

@@ -119,6 +119,13 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
       return;
     }
   }
+  // Past its busy-reply threshold, another client's script refuses what
+  // Redis refuses then; before it, the command waits for the script.
+  RunningScript& running = server.scripts.running();
+  if (running.RunsForOther(client.id) && !AllowedWhileBusy(args) && running.MustRefuse(client.id)) {
+    ReplyRefused(client, name, RunningScript::kBusyError, out);
+    return;
+  }
   if (QueueInMulti(client, command, args, out)) return;
   Request request{server, client, args, out,
                   client.keyspace != nullptr ? client.keyspace : server.keyspace};

@@ -38,6 +38,12 @@ void Eval(Request& r, bool by_sha, bool read_only) {
   r.client.may_block = false;
   engine.Run(r, sha, keys, argv, read_only);
   r.client.may_block = !within_exec;
+  if (engine.running().stopped_for_shutdown()) {
+    // SHUTDOWN NOSAVE or a signal stopped it: none of its writes (nor of
+    // the EXEC around it) reach the database.
+    r.keyspace->DiscardGroup();
+    r.client.close_after_reply = true;
+  }
   if (!within_exec) r.keyspace->EndTransaction();
 }
 void EvalCommand(Request& r) { Eval(r, false, false); }
@@ -68,9 +74,17 @@ void Script(Request& r) {
     engine.Flush();
     return reply::Ok(r.out);
   }
-  // kill: a script is never running when another client's command is (a
-  // script holds the whole keyspace, and is stopped after its time limit).
-  reply::Error(r.out, "NOTBUSY No scripts in execution right now.");
+  switch (engine.running().Kill()) {
+    case RunningScript::KillResult::kKilled:
+      return reply::Ok(r.out);
+    case RunningScript::KillResult::kNotBusy:
+      return reply::Error(r.out, "NOTBUSY No scripts in execution right now.");
+    case RunningScript::KillResult::kUnkillable:
+      return reply::Error(r.out,
+                          "UNKILLABLE Sorry the script already executed write commands against the "
+                          "dataset. You can either wait the script termination or kill the server in "
+                          "a hard way using the SHUTDOWN NOSAVE command.");
+  }
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
-// ScriptEngine implementation: the Lua state and its sandbox, redis.*
-// for scripts, and the reply conversions (RESP2 replies to Lua values for
-// redis.call, Lua values to replies in the client's protocol for the
-// script's result), as Redis 7.0's script_lua.c describes them.
+// ScriptEngine implementation: the Lua state, the script cache and
+// shebang lines, redis.* for scripts, and a run under its hook, as Redis
+// 7.0's eval.c and script_lua.c describe them.
 #include "script_engine.h"
 
 extern "C" {
@@ -11,13 +10,18 @@ extern "C" {
 }
 #include <nettle/sha1.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <sstream>
 
 #include "ascii_case.h"
 #include "command_info.h"
 #include "commands.h"
 #include "resp_reply.h"
+#include "script_replies.h"
+#include "script_sandbox.h"
 
 namespace teksdb::server {
 namespace {
@@ -26,14 +30,15 @@ namespace {
 const char kScripts = 0;  // sha -> compiled function
 const char kRun = 0;      // the RunContext of the script running
 
-// What a run needs, handed to the protected functions below.
+// What a run needs, handed to the functions below.
 struct RunContext {
   Request* request;
   bool read_only;
-  int64_t deadline_ms;
+  RunningScript* running;
   const std::string* sha;
   const std::vector<std::string>* keys;
   const std::vector<std::string>* argv;
+  int resp = 2;        // redis.setresp
   int error_line = 1;  // where the script failed (Redis names it)
 };
 
@@ -42,6 +47,21 @@ RunContext* Context(lua_State* L) {
   lua_rawget(L, LUA_REGISTRYINDEX);
   auto* context = static_cast<RunContext*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
+  return context;
+}
+
+// Raises Redis's error table for `message` ({err = "ERR message"}).
+int RaiseError(lua_State* L, std::string_view message) {
+  script_replies::PushErrorTable(L, message);
+  return lua_error(L);
+}
+
+// The run's context, or an error naming `function` outside a run.
+RunContext* RunOrRaise(lua_State* L, const char* function) {
+  RunContext* context = Context(L);
+  if (context == nullptr) {
+    RaiseError(L, std::string(function) + " can only be called inside a script invocation");
+  }
   return context;
 }
 
@@ -62,149 +82,226 @@ void* Allocate(void* heap_bytes, void* block, size_t old_size, size_t new_size) 
   return grown;
 }
 
-// Every 100000 instructions: a script past its time is stopped.
-void CheckTime(lua_State* L, lua_Debug*) {
+// Every kHookInstructions (and, once the script must stop, at every
+// instruction, so that pcall cannot catch the stop for good).
+void Hook(lua_State* L, lua_Debug*) {
   RunContext* context = Context(L);
-  if (context != nullptr && Keyspace::NowMs() > context->deadline_ms) {
-    luaL_error(L, "script ran longer than %d ms and was stopped",
-               static_cast<int>(ScriptEngine::kTimeLimitMs));
-  }
-}
-
-// Pushes {field = message} (Redis's status and error tables).
-void PushTable(lua_State* L, const char* field, const std::string& message) {
-  lua_newtable(L);
-  lua_pushstring(L, field);
-  lua_pushlstring(L, message.data(), message.size());
-  lua_settable(L, -3);
-}
-
-// Pushes the RESP2 reply at text[*pos] as Redis converts it for Lua:
-// integer -> number, bulk -> string, null -> false, status -> {ok=...},
-// error -> {err=...}, array -> table. *error: it was an error reply.
-void PushReply(lua_State* L, const std::string& text, size_t* pos, bool* error) {
-  const size_t end = text.find("\r\n", *pos);
-  const char kind = text[*pos];
-  const std::string line = text.substr(*pos + 1, end - *pos - 1);
-  *pos = end + 2;
-  lua_checkstack(L, 4);
-  switch (kind) {
-    case ':':
-      lua_pushnumber(L, static_cast<lua_Number>(std::strtoll(line.c_str(), nullptr, 10)));
-      return;
-    case '+':
-      return PushTable(L, "ok", line);
-    case '-':
-      *error = true;
-      return PushTable(L, "err", line);
-    case '$': {
-      const long long n = std::strtoll(line.c_str(), nullptr, 10);
-      if (n < 0) return lua_pushboolean(L, 0);
-      lua_pushlstring(L, text.data() + *pos, static_cast<size_t>(n));
-      *pos += static_cast<size_t>(n) + 2;
-      return;
-    }
-    default: {  // '*'
-      const long long n = std::strtoll(line.c_str(), nullptr, 10);
-      if (n < 0) return lua_pushboolean(L, 0);
-      lua_newtable(L);
-      for (long long i = 1; i <= n; ++i) {
-        bool inner_error = false;
-        PushReply(L, text, pos, &inner_error);
-        lua_rawseti(L, -2, static_cast<int>(i));
-      }
-      return;
-    }
-  }
+  if (context == nullptr || !context->running->ShouldStop()) return;
+  lua_sethook(L, Hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
+  RaiseError(L, context->running->stopped_for_shutdown() ? RunningScript::kShutdownError
+                                                          : RunningScript::kKilledError);
 }
 
 // Runs the command redis.call or redis.pcall names, pushing its reply (or
-// an {err=...} table); true if that is an error. Every C++ object lives
-// here, so the caller may raise it (Lua's errors unwind with longjmp).
+// an {err=...} table); true if that is an error.
 bool CallInto(lua_State* L) {
-  RunContext* context = Context(L);
+  RunContext* context = RunOrRaise(L, "redis.call/pcall");
   const int argc = lua_gettop(L);
-  auto fail = [&](const char* message) {
-    PushTable(L, "err", message);
+  auto fail = [&](std::string_view message) {
+    script_replies::PushErrorTable(L, message);
     return true;
   };
-  if (argc == 0) return fail("ERR Please specify at least one argument for this redis lib call");
+  if (argc == 0) return fail("Please specify at least one argument for this redis lib call");
   std::vector<std::string> args;
   for (int i = 1; i <= argc; ++i) {
-    if (lua_type(L, i) != LUA_TSTRING && lua_type(L, i) != LUA_TNUMBER) {
-      return fail("ERR Lua redis lib command arguments must be strings or integers");
+    if (lua_type(L, i) == LUA_TNUMBER) {
+      args.push_back(script_replies::NumberArgument(lua_tonumber(L, i)));
+    } else if (lua_type(L, i) == LUA_TSTRING) {
+      size_t len;
+      const char* s = lua_tolstring(L, i, &len);
+      args.emplace_back(s, len);
+    } else {
+      return fail("Lua redis lib command arguments must be strings or integers");
     }
-    size_t len;
-    const char* s = lua_tolstring(L, i, &len);
-    args.emplace_back(s, len);
   }
   const std::string name = AsciiLower(args[0]);
   const Command* command = LookupCommand(name);
   const CommandInfo* info = FindCommandInfo(name);
-  if (command == nullptr || info == nullptr) {
-    return fail("ERR Unknown Redis command called from script");
-  }
+  if (command == nullptr || info == nullptr) return fail("Unknown Redis command called from script");
   const std::string subcommand_error = SubcommandError(args);
   if (subcommand_error.find("unknown subcommand") != std::string::npos) {
-    return fail("ERR Unknown Redis command called from script");
+    return fail("Unknown Redis command called from script");
   }
   if (!ArityFits(*command, args.size()) || !subcommand_error.empty()) {
-    return fail("ERR Wrong number of args calling Redis command from script");
+    return fail("Wrong number of args calling Redis command from script");
   }
-  if (DeniedInScripts(args)) {
-    return fail("ERR This Redis command is not allowed from script");
+  if (DeniedInScripts(args)) return fail("This Redis command is not allowed from script");
+  const bool writes = std::strstr(info->flags, "write") != nullptr;
+  if (context->read_only && writes) {
+    return fail("Write commands are not allowed from read-only scripts.");
   }
-  if (context->read_only && std::strstr(info->flags, "write") != nullptr) {
-    return fail("ERR Write commands are not allowed from read-only scripts.");
-  }
+  if (writes) context->running->NoteWrite();
   Request& r = *context->request;
-  // Scripts see RESP2 replies, whatever the client speaks.
+  // Scripts see the replies of the protocol they chose (redis.setresp).
   const int protocol = r.client.protocol;
-  r.client.protocol = 2;
+  r.client.protocol = context->resp;
   std::string reply;
-  Execute(r.server, r.client, args, &reply);
+  bool failed = false;
+  try {
+    Execute(r.server, r.client, args, &reply);
+  } catch (const std::exception& e) {  // never through Lua's frames
+    reply.clear();
+    reply::Error(&reply, std::string("ERR ") + e.what());
+    failed = true;
+  }
   r.client.protocol = protocol;
   size_t pos = 0;
   bool error = false;
-  PushReply(L, reply, &pos, &error);
-  return error;
+  script_replies::PushReply(L, reply, &pos, &error);
+  return error || failed;
 }
 
-int Call(lua_State* L, bool raise) {
-  const bool error = CallInto(L);
-  return error && raise ? lua_error(L) : 1;
+int RedisCall(lua_State* L) { return CallInto(L) ? lua_error(L) : 1; }
+int RedisPCall(lua_State* L) {
+  CallInto(L);
+  return 1;
 }
-int RedisCall(lua_State* L) { return Call(L, true); }
-int RedisPCall(lua_State* L) { return Call(L, false); }
 
 int RedisErrorReply(lua_State* L) {
-  PushTable(L, "err", luaL_checkstring(L, 1));
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+    script_replies::PushErrorTable(L, "wrong number or type of arguments");
+    return 1;
+  }
+  size_t len;
+  const char* error = lua_tolstring(L, 1, &len);
+  const std::string_view text(error, len);
+  script_replies::PushErrorTable(L, len > 0 && error[0] == '-' ? std::string(text) : "-" + std::string(text));
   return 1;
 }
 int RedisStatusReply(lua_State* L) {
-  PushTable(L, "ok", luaL_checkstring(L, 1));
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+    script_replies::PushErrorTable(L, "wrong number or type of arguments");
+    return 1;
+  }
+  size_t len;
+  const char* status = lua_tolstring(L, 1, &len);
+  script_replies::PushSingleFieldTable(L, "ok", std::string_view(status, len));
   return 1;
 }
 int RedisSha1Hex(lua_State* L) {
-  size_t len;
-  const char* s = luaL_checklstring(L, 1, &len);
-  const std::string hex = ScriptEngine::Sha1Hex(std::string(s, len));
+  if (lua_gettop(L) != 1) return RaiseError(L, "wrong number of arguments");
+  size_t len = 0;
+  const char* s = lua_tolstring(L, 1, &len);
+  const std::string hex = ScriptEngine::Sha1Hex(s == nullptr ? std::string() : std::string(s, len));
   lua_pushlstring(L, hex.data(), hex.size());
   return 1;
 }
-int RedisLog(lua_State*) { return 0; }  // scripts' logs are dropped
-int RedisSetResp(lua_State* L) {
-  if (luaL_checkinteger(L, 1) != 2) return luaL_error(L, "RESP3 is not supported in scripts");
+// redis.log(level, message...): checked as Redis checks it; scripts' logs
+// are dropped.
+int RedisLog(lua_State* L) {
+  if (lua_gettop(L) < 2) return RaiseError(L, "redis.log() requires two arguments or more.");
+  if (!lua_isnumber(L, 1)) return RaiseError(L, "First argument must be a number (log level).");
+  const lua_Number level = lua_tonumber(L, 1);
+  if (level < 0 || level > 3) return RaiseError(L, "Invalid debug level.");
   return 0;
 }
-
-// Reading a global that does not exist, or setting one, is an error, as
-// in Redis (KEYS and ARGV are set with rawset).
-int GlobalRead(lua_State* L) {
-  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                    lua_tostring(L, 2));
+int RedisSetResp(lua_State* L) {
+  RunContext* context = RunOrRaise(L, "redis.setresp");
+  if (lua_gettop(L) != 1) return RaiseError(L, "redis.setresp() requires one argument.");
+  const int resp = static_cast<int>(lua_tonumber(L, 1));
+  if (resp != 2 && resp != 3) return RaiseError(L, "RESP version must be 2 or 3.");
+  context->resp = resp;
+  return 0;
 }
-int GlobalWrite(lua_State* L) { return luaL_error(L, "Attempt to modify a readonly table"); }
+// redis.set_repl(flags): checked as Redis checks it. Every write of a
+// script reaches the database (and so any replica) as its effects.
+int RedisSetRepl(lua_State* L) {
+  RunOrRaise(L, "redis.set_repl");
+  if (lua_gettop(L) != 1) return RaiseError(L, "redis.set_repl() requires two arguments.");
+  const int flags = static_cast<int>(lua_tonumber(L, 1));
+  if ((flags & ~3) != 0) {
+    return RaiseError(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+  }
+  return 0;
+}
+int RedisReplicateCommands(lua_State* L) {
+  lua_pushboolean(L, 1);
+  return 1;
+}
+int RedisBreakpoint(lua_State* L) {
+  lua_pushboolean(L, 0);  // no debugger
+  return 1;
+}
+int RedisDebug(lua_State*) { return 0; }
+// redis.acl_check_cmd(command, args...): the default user may run every
+// command (no ACLs here).
+int RedisAclCheckCmd(lua_State* L) {
+  RunOrRaise(L, "redis.acl_check_cmd");
+  if (lua_gettop(L) == 0) return RaiseError(L, "Please specify at least one argument for this redis lib call");
+  const char* name = lua_tostring(L, 1);
+  if (name == nullptr || LookupCommand(AsciiLower(name)) == nullptr) {
+    return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+// pcall as Redis replaces it: an error table caught is returned as its
+// err string.
+int RedisPcallBuiltin(lua_State* L) {
+  luaL_checkany(L, 1);
+  const int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+  if (status == 0) {
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    return lua_gettop(L);
+  }
+  lua_pushboolean(L, 0);
+  lua_insert(L, -2);
+  if (lua_istable(L, -1)) {
+    lua_pushstring(L, "err");
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      lua_remove(L, -2);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  return 2;
+}
+
+// The redis table (and Redis's pcall), as globals of the state.
+void AddRedisGlobals(lua_State* L) {
+  lua_pushcfunction(L, RedisPcallBuiltin);
+  lua_setglobal(L, "pcall");
+  lua_newtable(L);
+  const luaL_Reg functions[] = {{"call", RedisCall},
+                                {"pcall", RedisPCall},
+                                {"error_reply", RedisErrorReply},
+                                {"status_reply", RedisStatusReply},
+                                {"sha1hex", RedisSha1Hex},
+                                {"log", RedisLog},
+                                {"setresp", RedisSetResp},
+                                {"set_repl", RedisSetRepl},
+                                {"replicate_commands", RedisReplicateCommands},
+                                {"breakpoint", RedisBreakpoint},
+                                {"debug", RedisDebug},
+                                {"acl_check_cmd", RedisAclCheckCmd},
+                                {nullptr, nullptr}};
+  for (const luaL_Reg* f = functions; f->name != nullptr; ++f) {
+    lua_pushcfunction(L, f->func);
+    lua_setfield(L, -2, f->name);
+  }
+  const std::pair<const char*, int> constants[] = {
+      {"LOG_DEBUG", 0}, {"LOG_VERBOSE", 1}, {"LOG_NOTICE", 2}, {"LOG_WARNING", 3},
+      {"REPL_NONE", 0}, {"REPL_AOF", 1},    {"REPL_SLAVE", 2}, {"REPL_REPLICA", 2},
+      {"REPL_ALL", 3},  {"REDIS_VERSION_NUM", (7 << 16) | (0 << 8) | 15}};
+  for (const auto& [name, value] : constants) {
+    lua_pushinteger(L, value);
+    lua_setfield(L, -2, name);
+  }
+  lua_pushstring(L, "7.0.15");
+  lua_setfield(L, -2, "REDIS_VERSION");
+  lua_setglobal(L, "redis");
+}
+
+int BuildProtected(lua_State* L) {
+  script_sandbox::Build(L, AddRedisGlobals);
+  lua_pushlightuserdata(L, const_cast<char*>(&kScripts));
+  lua_newtable(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  return 0;
+}
 
 // lua_pcall's message handler: notes the line of the script that failed.
 int NoteErrorLine(lua_State* L) {
@@ -219,63 +316,18 @@ int NoteErrorLine(lua_State* L) {
   return 1;  // the error as it was
 }
 
-// The Lua value at the top of the stack as a reply, as Redis converts a
-// script's result. `depth` bounds nested tables (a table holding itself).
-void ReplyValue(lua_State* L, std::string* out, int protocol, int depth) {
-  switch (lua_type(L, -1)) {
-    case LUA_TSTRING: {
-      size_t len;
-      const char* s = lua_tolstring(L, -1, &len);
-      return reply::Bulk(out, std::string_view(s, len));
-    }
-    case LUA_TBOOLEAN:
-      return lua_toboolean(L, -1) ? reply::Integer(out, 1) : reply::Null(out, protocol);
-    case LUA_TNUMBER:
-      return reply::Integer(out, static_cast<int64_t>(lua_tonumber(L, -1)));
-    case LUA_TTABLE: {
-      if (depth > 100) return reply::Error(out, "ERR reached lua stack limit");
-      for (const char* field : {"err", "ok"}) {
-        lua_getfield(L, -1, field);
-        if (lua_type(L, -1) == LUA_TSTRING) {
-          const std::string text = lua_tostring(L, -1);
-          lua_pop(L, 1);
-          return field[0] == 'e' ? reply::Error(out, text) : reply::Simple(out, text);
-        }
-        lua_pop(L, 1);
-      }
-      std::string items;
-      size_t n = 0;
-      lua_checkstack(L, 4);
-      for (int i = 1;; ++i) {
-        lua_rawgeti(L, -1, i);
-        if (lua_isnil(L, -1)) {
-          lua_pop(L, 1);
-          break;
-        }
-        ReplyValue(L, &items, protocol, depth + 1);
-        lua_pop(L, 1);
-        ++n;
-      }
-      reply::ArrayHeader(out, n);
-      out->append(items);
-      return;
-    }
-    default:  // nil, functions, ...
-      return reply::Null(out, protocol);
-  }
-}
-
 // The script's result (on top of the stack after a run with `status`) as
 // the reply, or its error, as Redis 7.0 words them: the error (a raised
 // {err=...} table's, or "ERR" and Lua's message), then " script: SHA, on
 // @user_script:LINE.".
 void ReplyResult(lua_State* L, int status, RunContext* c) {
   Request& r = *c->request;
-  if (status == 0) return ReplyValue(L, r.out, r.protocol(), 0);
+  if (status == 0) return script_replies::AppendValue(L, r.out, r.protocol(), c->resp);
   std::string error;
   if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, "err");
-    error = lua_isstring(L, -1) ? lua_tostring(L, -1) : "ERR unknown error";
+    lua_pushstring(L, "err");
+    lua_rawget(L, -2);
+    error = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "ERR unknown error";
     lua_pop(L, 1);
   } else {
     const char* message = lua_tostring(L, -1);
@@ -290,6 +342,7 @@ void ReplyResult(lua_State* L, int status, RunContext* c) {
 int RunProtected(lua_State* L) {
   auto* c = static_cast<RunContext*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
+  script_sandbox::RestoreGlobals(L);
   lua_pushlightuserdata(L, const_cast<char*>(&kRun));
   lua_pushlightuserdata(L, c);
   lua_rawset(L, LUA_REGISTRYINDEX);
@@ -301,34 +354,85 @@ int RunProtected(lua_State* L) {
     reply::Error(c->request->out, "NOSCRIPT No matching script. Please use EVAL.");
     return 0;
   }
+  script_sandbox::SetEnvironment(L, -1);  // whatever an earlier run's setfenv did
   for (int which = 0; which < 2; ++which) {
     const std::vector<std::string>& values = which == 0 ? *c->keys : *c->argv;
-    lua_pushstring(L, which == 0 ? "KEYS" : "ARGV");
     lua_createtable(L, static_cast<int>(values.size()), 0);
     for (size_t i = 0; i < values.size(); ++i) {
       lua_pushlstring(L, values[i].data(), values[i].size());
       lua_rawseti(L, -2, static_cast<int>(i + 1));
     }
-    lua_rawset(L, LUA_GLOBALSINDEX);
+    script_sandbox::SetGlobal(L, which == 0 ? "KEYS" : "ARGV");
   }
   lua_pushcfunction(L, NoteErrorLine);
   lua_insert(L, -2);  // below the script
-  lua_sethook(L, CheckTime, LUA_MASKCOUNT, 100000);
+  lua_sethook(L, Hook, LUA_MASKCOUNT, ScriptEngine::kHookInstructions);
   const int status = lua_pcall(L, 0, 1, -2);
   lua_sethook(L, nullptr, 0, 0);
   ReplyResult(L, status, c);
   return 0;
 }
 
+// A shebang line ("#!lua flags=no-writes,allow-oom"), as Redis 7.0 reads
+// it: *code_start is where the code starts (the line's "\n", so line
+// numbers stay), *no_writes its flag; false with Redis's error otherwise.
+bool ParseShebang(const std::string& body, size_t* code_start, bool* no_writes, std::string* error) {
+  *code_start = 0;
+  *no_writes = false;
+  if (body.compare(0, 2, "#!") != 0) return true;
+  const size_t end = body.find('\n');
+  if (end == std::string::npos) {
+    *error = "ERR Invalid script shebang";
+    return false;
+  }
+  std::istringstream line(body.substr(0, end));
+  std::vector<std::string> parts;
+  for (std::string part; line >> part;) parts.push_back(part);
+  if (parts.empty()) {
+    *error = "ERR Invalid engine in script shebang";
+    return false;
+  }
+  if (parts[0] != "#!lua") {
+    *error = "ERR Unexpected engine in script shebang: " + parts[0];
+    return false;
+  }
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (parts[i].compare(0, 6, "flags=") != 0) {
+      *error = "ERR Unknown lua shebang option: " + parts[i];
+      return false;
+    }
+    const std::string flags = parts[i].substr(6);
+    if (flags.empty()) continue;
+    size_t from = 0;
+    for (;;) {
+      const size_t comma = flags.find(',', from);
+      const std::string flag = flags.substr(from, comma - from);
+      if (flag == "no-writes") {
+        *no_writes = true;
+      } else if (flag != "allow-oom" && flag != "allow-stale" && flag != "no-cluster" &&
+                 flag != "allow-cross-slot-keys") {
+        *error = "ERR Unexpected flag in script shebang: " + flag;
+        return false;
+      }
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  *code_start = end;
+  return true;
+}
+
 // Compiles a script and adds it to the cache, under lua_cpcall.
 struct Compilation {
-  const std::string* body;
+  const char* code;
+  size_t size;
   const std::string* sha;
   std::string* error;
 };
 int CompileProtected(lua_State* L) {
   const auto* c = static_cast<const Compilation*>(lua_touserdata(L, 1));
-  if (luaL_loadbuffer(L, c->body->data(), c->body->size(), "@user_script") != 0) {
+  script_sandbox::RestoreGlobals(L);
+  if (luaL_loadbuffer(L, c->code, c->size, "@user_script") != 0) {
     *c->error = std::string("ERR Error compiling script (new function): ") + lua_tostring(L, -1);
     return 0;
   }
@@ -340,6 +444,13 @@ int CompileProtected(lua_State* L) {
   return 0;
 }
 
+// The error a failed lua_cpcall left on top (Lua's C++ build leaves none
+// for an exception of ours).
+const char* ErrorText(lua_State* L) {
+  const char* text = lua_tostring(L, -1);
+  return text != nullptr ? text : "unknown error";
+}
+
 }  // namespace
 
 ScriptEngine::ScriptEngine() { Open(); }
@@ -347,46 +458,11 @@ ScriptEngine::~ScriptEngine() { Close(); }
 
 void ScriptEngine::Open() {
   lua_ = lua_newstate(Allocate, &heap_bytes_);
-  lua_State* L = lua_;
-  for (const lua_CFunction open : {luaopen_base, luaopen_table, luaopen_string, luaopen_math}) {
-    lua_pushcfunction(L, open);
-    lua_call(L, 0, 0);
+  if (lua_cpcall(lua_, BuildProtected, nullptr) != 0) {
+    std::fprintf(stderr, "teksdb-server: cannot build the Lua sandbox: %s\n", ErrorText(lua_));
+    std::abort();
   }
-  for (const char* unsafe : {"dofile", "loadfile"}) {
-    lua_pushnil(L);
-    lua_setglobal(L, unsafe);
-  }
-  lua_newtable(L);
-  const luaL_Reg functions[] = {{"call", RedisCall},
-                                {"pcall", RedisPCall},
-                                {"error_reply", RedisErrorReply},
-                                {"status_reply", RedisStatusReply},
-                                {"sha1hex", RedisSha1Hex},
-                                {"log", RedisLog},
-                                {"setresp", RedisSetResp},
-                                {nullptr, nullptr}};
-  for (const luaL_Reg* f = functions; f->name != nullptr; ++f) {
-    lua_pushcfunction(L, f->func);
-    lua_setfield(L, -2, f->name);
-  }
-  int level = 0;
-  for (const char* name : {"LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING"}) {
-    lua_pushinteger(L, level++);
-    lua_setfield(L, -2, name);
-  }
-  lua_setglobal(L, "redis");
-  lua_pushlightuserdata(L, const_cast<char*>(&kScripts));
-  lua_newtable(L);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-  // From here on, globals are read-only and must exist.
-  lua_pushvalue(L, LUA_GLOBALSINDEX);
-  lua_newtable(L);
-  lua_pushcfunction(L, GlobalRead);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, GlobalWrite);
-  lua_setfield(L, -2, "__newindex");
-  lua_setmetatable(L, -2);
-  lua_pop(L, 1);
+  lua_settop(lua_, 0);
 }
 
 void ScriptEngine::Close() {
@@ -412,27 +488,35 @@ std::string ScriptEngine::Sha1Hex(const std::string& text) {
 bool ScriptEngine::Load(const std::string& body, std::string* sha, std::string* error) {
   *sha = Sha1Hex(body);
   std::lock_guard<std::mutex> lock(mu_);
-  if (bodies_.count(*sha) > 0) return true;
+  if (scripts_.count(*sha) > 0) return true;
   error->clear();
-  Compilation compilation{&body, sha, error};
+  Script script{body};
+  size_t code_start;
+  if (!ParseShebang(body, &code_start, &script.no_writes, error)) return false;
+  script.shebang = code_start > 0;
+  if (script_sandbox::IsBinaryChunk(body.data(), body.size())) {
+    *error = "ERR Error compiling script (new function): loading Lua bytecode is not allowed";
+    return false;
+  }
+  Compilation compilation{body.data() + code_start, body.size() - code_start, sha, error};
   if (lua_cpcall(lua_, CompileProtected, &compilation) != 0) {
-    *error = std::string("ERR script engine: ") + lua_tostring(lua_, -1);
+    *error = std::string("ERR script engine: ") + ErrorText(lua_);
   }
   lua_settop(lua_, 0);
   if (!error->empty()) return false;
-  bodies_.emplace(*sha, body);
+  scripts_.emplace(*sha, std::move(script));
   return true;
 }
 
 bool ScriptEngine::Exists(const std::string& sha) {
   std::lock_guard<std::mutex> lock(mu_);
-  return bodies_.count(AsciiLower(sha)) > 0;
+  return scripts_.count(AsciiLower(sha)) > 0;
 }
 
 void ScriptEngine::Flush() {
   std::lock_guard<std::mutex> lock(mu_);
   Close();
-  bodies_.clear();
+  scripts_.clear();
   heap_bytes_ = 0;
   Open();
 }
@@ -440,11 +524,19 @@ void ScriptEngine::Flush() {
 void ScriptEngine::Run(Request& r, const std::string& sha, const std::vector<std::string>& keys,
                        const std::vector<std::string>& argv, bool read_only) {
   std::lock_guard<std::mutex> lock(mu_);
-  RunContext context{&r, read_only, Keyspace::NowMs() + kTimeLimitMs, &sha, &keys, &argv};
+  const auto script = scripts_.find(sha);
+  if (script == scripts_.end()) return reply::Error(r.out, "NOSCRIPT No matching script. Please use EVAL.");
+  if (read_only && script->second.shebang && !script->second.no_writes) {
+    return reply::Error(r.out, "ERR Can not execute a script with write flag using *_ro command.");
+  }
+  RunContext context{&r, read_only || script->second.no_writes, &running_, &sha, &keys, &argv};
   const size_t reply_start = r.out->size();
-  if (lua_cpcall(lua_, RunProtected, &context) != 0) {
+  running_.Begin(r.client.id);
+  const int status = lua_cpcall(lua_, RunProtected, &context);
+  running_.End();
+  if (status != 0) {
     r.out->resize(reply_start);
-    reply::Error(r.out, std::string("ERR script engine: ") + lua_tostring(lua_, -1));
+    reply::Error(r.out, std::string("ERR script engine: ") + ErrorText(lua_));
   }
   lua_settop(lua_, 0);
   lua_pushlightuserdata(lua_, const_cast<char*>(&kRun));

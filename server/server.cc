@@ -51,12 +51,17 @@ void Server::Run(int threads) {
   });
   Accept();
   SampleOps();
+  // A busy script serves the other clients from its hook (running_script.h).
+  state_->scripts.running().set_serve_others([this] { io_.poll(); });
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i) pool.emplace_back([this] { io_.run(); });
   io_.run();
   for (std::thread& t : pool) t.join();
 }
 
-void Server::Stop() { io_.stop(); }
+void Server::Stop() {
+  state_->scripts.running().StopForShutdown();
+  io_.stop();
+}
 
 }  // namespace teksdb::server

@@ -1,7 +1,8 @@
 // Server: teksdb-server's listening socket and I/O threads (Asio). Accepts
 // connections and hands each to a Connection; samples the ops/s for INFO
 // every kSampleMs (a timer on the same threads); Stop (from SHUTDOWN or a
-// signal) stops accepting and ends Run once the threads return.
+// signal) stops a running script, stops accepting and ends Run once the
+// threads return.
 //
 // Thread safety: Run blocks the calling thread and `threads - 1` more, all
 // running the io_context; Stop may be called from any thread.

@@ -130,7 +130,8 @@ void Time(Request& r) {
 // CONFIG GET pattern... | SET name value [name value ...] | RESETSTAT
 // (SubcommandError has checked the subcommand and its arity). GET answers
 // the parameters clients ask about (redis-benchmark asks "save" and
-// "appendonly") and the slow log's; SET changes the slow log's.
+// "appendonly"), the slow log's and the scripts' busy-reply threshold
+// (lua-time-limit, its old name); SET changes those.
 void Config(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
   SlowLog& slowlog = r.server.slowlog;
@@ -146,7 +147,8 @@ void Config(Request& r) {
     for (size_t i = 2; i + 1 < r.args.size(); i += 2) {
       const std::string name = AsciiLower(r.args[i]);
       int64_t value;
-      if (name != "slowlog-log-slower-than" && name != "slowlog-max-len") {
+      if (name != "slowlog-log-slower-than" && name != "slowlog-max-len" &&
+          name != "lua-time-limit" && name != "busy-reply-threshold") {
         return reply::Error(r.out, "ERR Unknown option or number of arguments for CONFIG SET - '" +
                                        r.args[i] + "'");
       }
@@ -154,20 +156,28 @@ void Config(Request& r) {
       if (!ParseStrictInt64(r.args[i + 1], &value)) {
         return reply::Error(r.out, failed + "argument couldn't be parsed into an integer");
       }
-      if (name == "slowlog-max-len" && value < 0) {
+      if (name != "slowlog-log-slower-than" && value < 0) {
         return reply::Error(r.out, failed + "argument must be between 0 and 9223372036854775807 inclusive");
       }
       changes.emplace_back(name, value);
     }
     for (const auto& [name, value] : changes) {
-      name == "slowlog-max-len" ? slowlog.set_max_len(value) : slowlog.set_slower_than(value);
+      if (name == "slowlog-max-len") {
+        slowlog.set_max_len(value);
+      } else if (name == "slowlog-log-slower-than") {
+        slowlog.set_slower_than(value);
+      } else {
+        r.server.scripts.running().set_busy_threshold_ms(value);
+      }
     }
     return reply::Ok(r.out);
   }
   const std::vector<std::pair<std::string, std::string>> parameters = {
       {"save", ""}, {"appendonly", "no"}, {"databases", "1"}, {"maxmemory", "0"},
       {"slowlog-max-len", std::to_string(slowlog.max_len())},
-      {"slowlog-log-slower-than", std::to_string(slowlog.slower_than())}};
+      {"slowlog-log-slower-than", std::to_string(slowlog.slower_than())},
+      {"busy-reply-threshold", std::to_string(r.server.scripts.running().busy_threshold_ms())},
+      {"lua-time-limit", std::to_string(r.server.scripts.running().busy_threshold_ms())}};
   std::vector<std::pair<std::string, std::string>> found;
   for (const auto& [name, value] : parameters) {
     for (size_t i = 2; i < r.args.size(); ++i) {
@@ -305,7 +315,15 @@ void Info(Request& r) {
   reply::Bulk(r.out, text);
 }
 
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE]: every write is already in the
+// database. While a script is busy only SHUTDOWN NOSAVE goes ahead, and
+// stops the script without its writes (running_script.h).
 void Shutdown(Request& r) {
+  const bool nosave = std::any_of(r.args.begin() + 1, r.args.end(),
+                                  [](const std::string& a) { return AsciiLower(a) == "nosave"; });
+  if (!nosave && r.server.scripts.running().MustRefuse(r.client.id)) {
+    return reply::Error(r.out, RunningScript::kBusyError);
+  }
   r.client.close_after_reply = true;
   if (r.server.shutdown) r.server.shutdown();
 }

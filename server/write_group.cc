@@ -33,6 +33,12 @@ void WriteGroup::Take(std::mutex* stripes, const std::vector<size_t>& sorted) {
   for (size_t s : sorted) held_.emplace_back(s, std::unique_lock<std::mutex>(stripes[s]));
 }
 
+void WriteGroup::Discard() {
+  staged_.Clear();
+  sets_expiry_ = false;
+  vouched_replies_.clear();
+}
+
 Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::WriteOptions& options,
                          bool* set_expiry) {
   *set_expiry = false;

@@ -89,6 +89,10 @@ class WriteGroup {
   bool in_transaction() const { return in_transaction_; }
   void set_in_transaction(bool on) { in_transaction_ = on; }
 
+  // Drops what is staged, unwritten (a script stopped by a shutdown); the
+  // stripes and gates stay held until Flush.
+  void Discard();
+
   // Writes what is staged (if anything) in one DB::Write, releases every
   // stripe and gate (unless in a transaction); on failure rewrites the replies it vouched for. Returns the
   // write's status; *set_expiry says whether a write it committed set an

@@ -1,0 +1,53 @@
+// The sandbox scripts run in: the globals of the Lua state, as Redis 7.0
+// sets them up, made read-only with stock Lua 5.1 (Redis patches its Lua
+// with a read-only table flag; Debian's has none).
+//
+// What a script finds: Lua's base library without print, dofile and
+// loadfile; the table, string, math and coroutine libraries; cjson and bit
+// (Debian's lua-cjson and lua-bitop, the libraries Redis embeds); redis
+// (which the engine adds). What it cannot do:
+//   - write a global, or read one that does not exist (Redis's errors):
+//     the globals table is an empty read-only proxy of the real one, which
+//     no script can reach;
+//   - change a library or the redis table: each global table is a proxy
+//     whose writes fail ("Attempt to modify a readonly table"), and the
+//     functions that write tables without metamethods (rawset,
+//     setmetatable, table.insert, table.remove, table.sort) refuse the
+//     read-only ones; getmetatable of a global table, or of a string,
+//     answers a read-only proxy too;
+//   - load Lua bytecode: loadstring and load refuse binary chunks (Lua
+//     5.1's undump trusts its input: CVE-2015-4335), and so does the
+//     engine's compiler;
+//   - leave anything for later scripts: setfenv can change only what one
+//     run sees (Prepare puts the thread's globals and the function's
+//     environment back before every compile and run).
+//
+// Thread safety: as the lua_State (the engine's mutex).
+#pragma once
+
+#include <cstddef>
+
+struct lua_State;
+
+namespace teksdb::server::script_sandbox {
+
+// The error every write to a read-only table raises.
+constexpr const char* kReadOnlyError = "Attempt to modify a readonly table";
+
+// Opens the libraries in `L` (a new state) and seals its globals, after
+// calling `add_globals` to set the engine's own (redis) as plain globals.
+// Raises Lua errors (memory): call it protected.
+void Build(lua_State* L, void (*add_globals)(lua_State* L));
+
+// Before a compile or a run: the thread's globals back to the sandbox's.
+void RestoreGlobals(lua_State* L);
+// Pops the value on top into global `name` (KEYS, ARGV), past the
+// read-only guard.
+void SetGlobal(lua_State* L, const char* name);
+// Sets the environment of the function at `index` to the sandbox's globals.
+void SetEnvironment(lua_State* L, int index);
+
+// Whether `body` is a Lua binary chunk (which must not be loaded).
+bool IsBinaryChunk(const char* body, size_t size);
+
+}  // namespace teksdb::server::script_sandbox
