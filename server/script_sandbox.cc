@@ -144,7 +144,10 @@ int SafeIpairs(lua_State* L) {
 // table.insert, ...), refusing the read-only ones; the original function
 // is upvalue 1.
 int Guarded(lua_State* L) {
-  if (IsReadOnly(L, 1)) return luaL_error(L, kReadOnlyError);
+  if (IsReadOnly(L, 1)) {
+    lua_pushstring(L, kReadOnlyError);  // without a position, as Redis's
+    return lua_error(L);
+  }
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
@@ -243,7 +246,7 @@ void Build(lua_State* L, void (*add_globals)(lua_State* L)) {
   OpenLibrary(L, luaopen_cjson, "cjson");
   OpenLibrary(L, luaopen_bit, "bit");
   add_globals(L);
-  for (const char* unsafe : {"print", "dofile", "loadfile"}) {
+  for (const char* unsafe : {"print", "dofile", "loadfile", "getfenv", "setfenv", "newproxy"}) {
     lua_pushnil(L);
     lua_setglobal(L, unsafe);
   }

@@ -2,8 +2,8 @@
 // sets them up, made read-only with stock Lua 5.1 (Redis patches its Lua
 // with a read-only table flag; Debian's has none).
 //
-// What a script finds: Lua's base library without print, dofile and
-// loadfile; the table, string, math and coroutine libraries; cjson and bit
+// What a script finds: Lua's base library without print, dofile,
+// loadfile, getfenv, setfenv and newproxy (as Debian's Redis 7.0); the table, string, math and coroutine libraries; cjson and bit
 // (Debian's lua-cjson and lua-bitop, the libraries Redis embeds); redis
 // (which the engine adds). What it cannot do:
 //   - write a global, or read one that does not exist (Redis's errors):
@@ -18,9 +18,10 @@
 //   - load Lua bytecode: loadstring and load refuse binary chunks (Lua
 //     5.1's undump trusts its input: CVE-2015-4335), and so does the
 //     engine's compiler;
-//   - leave anything for later scripts: setfenv can change only what one
-//     run sees (Prepare puts the thread's globals and the function's
-//     environment back before every compile and run).
+//   - leave anything for later scripts: nothing it can reach is writable
+//     but its own tables (and, as in Redis, cjson's settings); the
+//     thread's globals and the function's environment are put back before
+//     every compile and run all the same.
 //
 // Thread safety: as the lua_State (the engine's mutex).
 #pragma once
