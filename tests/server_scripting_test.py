@@ -4,10 +4,14 @@ limits, where the differential test's single stream cannot reach:
   - atomicity: a script that INCRs two keys is never seen half done by a
     reader's MGET, and 4 clients running a read-modify-write script 200
     times each lose no update;
-  - limits: a script that never ends is stopped after the time limit with
-    an error (other clients' reads go on meanwhile, and writes after it),
-    one that allocates without bound gets "not enough memory", and the
-    server serves on.
+  - busy scripts (server/running_script.h), with 2 I/O threads and with
+    one: past lua-time-limit every other client gets BUSY (MULTI runs,
+    EXEC aborts), SCRIPT KILL stops a script even under pcall, one that
+    wrote is UNKILLABLE and SHUTDOWN without NOSAVE is BUSY; SHUTDOWN
+    NOSAVE stops it and the server, its write dropped; SIGTERM stops a
+    busy script and the server; under the threshold other clients wait;
+  - memory: a script that allocates without bound fails, pcall or not,
+    and the server serves on.
 
 Usage: server_scripting_test.py PATH/TO/teksdb-server
 """
@@ -63,46 +67,163 @@ def atomicity(port):
     check(got == (b"$", b"800"), f"4 clients x 200 read-modify-write scripts: 800 ({got})")
 
 
-def limits(port):
-    c, other = Client(port), Client(port)
-    other.command("SET", "before", "1")
-    result = {}
+BUSY = b"BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+PCALL_LOOP = ("local f = function() while 1 do redis.call('ping') end end "
+              "while 1 do pcall(f) end")
 
-    def endless():
-        began = time.time()
-        result["reply"] = c.command("EVAL", "while true do end", "0")
-        result["took"] = time.time() - began
-    t = threading.Thread(target=endless)
+
+def start_script(port, *args):
+    """Runs EVAL args on a connection of its own, in a thread; returns
+    (thread, result dict: 'reply' once it ends)."""
+    c, result = Client(port), {}
+
+    def run():
+        try:
+            result["reply"] = c.command("EVAL", *args)
+        except (ConnectionError, OSError) as e:
+            result["reply"] = ("closed", str(e))
+    t = threading.Thread(target=run)
     t.start()
-    time.sleep(0.5)
-    began = time.time()
-    read = other.command("GET", "before")
-    check(read == (b"$", b"1") and time.time() - began < 1,
-          "a read goes on while a script runs")
-    t.join()
-    check(result["reply"][0] == b"-" and b"ran longer than" in result["reply"][1] and
-          result["took"] < 30, f"an endless script is stopped ({result['took']:.1f} s): {result['reply']}")
-    check(other.command("SET", "after", "1") == (b"+", b"OK"), "writes go on after it")
-    got = c.command("EVAL", "return string.rep('x', 2000000000)", "0")
-    check(got[0] == b"-" and b"not enough memory" in got[1], f"an unbounded allocation fails ({got})")
+    return t, result
+
+
+def wait_busy(other):
+    """PINGs until the script running is busy (BUSY), 10 s at most."""
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        got = other.command("PING")
+        if got == (b"-", BUSY):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def busy_and_kill(port, threads):
+    """Past lua-time-limit a script makes every other client's command
+    BUSY, even with one I/O thread, until SCRIPT KILL stops it, also under
+    pcall; one that wrote is UNKILLABLE."""
+    other = Client(port)
+    check(other.command("CONFIG", "SET", "lua-time-limit", "50") == (b"+", b"OK"),
+          "CONFIG SET lua-time-limit")
+    check(other.command("CONFIG", "GET", "busy-reply-threshold") == (b"*", [(b"$", b"busy-reply-threshold"),
+                                                                          (b"$", b"50")]),
+          "busy-reply-threshold is lua-time-limit's other name")
+    for body in ("while true do end", PCALL_LOOP):
+        t, result = start_script(port, body, "0")
+        check(wait_busy(other), f"{threads} I/O threads: other clients get BUSY ({body})")
+        check(other.command("GET", "k") == (b"-", BUSY), "a read is BUSY too")
+        check(other.pipeline([["MULTI"], ["SET", "k", "1"], ["EXEC"]]) ==
+              [(b"+", b"OK"), (b"-", BUSY),
+               (b"-", b"EXECABORT Transaction discarded because of: " + BUSY)],
+              "MULTI runs, a queued command is BUSY, EXEC aborts")
+        check(other.command("SCRIPT", "KILL") == (b"+", b"OK"), f"SCRIPT KILL ({body})")
+        t.join(10)
+        reply = result.get("reply")
+        check(not t.is_alive() and reply and reply[0] == b"-" and b"killed by user" in reply[1],
+              f"the killed script's client is told ({reply})")
+        check(other.command("PING") == (b"+", b"PONG"), "the server serves on")
+    check(other.command("SCRIPT", "KILL") == (b"-", b"NOTBUSY No scripts in execution right now."),
+          "SCRIPT KILL without a script")
+    t, result = start_script(port, "redis.call('set', KEYS[1], 'written') while true do end", "1", "w")
+    check(wait_busy(other), "a script that wrote gets busy")
+    got = other.command("SCRIPT", "KILL")
+    check(got[0] == b"-" and got[1].startswith(b"UNKILLABLE"), f"one that wrote is UNKILLABLE ({got})")
+    check(other.command("SHUTDOWN") == (b"-", BUSY), "SHUTDOWN without NOSAVE is BUSY")
+    return t, result
+
+
+def shutdown_nosave(port, server, t, result):
+    """SHUTDOWN NOSAVE stops the unkillable script and the server; the
+    script's write never reaches the database."""
+    other = Client(port)
+    try:
+        other.command("SHUTDOWN", "NOSAVE")
+    except (ConnectionError, OSError):
+        pass
+    t.join(10)
+    check(not t.is_alive() and result.get("reply") is not None, f"the script ended ({result.get('reply')})")
+    check(server.wait(30) == 0, "SHUTDOWN NOSAVE stopped the server")
+
+
+def sigterm_stops_a_script(port, server):
+    """SIGTERM stops a busy script (pcall or not) and the server."""
+    other = Client(port)
+    other.command("CONFIG", "SET", "lua-time-limit", "50")
+    t, _ = start_script(port, PCALL_LOOP, "0")
+    check(wait_busy(other), "busy before SIGTERM")
+    server.terminate()
+    t.join(10)
+    check(server.wait(30) == 0, "SIGTERM stops the server under a busy script")
+
+
+def waits_under_the_threshold(port):
+    """Before the threshold, another client's write waits for the script
+    (then runs after it), as in Redis."""
+    other = Client(port)
+    other.command("CONFIG", "SET", "lua-time-limit", "5000")
+    t, result = start_script(port, "redis.call('set', KEYS[1], 'script') "
+                             "local n = 0 while n < 3000000 do n = n + 1 end return n", "1", "order")
+    time.sleep(0.05)
+    wrote = other.command("SET", "order", "other")
+    t.join(30)
+    got = other.command("GET", "order")
+    check(result.get("reply") == (b":", b"3000000") and wrote == (b"+", b"OK") and got == (b"$", b"other"),
+          f"a write under the threshold runs after the script ({result.get('reply')}, {wrote}, {got})")
+
+
+def memory(port):
+    c = Client(port)
+    for body in ("local t, i = {}, 0 while true do i = i + 1 t[i] = i end",
+                 "local s = 'x' while true do s = s .. s end"):
+        got = c.command("EVAL", body, "0")
+        check(got[0] == b"-" and b"not enough memory" in got[1], f"an unbounded allocation fails ({got})")
+    got = c.command("EVAL", "local ok = pcall(function() return string.rep('x', 2000000000) end) "
+                    "return ok and 'allocated' or 'refused'", "0")
+    check(got == (b"$", b"refused"), f"an allocation past the cap fails under pcall too ({got})")
     check(c.command("EVAL", "return 'still here'", "0") == (b"$", b"still here"), "scripts run on")
+
+
+def start_server(server_bin, db, threads):
+    port = free_port()
+    log = open(f"{db}-{threads}-{port}.log", "w")
+    checks.logs.append(log.name)
+    proc = subprocess.Popen([server_bin, "--dir", db, "--port", str(port), "--threads", str(threads)],
+                            stdout=log, stderr=log)
+    Client(port).command("PING")
+    return port, proc
 
 
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-scripting-")
-    port = free_port()
-    log = open(os.path.join(tmp, "server.log"), "w")
-    proc = subprocess.Popen([server_bin, "--dir", os.path.join(tmp, "db"), "--port", str(port),
-                             "--threads", "2"], stdout=log, stderr=log)
-    checks.logs.append(log.name)
+    servers = []
+
+    def start(name, threads):
+        port, proc = start_server(server_bin, os.path.join(tmp, name), threads)
+        servers.append(proc)
+        return port, proc
     try:
-        Client(port).command("PING")
-        for part in (atomicity, limits):
-            part(port)
+        port, _ = start("main", 2)
+        atomicity(port)
+        waits_under_the_threshold(port)
+        memory(port)
+        # Two I/O threads, then one: the busy script's own thread must
+        # serve the others.
+        for threads in (2, 1):
+            name = f"busy{threads}"
+            port, proc = start(name, threads)
+            t, result = busy_and_kill(port, threads)
+            shutdown_nosave(port, proc, t, result)
+            port, _ = start(name, threads)
+            check(Client(port).command("GET", "w") == (b"$", None),
+                  f"{threads} I/O threads: the unkillable script's write was dropped by SHUTDOWN NOSAVE")
+        port, proc = start("sigterm", 1)
+        sigterm_stops_a_script(port, proc)
     finally:
-        proc.kill()
-        proc.wait()
+        for proc in servers:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
     return checks.finish(tmp)
 
 
