@@ -16,6 +16,7 @@ packages=(
   libasio-dev                         # teksdb-server's I/O (header only)
   liblua5.1-0-dev nettle-dev pkg-config  # teksdb-server's EVAL (Lua 5.1, as Redis; SHA1)
   lua-cjson-dev lua-bitop-dev         # the cjson and bit libraries scripts use
+  liblzf-dev                          # FUNCTION RESTORE's LZF-compressed payloads
   redis-server redis-tools            # tests: real Redis to compare with, redis-cli, redis-benchmark
   nutcracker                          # scripts/cluster.sh: twemproxy in front of several servers
   time                                # GNU /usr/bin/time, peak RSS in bench.sh

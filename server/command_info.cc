@@ -52,8 +52,11 @@ const CommandInfo kCommands[] = {
     {"expire", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"expireat", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"expiretime", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
+    {"fcall", "noscript stale skip_monitor no_mandatory_keys movablekeys", 0, 0, 0, "@slow @scripting", true, 2},
+    {"fcall_ro", "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", 0, 0, 0, "@slow @scripting", true, 2},
     {"flushall", "write", 0, 0, 0, "@keyspace @write @slow @dangerous", true},
     {"flushdb", "write", 0, 0, 0, "@keyspace @write @slow @dangerous", true},
+    {"function", "", 0, 0, 0, "@slow"},
     {"get", "readonly fast", 1, 1, 1, "@read @string @fast"},
     {"getbit", "readonly fast", 1, 1, 1, "@read @bitmap @fast"},
     {"getdel", "write fast", 1, 1, 1, "@write @string @fast"},
@@ -213,10 +216,10 @@ struct Subcommand {
   int arity;
 };
 // Containers whose subcommands scripts may not call (Redis 7.0 flags each
-// CONFIG, CLIENT, SCRIPT and LATENCY subcommand "noscript").
+// CONFIG, CLIENT, SCRIPT, FUNCTION and LATENCY subcommand "noscript").
 bool SubcommandsDeniedInScripts(const std::string& container) {
   return container == "config" || container == "client" || container == "script" ||
-         container == "latency";
+         container == "latency" || container == "function";
 }
 const Subcommand kSubcommands[] = {
     {"command", "count", 2},    {"command", "list", -2},  {"command", "info", -2},
@@ -236,6 +239,9 @@ const Subcommand kSubcommands[] = {
     {"pubsub", "shardchannels", -2}, {"pubsub", "shardnumsub", -2},
     {"script", "load", 3},      {"script", "exists", -3}, {"script", "flush", -2},
     {"script", "kill", 2},
+    {"function", "load", -3},   {"function", "delete", 3}, {"function", "flush", -2},
+    {"function", "list", -2},   {"function", "dump", 2},   {"function", "restore", -3},
+    {"function", "stats", 2},   {"function", "kill", 2},
 };
 
 std::vector<std::string> Words(const char* text) {

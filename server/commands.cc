@@ -123,7 +123,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   // Redis refuses then; before it, the command waits for the script.
   RunningScript& running = server.scripts.running();
   if (running.RunsForOther(client.id) && !AllowedWhileBusy(args) && running.MustRefuse(client.id)) {
-    ReplyRefused(client, name, RunningScript::kBusyError, out);
+    ReplyRefused(client, name, running.BusyError(), out);
     return;
   }
   if (QueueInMulti(client, command, args, out)) return;

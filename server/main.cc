@@ -28,6 +28,7 @@
 
 #include "commands.h"
 #include "expiry_sweeper.h"
+#include "function_store.h"
 #include "keyspace.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
@@ -188,6 +189,8 @@ int main(int argc, char** argv) {
   state.memtable = memtable;
   state.started_ms = teksdb::server::Keyspace::NowMs();
   state.last_save_s = state.started_ms / 1000;
+  s = teksdb::server::function_store::LoadAll(db.get(), &state.scripts);
+  if (!s.ok()) Fail(flags.dir + ": " + s.ToString());
   {
     std::string error;
     teksdb::server::Server server(&state, flags.bind, static_cast<uint16_t>(flags.port), &error);

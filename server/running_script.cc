@@ -6,9 +6,13 @@
 
 namespace teksdb::server {
 
-void RunningScript::Begin(uint64_t client_id) {
+void RunningScript::Begin(uint64_t client_id, bool function, const std::string& name,
+                          const std::vector<std::string>& command) {
   std::lock_guard<std::mutex> lock(mu_);
   client_id_ = client_id;
+  function_ = function;
+  name_ = name;
+  command_ = command;
   started_ms_ = Keyspace::NowMs();
   busy_ = wrote_ = killed_ = false;
   active_.store(true, std::memory_order_release);
@@ -64,10 +68,30 @@ bool RunningScript::MustRefuse(uint64_t client_id) {
   return active_.load(std::memory_order_relaxed) && busy_ && client_id_ != client_id;
 }
 
-RunningScript::KillResult RunningScript::Kill() {
+const char* RunningScript::BusyError() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return function_ ? kBusyFunctionError : kBusyError;
+}
+
+bool RunningScript::Running(Snapshot* snapshot) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!active_.load(std::memory_order_relaxed)) return false;
+  snapshot->name = name_;
+  snapshot->command = command_;
+  snapshot->duration_ms = Keyspace::NowMs() - started_ms_;
+  return true;
+}
+
+bool RunningScript::RunsEval() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return active_.load(std::memory_order_relaxed) && !function_;
+}
+
+RunningScript::KillResult RunningScript::Kill(bool function_kill) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!active_.load(std::memory_order_relaxed)) return KillResult::kNotBusy;
   if (wrote_) return KillResult::kUnkillable;
+  if (function_kill != function_) return KillResult::kOtherKind;
   killed_ = true;
   return KillResult::kKilled;
 }

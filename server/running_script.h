@@ -1,4 +1,5 @@
-// RunningScript: the script (EVAL) running now, as other clients and the
+// RunningScript: the script (EVAL, or a function's FCALL) running now, as
+// other clients and the
 // script's own hook see it, after Redis 7.0's script.c.
 //
 // A script holds the whole keyspace while it runs. Until it has run for the
@@ -32,6 +33,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace teksdb::server {
 
@@ -40,15 +42,25 @@ class RunningScript {
   static constexpr int64_t kDefaultBusyThresholdMs = 5000;
   static constexpr const char* kBusyError =
       "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+  static constexpr const char* kBusyFunctionError =
+      "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
   // What a stopped script raises (Redis adds "ERR ").
   static constexpr const char* kKilledError = "Script killed by user with SCRIPT KILL...";
   static constexpr const char* kShutdownError = "Script stopped: the server is shutting down";
 
-  enum class KillResult { kKilled, kNotBusy, kUnkillable };
+  enum class KillResult { kKilled, kNotBusy, kUnkillable, kOtherKind };
+
+  // What FUNCTION STATS shows of a running script.
+  struct Snapshot {
+    std::string name;                  // the function's (or the sha)
+    std::vector<std::string> command;  // the client's FCALL or EVAL
+    int64_t duration_ms = 0;
+  };
 
   // The script of client `client_id` starts (REQUIRES: it holds the whole
-  // keyspace) and ends.
-  void Begin(uint64_t client_id);
+  // keyspace) and ends. `function`: FCALL's (FUNCTION KILL stops it).
+  void Begin(uint64_t client_id, bool function, const std::string& name,
+             const std::vector<std::string>& command);
   void End();
   // From the script's hook: whether the script must stop now. Marks the
   // script busy once past the threshold (waking the clients that wait),
@@ -68,8 +80,16 @@ class RunningScript {
   // kBusyError), false if none runs (or only this client's own).
   bool MustRefuse(uint64_t client_id);
 
-  // SCRIPT KILL.
-  KillResult Kill();
+  // The BUSY error for the kind of script running (or that last ran).
+  const char* BusyError() const;
+  // A running script, if any (FUNCTION STATS).
+  bool Running(Snapshot* snapshot) const;
+  // Whether the running script, if any, is an EVAL's.
+  bool RunsEval() const;
+
+  // SCRIPT KILL (`function_kill` false) or FUNCTION KILL; kOtherKind when
+  // the running script is of the other kind (reply BusyError()).
+  KillResult Kill(bool function_kill);
   // SHUTDOWN NOSAVE and signals: stops any script, now and from now on.
   void StopForShutdown();
 
@@ -85,6 +105,9 @@ class RunningScript {
   // Written under mu_; read without it only as a hint (Execute's path).
   std::atomic<bool> active_{false};
   uint64_t client_id_ = 0;
+  bool function_ = false;
+  std::string name_;
+  std::vector<std::string> command_;
   int64_t started_ms_ = 0;
   bool busy_ = false;
   bool wrote_ = false;

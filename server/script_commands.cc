@@ -1,10 +1,18 @@
 // Scripting commands: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT (LOAD EXISTS
-// FLUSH KILL), as Redis 7.0 answers them; the Lua side is
-// script_engine.h. A script runs holding the whole keyspace (every gate,
-// Keyspace::BeginTransaction), or, inside EXEC, within EXEC's (which takes
-// the whole keyspace when a script is queued: command_info.h).
+// FLUSH KILL), FCALL FCALL_RO and FUNCTION (LOAD DELETE FLUSH LIST DUMP
+// RESTORE STATS KILL), as Redis 7.0 answers them; the Lua side is
+// script_engine.h. A script or function runs holding the whole keyspace
+// (every gate, Keyspace::BeginTransaction), or, inside EXEC, within EXEC's
+// (which takes the whole keyspace when one is queued: command_info.h).
+// Every change to the function libraries is saved in the database
+// (function_store.h) before it is acknowledged.
+#include <functional>
+
 #include "ascii_case.h"
 #include "commands.h"
+#include "function_store.h"
+#include "glob_match.h"
+#include "rdb_payload.h"
 #include "resp_reply.h"
 #include "script_engine.h"
 #include "strict_integer.h"
@@ -12,14 +20,49 @@
 namespace teksdb::server {
 namespace {
 
+// The numkeys argument of EVAL and FCALL (`not_integer`: the error for
+// one that is not a number): false, having replied, if it is bad.
+bool ParseNumKeys(Request& r, const char* not_integer, int64_t* numkeys) {
+  if (!ParseStrictInt64(r.args[2], numkeys)) {
+    reply::Error(r.out, not_integer);
+    return false;
+  }
+  if (*numkeys > static_cast<int64_t>(r.args.size()) - 3) {
+    reply::Error(r.out, "ERR Number of keys can't be greater than number of args");
+    return false;
+  }
+  if (*numkeys < 0) {
+    reply::Error(r.out, "ERR Number of keys can't be negative");
+    return false;
+  }
+  return true;
+}
+
+// Runs `run` (a script or function, its KEYS and ARGV from args[3..])
+// holding the whole keyspace.
+void RunHoldingKeyspace(
+    Request& r, int64_t numkeys,
+    const std::function<void(const std::vector<std::string>&, const std::vector<std::string>&)>& run) {
+  const std::vector<std::string> keys(r.args.begin() + 3, r.args.begin() + 3 + numkeys);
+  const std::vector<std::string> argv(r.args.begin() + 3 + numkeys, r.args.end());
+  const bool within_exec = r.keyspace->InTransaction();
+  if (!within_exec) r.keyspace->BeginTransaction({}, /*whole_keyspace=*/true);
+  r.client.may_block = false;
+  run(keys, argv);
+  r.client.may_block = !within_exec;
+  if (r.server.scripts.running().stopped_for_shutdown()) {
+    // SHUTDOWN NOSAVE or a signal stopped it: none of its writes (nor of
+    // the EXEC around it) reach the database.
+    r.keyspace->DiscardGroup();
+    r.client.close_after_reply = true;
+  }
+  if (!within_exec) r.keyspace->EndTransaction();
+}
+
 // EVAL / EVALSHA script-or-sha numkeys key... arg...
 void Eval(Request& r, bool by_sha, bool read_only) {
   int64_t numkeys;
-  if (!ParseStrictInt64(r.args[2], &numkeys)) return reply::Error(r.out, kNotInteger);
-  if (numkeys > static_cast<int64_t>(r.args.size()) - 3) {
-    return reply::Error(r.out, "ERR Number of keys can't be greater than number of args");
-  }
-  if (numkeys < 0) return reply::Error(r.out, "ERR Number of keys can't be negative");
+  if (!ParseNumKeys(r, kNotInteger, &numkeys)) return;
   ScriptEngine& engine = r.server.scripts;
   std::string sha;
   if (by_sha) {
@@ -31,25 +74,32 @@ void Eval(Request& r, bool by_sha, bool read_only) {
     std::string error;
     if (!engine.Load(r.args[1], &sha, &error)) return reply::Error(r.out, error);
   }
-  const std::vector<std::string> keys(r.args.begin() + 3, r.args.begin() + 3 + numkeys);
-  const std::vector<std::string> argv(r.args.begin() + 3 + numkeys, r.args.end());
-  const bool within_exec = r.keyspace->InTransaction();
-  if (!within_exec) r.keyspace->BeginTransaction({}, /*whole_keyspace=*/true);
-  r.client.may_block = false;
-  engine.Run(r, sha, keys, argv, read_only);
-  r.client.may_block = !within_exec;
-  if (engine.running().stopped_for_shutdown()) {
-    // SHUTDOWN NOSAVE or a signal stopped it: none of its writes (nor of
-    // the EXEC around it) reach the database.
-    r.keyspace->DiscardGroup();
-    r.client.close_after_reply = true;
-  }
-  if (!within_exec) r.keyspace->EndTransaction();
+  RunHoldingKeyspace(r, numkeys, [&](const auto& keys, const auto& argv) {
+    engine.Run(r, sha, keys, argv, read_only);
+  });
 }
 void EvalCommand(Request& r) { Eval(r, false, false); }
 void EvalSha(Request& r) { Eval(r, true, false); }
 void EvalRo(Request& r) { Eval(r, false, true); }
 void EvalShaRo(Request& r) { Eval(r, true, true); }
+
+// SCRIPT KILL (`function_kill` false) and FUNCTION KILL.
+void ReplyKill(Request& r, bool function_kill) {
+  RunningScript& running = r.server.scripts.running();
+  switch (running.Kill(function_kill)) {
+    case RunningScript::KillResult::kKilled:
+      return reply::Ok(r.out);
+    case RunningScript::KillResult::kNotBusy:
+      return reply::Error(r.out, "NOTBUSY No scripts in execution right now.");
+    case RunningScript::KillResult::kUnkillable:
+      return reply::Error(r.out,
+                          "UNKILLABLE Sorry the script already executed write commands against the "
+                          "dataset. You can either wait the script termination or kill the server in "
+                          "a hard way using the SHUTDOWN NOSAVE command.");
+    case RunningScript::KillResult::kOtherKind:
+      return reply::Error(r.out, running.BusyError());
+  }
+}
 
 // SCRIPT LOAD body | EXISTS sha... | FLUSH [ASYNC|SYNC] | KILL
 // (SubcommandError has checked the subcommand and its arity.)
@@ -74,17 +124,209 @@ void Script(Request& r) {
     engine.Flush();
     return reply::Ok(r.out);
   }
-  switch (engine.running().Kill()) {
-    case RunningScript::KillResult::kKilled:
-      return reply::Ok(r.out);
-    case RunningScript::KillResult::kNotBusy:
-      return reply::Error(r.out, "NOTBUSY No scripts in execution right now.");
-    case RunningScript::KillResult::kUnkillable:
-      return reply::Error(r.out,
-                          "UNKILLABLE Sorry the script already executed write commands against the "
-                          "dataset. You can either wait the script termination or kill the server in "
-                          "a hard way using the SHUTDOWN NOSAVE command.");
+  ReplyKill(r, /*function_kill=*/false);
+}
+
+// FCALL / FCALL_RO function numkeys key... arg...
+void FCall(Request& r, bool read_only) {
+  ScriptEngine& engine = r.server.scripts;
+  ScriptEngine::FunctionInfo info;
+  if (!engine.FindFunction(r.args[1], &info)) return reply::Error(r.out, "ERR Function not found");
+  int64_t numkeys;
+  if (!ParseNumKeys(r, "ERR Bad number of keys provided", &numkeys)) return;
+  RunHoldingKeyspace(r, numkeys, [&](const auto& keys, const auto& argv) {
+    engine.CallFunction(r, r.args[1], keys, argv, read_only);
+  });
+}
+void FCallCommand(Request& r) { FCall(r, false); }
+void FCallRo(Request& r) { FCall(r, true); }
+
+// Saves the libraries after a change; false, having replied, if that
+// failed (the change then stands in memory only until a restart).
+bool SaveLibraries(Request& r) {
+  const ROCKSDB_NAMESPACE::Status s = function_store::Save(r.server.db, r.server.scripts.Libraries());
+  if (s.ok()) return true;
+  ReplyStorageError(r, s);
+  return false;
+}
+
+void FunctionLoad(Request& r) {
+  bool replace = false;
+  for (size_t i = 2; i + 1 < r.args.size(); ++i) {
+    if (AsciiLower(r.args[i]) != "replace") {
+      return reply::Error(r.out, "ERR Unknown option given: " + r.args[i]);
+    }
+    replace = true;
   }
+  std::string name, error;
+  if (!r.server.scripts.LoadLibrary(r.args.back(), replace, &name, &error)) {
+    return reply::Error(r.out, error);
+  }
+  if (SaveLibraries(r)) reply::Bulk(r.out, name);
+}
+
+// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern]
+void FunctionList(Request& r) {
+  bool with_code = false, named = false;
+  std::string pattern;
+  for (size_t i = 2; i < r.args.size(); ++i) {
+    const std::string arg = AsciiLower(r.args[i]);
+    if (arg == "withcode" && !with_code) {
+      with_code = true;
+    } else if (arg == "libraryname" && !named) {
+      if (i + 1 == r.args.size()) return reply::Error(r.out, "ERR library name argument was not given");
+      named = true;
+      pattern = AsciiLower(r.args[++i]);
+    } else {
+      return reply::Error(r.out, "ERR Unknown argument " + r.args[i]);
+    }
+  }
+  std::vector<ScriptEngine::LibraryInfo> libraries = r.server.scripts.Libraries();
+  if (named) {
+    libraries.erase(std::remove_if(libraries.begin(), libraries.end(),
+                                   [&](const ScriptEngine::LibraryInfo& l) {
+                                     return !GlobMatch(pattern, AsciiLower(l.name));
+                                   }),
+                    libraries.end());
+  }
+  const int protocol = r.protocol();
+  reply::ArrayHeader(r.out, libraries.size());
+  for (const ScriptEngine::LibraryInfo& library : libraries) {
+    reply::MapHeader(r.out, protocol, with_code ? 4 : 3);
+    reply::Bulk(r.out, "library_name");
+    reply::Bulk(r.out, library.name);
+    reply::Bulk(r.out, "engine");
+    reply::Bulk(r.out, "LUA");
+    reply::Bulk(r.out, "functions");
+    reply::ArrayHeader(r.out, library.functions.size());
+    for (const ScriptEngine::FunctionInfo& f : library.functions) {
+      reply::MapHeader(r.out, protocol, 3);
+      reply::Bulk(r.out, "name");
+      reply::Bulk(r.out, f.name);
+      reply::Bulk(r.out, "description");
+      f.has_description ? reply::Bulk(r.out, f.description) : reply::Null(r.out, protocol);
+      reply::Bulk(r.out, "flags");
+      reply::SetHeader(r.out, protocol, f.flags.size());
+      for (const std::string& flag : f.flags) reply::Simple(r.out, flag);
+    }
+    if (with_code) {
+      reply::Bulk(r.out, "library_code");
+      reply::Bulk(r.out, library.code);
+    }
+  }
+}
+
+// Redis 7.0's FUNCTION DUMP payload: each library as the RDB opcode
+// FUNCTION2 and its code, then the footer.
+constexpr uint8_t kRdbOpcodeFunction2 = 245;
+constexpr uint8_t kRdbOpcodeFunctionPreGa = 246;
+
+void FunctionDump(Request& r) {
+  std::string payload;
+  for (const ScriptEngine::LibraryInfo& library : r.server.scripts.Libraries()) {
+    payload.push_back(static_cast<char>(kRdbOpcodeFunction2));
+    rdb_payload::AppendString(&payload, library.code);
+  }
+  rdb_payload::AppendFooter(&payload);
+  reply::Bulk(r.out, payload);
+}
+
+// FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]: all of it or nothing.
+void FunctionRestore(Request& r) {
+  if (r.args.size() > 4) {
+    return reply::Error(r.out, "ERR unknown subcommand or wrong number of arguments for '" + r.args[1] +
+                                   "'. Try FUNCTION HELP.");
+  }
+  const std::string policy = r.args.size() == 4 ? AsciiLower(r.args[3]) : "append";
+  if (policy != "flush" && policy != "append" && policy != "replace") {
+    return reply::Error(r.out, "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+  }
+  std::string_view body;
+  if (!rdb_payload::CheckFooter(r.args[2], &body)) {
+    return reply::Error(r.out, "ERR DUMP payload version or checksum are wrong");
+  }
+  std::vector<std::string> codes;
+  for (size_t pos = 0; pos < body.size();) {
+    const uint8_t type = static_cast<uint8_t>(body[pos++]);
+    if (type == kRdbOpcodeFunctionPreGa) return reply::Error(r.out, "ERR Pre-GA function format not supported");
+    if (type != kRdbOpcodeFunction2) return reply::Error(r.out, "ERR given type is not a function");
+    std::string code;
+    if (!rdb_payload::ReadString(body, &pos, &code)) {
+      return reply::Error(r.out, "ERR failed loading the given functions payload");
+    }
+    codes.push_back(std::move(code));
+  }
+  ScriptEngine& engine = r.server.scripts;
+  const std::vector<ScriptEngine::LibraryInfo> before = engine.Libraries();
+  if (policy == "flush") engine.FlushLibraries();
+  for (const std::string& code : codes) {
+    std::string name, error;
+    if (engine.LoadLibrary(code, policy == "replace", &name, &error)) continue;
+    engine.FlushLibraries();  // back to what was there
+    for (const ScriptEngine::LibraryInfo& library : before) {
+      engine.LoadLibrary(library.code, false, &name, &error);
+    }
+    return reply::Error(r.out, error);
+  }
+  if (SaveLibraries(r)) reply::Ok(r.out);
+}
+
+// FUNCTION STATS: the running script (a function's), and the counts.
+void FunctionStats(Request& r) {
+  RunningScript& running = r.server.scripts.running();
+  if (running.RunsEval()) return reply::Error(r.out, RunningScript::kBusyError);
+  const int protocol = r.protocol();
+  reply::MapHeader(r.out, protocol, 2);
+  reply::Bulk(r.out, "running_script");
+  RunningScript::Snapshot snapshot;
+  if (!running.Running(&snapshot)) {
+    reply::Null(r.out, protocol);
+  } else {
+    reply::MapHeader(r.out, protocol, 3);
+    reply::Bulk(r.out, "name");
+    reply::Bulk(r.out, snapshot.name);
+    reply::Bulk(r.out, "command");
+    reply::ArrayHeader(r.out, snapshot.command.size());
+    for (const std::string& arg : snapshot.command) reply::Bulk(r.out, arg);
+    reply::Bulk(r.out, "duration_ms");
+    reply::Integer(r.out, snapshot.duration_ms);
+  }
+  reply::Bulk(r.out, "engines");
+  reply::MapHeader(r.out, protocol, 1);
+  reply::Bulk(r.out, "LUA");
+  reply::MapHeader(r.out, protocol, 2);
+  reply::Bulk(r.out, "libraries_count");
+  reply::Integer(r.out, static_cast<int64_t>(r.server.scripts.library_count()));
+  reply::Bulk(r.out, "functions_count");
+  reply::Integer(r.out, static_cast<int64_t>(r.server.scripts.function_count()));
+}
+
+// FUNCTION LOAD | DELETE | FLUSH | LIST | DUMP | RESTORE | STATS | KILL
+// (SubcommandError has checked the subcommand and its arity).
+void Function(Request& r) {
+  const std::string sub = AsciiLower(r.args[1]);
+  ScriptEngine& engine = r.server.scripts;
+  if (sub == "load") return FunctionLoad(r);
+  if (sub == "list") return FunctionList(r);
+  if (sub == "dump") return FunctionDump(r);
+  if (sub == "restore") return FunctionRestore(r);
+  if (sub == "stats") return FunctionStats(r);
+  if (sub == "kill") return ReplyKill(r, /*function_kill=*/true);
+  if (sub == "delete") {
+    if (!engine.DeleteLibrary(r.args[2])) return reply::Error(r.out, "ERR Library not found");
+    if (SaveLibraries(r)) reply::Ok(r.out);
+    return;
+  }
+  // flush [ASYNC|SYNC]
+  if (r.args.size() > 3) {
+    return reply::Error(r.out, "ERR unknown subcommand or wrong number of arguments for '" + r.args[1] +
+                                   "'. Try FUNCTION HELP.");
+  }
+  if (r.args.size() == 3 && AsciiLower(r.args[2]) != "sync" && AsciiLower(r.args[2]) != "async") {
+    return reply::Error(r.out, "ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+  }
+  engine.FlushLibraries();
+  if (SaveLibraries(r)) reply::Ok(r.out);
 }
 
 }  // namespace
@@ -93,6 +335,7 @@ void AddScriptCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"eval", -3, EvalCommand},  {"evalsha", -3, EvalSha},     {"eval_ro", -3, EvalRo},
       {"evalsha_ro", -3, EvalShaRo}, {"script", -2, Script},
+      {"fcall", -3, FCallCommand},  {"fcall_ro", -3, FCallRo}, {"function", -2, Function},
   });
 }
 

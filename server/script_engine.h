@@ -1,8 +1,18 @@
 // ScriptEngine: Lua 5.1 (Debian's, as Redis embeds it) for EVAL and
-// friends: the script cache by SHA1, the redis.* API scripts call, and a
-// run's time limits. The sandbox is script_sandbox.h; the conversions
-// between replies and Lua values are script_replies.h; what other clients
-// see of a running script (BUSY, SCRIPT KILL) is running_script.h.
+// friends and for Redis 7.0's functions (FUNCTION LOAD, FCALL): the script
+// cache by SHA1 in one Lua state, the function libraries in another (so
+// SCRIPT FLUSH and FUNCTION FLUSH each reset their own). The sandbox is
+// script_sandbox.h; a run and the redis.* API, script_run.h; the
+// conversions between replies and Lua values, script_replies.h; what other
+// clients see of a running script (BUSY, SCRIPT KILL), running_script.h.
+//
+// A library ("#!lua name=lib" and code that calls
+// redis.register_function) runs once at FUNCTION LOAD, in an environment
+// that has only redis.register_function, redis.log and the version
+// constants, and for at most kLoadTimeLimitMs; the functions it registers
+// run at FCALL with the whole runtime API. The libraries' code is kept in
+// the database by the FUNCTION commands (script_commands.cc), which load
+// it again at start.
 //
 // A script runs atomically: EVAL takes the whole keyspace (every gate,
 // Keyspace::BeginTransaction) before it runs, so no other client writes
@@ -23,8 +33,10 @@
 // clients use while a script runs.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -42,6 +54,20 @@ class ScriptEngine {
  public:
   static constexpr size_t kMemoryLimit = size_t{512} << 20;
   static constexpr int kHookInstructions = 100000;
+  static constexpr int64_t kLoadTimeLimitMs = 500;
+
+  struct FunctionInfo {
+    std::string name;
+    bool has_description = false;
+    std::string description;
+    std::vector<std::string> flags;  // Redis's names, in Redis's order
+    bool no_writes = false;
+  };
+  struct LibraryInfo {
+    std::string name;
+    std::string code;  // whole, its "#!lua" line included
+    std::vector<FunctionInfo> functions;
+  };
 
   ScriptEngine();
   ~ScriptEngine();
@@ -62,6 +88,24 @@ class ScriptEngine {
   void Run(Request& r, const std::string& sha, const std::vector<std::string>& keys,
            const std::vector<std::string>& argv, bool read_only);
 
+  // FUNCTION LOAD: runs library `code`, registering its functions (all or
+  // none); replaces a library of the same name only if `replace`. Its name
+  // in *name, or false with Redis's error in *error.
+  bool LoadLibrary(const std::string& code, bool replace, std::string* name, std::string* error);
+  // FUNCTION DELETE (false: no such library) and FLUSH.
+  bool DeleteLibrary(const std::string& name);
+  void FlushLibraries();
+  // Every library, by name.
+  std::vector<LibraryInfo> Libraries();
+  // FUNCTION STATS's counts, without the mutex (a script may be running).
+  size_t library_count() const { return library_count_.load(std::memory_order_relaxed); }
+  size_t function_count() const { return function_count_.load(std::memory_order_relaxed); }
+  // The function FCALL names (case-insensitive): false if there is none.
+  bool FindFunction(const std::string& name, FunctionInfo* info);
+  // Runs function `name` for request r as Run runs a script.
+  void CallFunction(Request& r, const std::string& name, const std::vector<std::string>& keys,
+                    const std::vector<std::string>& argv, bool read_only);
+
   RunningScript& running() { return running_; }
 
   // The SHA1 of `text`, lower-case hex (redis.sha1hex, SCRIPT LOAD).
@@ -73,13 +117,29 @@ class ScriptEngine {
     bool shebang = false;    // it has a shebang line ("#!lua ...")
     bool no_writes = false;  // the shebang's flags=no-writes
   };
-  void Open();
-  void Close();
+  // A Lua state and its heap's size (capped at kMemoryLimit each).
+  struct State {
+    lua_State* lua = nullptr;
+    size_t heap_bytes = 0;
+  };
+  static void Open(State* state, int (*build)(lua_State*));
+  static void Close(State* state);
+  // Runs `context` (a script_run::Context) in `state`, as Begin..End of
+  // running_.
+  void RunIn(State* state, Request& r, void* context, bool function, const std::string& name);
+  // The libraries in libraries_ again, in a new functions state (after a
+  // failed RESTORE, a FLUSH).
+  void ResetFunctions();
+  void CountFunctions();
 
   std::mutex mu_;
-  lua_State* lua_ = nullptr;
-  size_t heap_bytes_ = 0;
+  State scripts_state_;
   std::unordered_map<std::string, Script> scripts_;  // by sha
+  State functions_state_;
+  std::map<std::string, LibraryInfo> libraries_;      // by name
+  std::unordered_map<std::string, std::string> function_libraries_;  // lower-case name -> library
+  std::atomic<size_t> library_count_{0};
+  std::atomic<size_t> function_count_{0};
   RunningScript running_;
 };
 

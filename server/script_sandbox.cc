@@ -33,8 +33,7 @@ int GlobalLookup(lua_State* L) {
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));
   if (!lua_isnil(L, -1)) return 1;
-  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                    lua_tostring(L, 2));
+  return NonexistentGlobal(L, lua_tostring(L, 2));
 }
 
 void MarkReadOnly(lua_State* L, int index) {
@@ -224,6 +223,36 @@ void OpenLibrary(lua_State* L, lua_CFunction open, const char* name) {
 
 }  // namespace
 
+int NonexistentGlobal(lua_State* L, const char* name) {
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", name);
+}
+
+void PushReadOnlyProxy(lua_State* L, int index) { PushProxy(L, index); }
+
+void PushStrictReadOnlyProxy(lua_State* L, int index) {
+  lua_pushvalue(L, index);
+  lua_pushcclosure(L, GlobalLookup, 1);
+  PushReadOnlyEnvironment(L);
+}
+
+void PushHiddenGlobals(lua_State* L) {
+  lua_pushlightuserdata(L, const_cast<char*>(&kHiddenGlobals));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+}
+
+void PushReadOnlyEnvironment(lua_State* L) {
+  lua_newtable(L);  // the environment
+  lua_newtable(L);  // its metatable
+  lua_pushvalue(L, -3);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, ReadOnlyError);
+  lua_setfield(L, -2, "__newindex");
+  HideMetatable(L, -1);
+  lua_setmetatable(L, -2);
+  MarkReadOnly(L, -1);
+  lua_remove(L, -2);  // the lookup
+}
+
 bool IsBinaryChunk(const char* body, size_t size) {
   return size > 0 && body[0] == LUA_SIGNATURE[0];
 }
@@ -288,16 +317,9 @@ void Build(lua_State* L, void (*add_globals)(lua_State* L)) {
   // The globals scripts see: an empty read-only table whose reads go to
   // the real ones (this table, from here on hidden), an unknown name being
   // an error, and whose _G is itself.
-  lua_newtable(L);  // what scripts see
-  lua_newtable(L);  // its metatable
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   lua_pushcclosure(L, GlobalLookup, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, ReadOnlyError);
-  lua_setfield(L, -2, "__newindex");
-  HideMetatable(L, -1);
-  lua_setmetatable(L, -2);
-  MarkReadOnly(L, -1);
+  PushReadOnlyEnvironment(L);  // what scripts see
   lua_pushlightuserdata(L, const_cast<char*>(&kProxyTargets));
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_pushvalue(L, -2);

@@ -48,6 +48,19 @@ void SetGlobal(lua_State* L, const char* name);
 // Sets the environment of the function at `index` to the sandbox's globals.
 void SetEnvironment(lua_State* L, int index);
 
+// For the functions' state (script_functions.cc): pushes a new read-only
+// proxy of the table at `index`; pushes the hidden table the globals read
+// from; pops a lookup function (__index(t, key)) and pushes a new empty
+// read-only table that reads through it (a function library's globals).
+void PushReadOnlyProxy(lua_State* L, int index);
+// The same, reading a name the table lacks being Redis's nonexistent
+// global error (as Redis's protected tables answer).
+void PushStrictReadOnlyProxy(lua_State* L, int index);
+void PushHiddenGlobals(lua_State* L);
+void PushReadOnlyEnvironment(lua_State* L);
+// Raises Redis's error for reading global `name`, which does not exist.
+int NonexistentGlobal(lua_State* L, const char* name);
+
 // Whether `body` is a Lua binary chunk (which must not be loaded).
 bool IsBinaryChunk(const char* body, size_t size);
 

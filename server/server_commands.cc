@@ -322,7 +322,7 @@ void Shutdown(Request& r) {
   const bool nosave = std::any_of(r.args.begin() + 1, r.args.end(),
                                   [](const std::string& a) { return AsciiLower(a) == "nosave"; });
   if (!nosave && r.server.scripts.running().MustRefuse(r.client.id)) {
-    return reply::Error(r.out, RunningScript::kBusyError);
+    return reply::Error(r.out, r.server.scripts.running().BusyError());
   }
   r.client.close_after_reply = true;
   if (r.server.shutdown) r.server.shutdown();

@@ -27,6 +27,8 @@ bool KnownType(char type) {
 
 std::string FormatKey() { return ServerRecords().ToString() + "format"; }
 std::string VersionCeilingKey() { return ServerRecords().ToString() + "version-ceiling"; }
+std::string FunctionLibraryPrefix() { return ServerRecords().ToString() + "function-library:"; }
+std::string FunctionLibraryKey(const std::string& name) { return FunctionLibraryPrefix() + name; }
 
 void AppendU64(std::string* out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (56 - 8 * i)));

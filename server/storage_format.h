@@ -17,7 +17,9 @@
 //                               filter's way from a member to its meta)
 //   "Z" version score member    a sorted set's score index
 //   "\xff" name                 server records: the format, the version
-//                               ceiling (version_allocator.h); FLUSHALL
+//                               ceiling (version_allocator.h), the
+//                               function libraries ("function-library:"
+//                               name, value: the library's code); FLUSHALL
 //                               keeps them, every other record sorts below
 //                               kServerRecords
 // versions are 8 bytes big-endian, so one version's members are contiguous
@@ -66,6 +68,9 @@ constexpr char kIndexTag = 'Z';
 inline ROCKSDB_NAMESPACE::Slice ServerRecords() { return ROCKSDB_NAMESPACE::Slice("\xff", 1); }
 std::string FormatKey();
 std::string VersionCeilingKey();
+// The function libraries' records: every one starts with the prefix.
+std::string FunctionLibraryPrefix();
+std::string FunctionLibraryKey(const std::string& name);
 
 // A meta record's contents. `version` is 0 for strings.
 struct Meta {

@@ -27,7 +27,7 @@ compared in order. Then range reads of a sorted set of thousands of
 members (by rank and by score, both ways, LIMIT, exclusive and infinite
 bounds; the server seeks its score index and stops early), alone and in
 pipelines. Then both phases again in RESP3 (HELLO 3). Then
-scripts: fixed EVAL/EVALSHA/EVAL_RO/SCRIPT cases (results of every Lua
+scripts: fixed EVAL/EVALSHA/EVAL_RO/SCRIPT/FUNCTION/FCALL cases (results of every Lua
 type, errors raised and caught, the sandbox, numkeys errors, read-only
 scripts, the cache), and random commands run through
 EVAL "return redis.call(unpack(ARGV))", in RESP3 and RESP2, replies
@@ -413,6 +413,20 @@ def read_heavy_command(rng):
                        ["GET", k, "extra"], ["get", k]])
 
 
+def functions_sorted(reply):
+    """A FUNCTION LIST reply with each library's functions sorted."""
+    if reply[0] != b"*":
+        return reply
+    libraries = []
+    for library in reply[1]:
+        fields = list(library[1])
+        for i in range(0, len(fields) - 1, 2):
+            if fields[i][1] == b"functions":
+                fields[i + 1] = (fields[i + 1][0], sorted(fields[i + 1][1], key=repr))
+        libraries.append((library[0], fields))
+    return (reply[0], libraries)
+
+
 def same(cmd, a, b, queued=None):
     """Whether replies `a` (Redis's) and `b` to `cmd` match; `queued`: the
     commands an EXEC ran, whose replies are compared one by one."""
@@ -429,6 +443,9 @@ def same(cmd, a, b, queued=None):
         return a[1] is None and b[1] is None or len(a[1]) == len(b[1])
     if name in ("HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER", "RANDOMKEY") and a[0] == b[0] == b"$":
         return (a[1] is None) == (b[1] is None)
+    if cmd[:2] == ["FUNCTION", "LIST"]:
+        # a library's functions come in Redis's hash order: compared as sets
+        return functions_sorted(a) == functions_sorted(b)
     if name == "HELLO" and a[0] == b[0] and a[0] in lists and len(a[1]) == len(b[1]) == 14:
         return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
     if name in ("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME") and a[0] == b[0] == b":":
@@ -507,6 +524,13 @@ NOT_SCRIPTED = {"KEYS", "HKEYS", "HVALS", "SMEMBERS", "HGETALL", "SINTER", "SUNI
                 "HRANDFIELD", "SRANDMEMBER", "ZRANDMEMBER", "RANDOMKEY", "SPOP", "TTL", "PTTL", "EXPIRETIME",
                 "PEXPIRETIME", "SCAN", "HSCAN", "SSCAN", "ZSCAN", "@OTHER",
                 "COMMAND"}  # (COMMAND INFO's key specs differ: compared elsewhere)
+
+LIBRARY = ("#!lua name=mylib\n"
+           "redis.register_function('myfunc', function(keys, args) return redis.call('set', keys[1], args[1]) end)\n"
+           "redis.register_function{function_name='ro', callback=function(keys, args) "
+           "return redis.call('get', keys[1]) end, flags={'no-writes', 'allow-stale'}, description='reads'}\n"
+           "redis.register_function('failing', function() error('boom') end)\n"
+           "redis.register_function('wrongtype', function(keys) return redis.call('hget', keys[1], 'f') end)")
 
 SCRIPTS = [
     ["EVAL", "return {1, 'two', {3, {4}}, false, true, nil, 5}", "0"],
@@ -625,6 +649,44 @@ SCRIPTS = [
     ["EVAL", "#!lua", "0"],
     ["EVAL_RO", "#!lua\nreturn 1", "0"],
     ["EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"],
+    # Functions: FUNCTION LOAD and FCALL, their errors and replies.
+    ["FUNCTION", "FLUSH"],
+    ["FUNCTION", "LOAD", LIBRARY],
+    ["FCALL", "myfunc", "1", "fk", "hello"], ["FCALL_RO", "ro", "1", "fk"],
+    ["FCALL_RO", "myfunc", "1", "fk", "x"], ["FCALL", "MYFUNC", "1", "fk", "v2"],
+    ["FCALL", "nosuch", "0"], ["FCALL", "ro", "x"], ["FCALL", "ro", "5", "a"], ["FCALL", "ro", "-1"],
+    ["FCALL", "failing", "0"], ["FCALL", "wrongtype", "1", "fk"],
+    ["FUNCTION", "LOAD", "#!lua name=mylib\nredis.register_function('f2', function() return 1 end)"],
+    ["FUNCTION", "LOAD", "REPLACE", LIBRARY], ["FUNCTION", "LOAD", "BOGUS", LIBRARY],
+    ["FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('myfunc', function() return 1 end)"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nmath.random()"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nredis.call('ping')"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nlocal x = 1"],
+    ["FUNCTION", "LOAD", "#!lua name=bad x=y\nredis.register_function('q', function() return 1 end)"],
+    ["FUNCTION", "LOAD", "#!lua name=bad name=worse\nx"],
+    ["FUNCTION", "LOAD", "#!lua\nx"], ["FUNCTION", "LOAD", "#!js name=bad\nx"],
+    ["FUNCTION", "LOAD", "no metadata"], ["FUNCTION", "LOAD", "#!lua name=b-d\nx"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nreturn 'a' .."],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nredis.register_function('q')"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nredis.register_function('q', 1)"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nredis.register_function('b-d', function() end)"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nredis.register_function{function_name='q', callback=function() end, "
+                         "flags={'bogus'}}"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nredis.register_function{callback=function() end}"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nredis.register_function{function_name='q', nope=1}"],
+    ["FUNCTION", "LOAD", "#!lua name=bad\nredis = 1"],
+    ["FUNCTION", "LOAD", "#!lua name=timeout\nwhile true do end"],
+    ["FUNCTION", "LIST"], ["FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "my*"],
+    ["FUNCTION", "LIST", "LIBRARYNAME", "nomatch*"], ["FUNCTION", "LIST", "LIBRARYNAME"],
+    ["FUNCTION", "LIST", "WITHCODE", "WITHCODE"], ["FUNCTION", "LIST", "BOGUS"],
+    ["FUNCTION", "STATS"], ["FUNCTION", "KILL"], ["FUNCTION", "DELETE", "nosuch"],
+    ["FUNCTION", "DELETE", "mylib"], ["FUNCTION", "LIST"], ["FCALL", "myfunc", "0"],
+    ["FUNCTION", "LOAD", "#!lua name=counter\nlocal count = 0\n"
+                         "redis.register_function('inc', function() count = count + 1 return count end)"],
+    ["FCALL", "inc", "0"], ["FCALL", "inc", "0"],
+    ["FUNCTION", "FLUSH", "BOGUS"], ["FUNCTION", "FLUSH", "SYNC", "X"], ["FUNCTION", "RESTORE", "garbage"],
+    ["FUNCTION", "RESTORE", "garbage", "BOGUS"], ["FUNCTION", "NOSUCH"], ["FUNCTION", "FLUSH", "ASYNC"],
+    ["FUNCTION", "STATS"], ["FUNCTION", "DUMP"],
 ]
 
 
@@ -671,6 +733,31 @@ def run_pipelines(redis, teks, rng, count, history):
                 return False, sent
         sent += len(batch)
     return True, sent
+
+
+def run_function_dumps(redis, teks):
+    """FUNCTION DUMP of each server RESTOREd into the other (Redis
+    compresses long code with LZF): the same libraries come back, and a
+    damaged payload is refused."""
+    code = ("#!lua name=dumped\n-- " + "a long comment, compressed in Redis's payload " * 8 +
+            "\nredis.register_function('dumped', function() return 'dumped' end)")
+    for source, target in ((redis, teks), (teks, redis)):
+        for server in (redis, teks):
+            server.command("FUNCTION", "FLUSH")
+        source.command("FUNCTION", "LOAD", code)
+        payload = source.command("FUNCTION", "DUMP")[1]
+        restored = target.command("FUNCTION", "RESTORE", payload)
+        listed = [s.command("FUNCTION", "LIST", "WITHCODE") for s in (source, target)]
+        called = target.command("FCALL", "dumped", "0")
+        damaged = payload[:-1] + bytes([payload[-1] ^ 1])
+        refused = target.command("FUNCTION", "RESTORE", damaged, "REPLACE")
+        if (restored != (b"+", b"OK") or listed[0] != listed[1] or called != (b"$", b"dumped") or
+                refused != (b"-", b"ERR DUMP payload version or checksum are wrong")):
+            print(f"FAIL: FUNCTION DUMP/RESTORE: {restored} {called} {refused}\n  {listed}")
+            return False
+    for server in (redis, teks):
+        server.command("FUNCTION", "FLUSH")
+    return True
 
 
 def run_big_sorted_set(redis, teks, rng, count, history):
@@ -782,6 +869,8 @@ def main():
             redis.command("HELLO", str(protocol)), teks.command("HELLO", str(protocol))
             if not run_scripted(redis, teks, rng, scale * 600, history):
                 return 1
+        if not run_function_dumps(redis, teks):
+            return 1
         print(f"ok: {len(history)} commands ({pipelined + resp3_pipelined} of them in pipelines; "
               "RESP2, then RESP3, then through scripts), every reply the same as Redis's")
         return 0
