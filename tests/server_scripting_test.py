@@ -10,6 +10,8 @@ limits, where the differential test's single stream cannot reach:
     wrote is UNKILLABLE and SHUTDOWN without NOSAVE is BUSY; SHUTDOWN
     NOSAVE stops it and the server, its write dropped; SIGTERM stops a
     busy script and the server; under the threshold other clients wait;
+    a busy function (FCALL) is stopped by FUNCTION KILL, not SCRIPT KILL,
+    and FUNCTION STATS names it; libraries survive a restart;
   - memory: a script that allocates without bound fails, pcall or not,
     and the server serves on.
 
@@ -68,6 +70,8 @@ def atomicity(port):
 
 
 BUSY = b"BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+BUSY_FUNCTION = b"BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+LOOP_LIBRARY = "#!lua name=loops\nredis.register_function('loop', function() while true do end end)"
 PCALL_LOOP = ("local f = function() while 1 do redis.call('ping') end end "
               "while 1 do pcall(f) end")
 
@@ -87,12 +91,12 @@ def start_script(port, *args):
     return t, result
 
 
-def wait_busy(other):
-    """PINGs until the script running is busy (BUSY), 10 s at most."""
+def wait_busy(other, busy=BUSY):
+    """PINGs until the script running is busy (`busy`), 10 s at most."""
     deadline = time.time() + 10
     while time.time() < deadline:
         got = other.command("PING")
-        if got == (b"-", BUSY):
+        if got == (b"-", busy):
             return True
         time.sleep(0.02)
     return False
@@ -124,6 +128,27 @@ def busy_and_kill(port, threads):
         check(other.command("PING") == (b"+", b"PONG"), "the server serves on")
     check(other.command("SCRIPT", "KILL") == (b"-", b"NOTBUSY No scripts in execution right now."),
           "SCRIPT KILL without a script")
+    # A function: FUNCTION KILL stops it, SCRIPT KILL does not, STATS shows it.
+    check(other.command("FUNCTION", "LOAD", "REPLACE", LOOP_LIBRARY) == (b"$", b"loops"), "FUNCTION LOAD")
+    c, result = Client(port), {}
+    t = threading.Thread(target=lambda: result.update(reply=c.command("FCALL", "loop", "0")))
+    t.start()
+    check(wait_busy(other, BUSY_FUNCTION), f"{threads} I/O threads: a busy function makes others BUSY")
+    check(other.command("SCRIPT", "KILL") == (b"-", BUSY_FUNCTION), "SCRIPT KILL does not stop a function")
+    stats = other.command("FUNCTION", "STATS")
+    check(stats[0] == b"*" and stats[1][1][0] == b"*" and stats[1][1][1][1] == (b"$", b"loop"),
+          f"FUNCTION STATS names the running function ({stats})")
+    check(other.command("FUNCTION", "KILL") == (b"+", b"OK"), "FUNCTION KILL")
+    t.join(10)
+    reply = result.get("reply")
+    check(not t.is_alive() and reply and b"killed by user" in reply[1] and b"@user_function" in reply[1],
+          f"the killed function's client is told ({reply})")
+    t, result = start_script(port, "while true do end", "0")
+    check(wait_busy(other), "a busy EVAL again")
+    check(other.command("FUNCTION", "KILL") == (b"-", BUSY), "FUNCTION KILL does not stop an EVAL")
+    check(other.command("FUNCTION", "STATS") == (b"-", BUSY), "FUNCTION STATS under a busy EVAL is BUSY")
+    check(other.command("SCRIPT", "KILL") == (b"+", b"OK"), "SCRIPT KILL stops it")
+    t.join(10)
     t, result = start_script(port, "redis.call('set', KEYS[1], 'written') while true do end", "1", "w")
     check(wait_busy(other), "a script that wrote gets busy")
     got = other.command("SCRIPT", "KILL")
@@ -215,8 +240,11 @@ def main():
             t, result = busy_and_kill(port, threads)
             shutdown_nosave(port, proc, t, result)
             port, _ = start(name, threads)
-            check(Client(port).command("GET", "w") == (b"$", None),
+            restarted = Client(port)
+            check(restarted.command("GET", "w") == (b"$", None),
                   f"{threads} I/O threads: the unkillable script's write was dropped by SHUTDOWN NOSAVE")
+            listed = restarted.command("FUNCTION", "LIST", "LIBRARYNAME", "loops")
+            check(listed[0] == b"*" and len(listed[1]) == 1, f"function libraries survive a restart ({listed})")
         port, proc = start("sigterm", 1)
         sigterm_stops_a_script(port, proc)
     finally:
