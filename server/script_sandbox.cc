@@ -12,6 +12,8 @@ extern "C" {
 
 #include <initializer_list>
 
+#include "script_libraries.h"
+
 namespace teksdb::server::script_sandbox {
 namespace {
 
@@ -274,6 +276,8 @@ void Build(lua_State* L, void (*add_globals)(lua_State* L)) {
   OpenLibrary(L, luaopen_math, LUA_MATHLIBNAME);
   OpenLibrary(L, luaopen_cjson, "cjson");
   OpenLibrary(L, luaopen_bit, "bit");
+  OpenLibrary(L, script_libraries::OpenMsgpack, "cmsgpack");
+  OpenLibrary(L, script_libraries::OpenStruct, "struct");
   add_globals(L);
   for (const char* unsafe : {"print", "dofile", "loadfile", "getfenv", "setfenv", "newproxy"}) {
     lua_pushnil(L);

@@ -3,9 +3,10 @@
 // with a read-only table flag; Debian's has none).
 //
 // What a script finds: Lua's base library without print, dofile,
-// loadfile, getfenv, setfenv and newproxy (as Debian's Redis 7.0); the table, string, math and coroutine libraries; cjson and bit
-// (Debian's lua-cjson and lua-bitop, the libraries Redis embeds); redis
-// (which the engine adds). What it cannot do:
+// loadfile, getfenv, setfenv and newproxy (as Debian's Redis 7.0); the
+// table, string, math and coroutine libraries; cjson and bit (Debian's
+// lua-cjson and lua-bitop, the libraries Redis embeds), cmsgpack and
+// struct (script_libraries.h); redis (which the engine adds). What it cannot do:
 //   - write a global, or read one that does not exist (Redis's errors):
 //     the globals table is an empty read-only proxy of the real one, which
 //     no script can reach;
