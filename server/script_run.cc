@@ -120,25 +120,28 @@ int RedisPCall(lua_State* L) {
   return 1;
 }
 
-int RedisErrorReply(lua_State* L) {
+// The one string argument of redis.error_reply and status_reply; false,
+// having pushed Redis's error table (returned, not raised), otherwise.
+bool SingleString(lua_State* L, std::string_view* text) {
   if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
     script_replies::PushErrorTable(L, "wrong number or type of arguments");
-    return 1;
+    return false;
   }
   size_t len;
-  const char* error = lua_tolstring(L, 1, &len);
-  const std::string_view text(error, len);
-  script_replies::PushErrorTable(L, len > 0 && error[0] == '-' ? std::string(text) : "-" + std::string(text));
+  const char* s = lua_tolstring(L, 1, &len);
+  *text = std::string_view(s, len);
+  return true;
+}
+int RedisErrorReply(lua_State* L) {
+  std::string_view error;
+  if (!SingleString(L, &error)) return 1;
+  script_replies::PushErrorTable(L, !error.empty() && error[0] == '-' ? std::string(error)
+                                                                       : "-" + std::string(error));
   return 1;
 }
 int RedisStatusReply(lua_State* L) {
-  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
-    script_replies::PushErrorTable(L, "wrong number or type of arguments");
-    return 1;
-  }
-  size_t len;
-  const char* status = lua_tolstring(L, 1, &len);
-  script_replies::PushSingleFieldTable(L, "ok", std::string_view(status, len));
+  std::string_view status;
+  if (SingleString(L, &status)) script_replies::PushSingleFieldTable(L, "ok", status);
   return 1;
 }
 int RedisSha1Hex(lua_State* L) {

@@ -60,6 +60,19 @@ bool IsReadOnly(lua_State* L, int index) {
   return read_only;
 }
 
+// Notes that the table at `proxy` reads the one at `target` (for next,
+// pairs and ipairs).
+void RecordProxy(lua_State* L, int proxy, int target) {
+  proxy = AbsoluteIndex(L, proxy);
+  target = AbsoluteIndex(L, target);
+  lua_pushlightuserdata(L, const_cast<char*>(&kProxyTargets));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, proxy);
+  lua_pushvalue(L, target);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
 // Pushes a new read-only table whose reads go to the table at `target`
 // (which stays writable to whoever holds it: only C code here).
 void PushProxy(lua_State* L, int target);
@@ -76,12 +89,7 @@ void HideMetatable(lua_State* L, int metatable) {
 void PushProxy(lua_State* L, int target) {
   target = AbsoluteIndex(L, target);
   lua_newtable(L);  // the proxy
-  lua_pushlightuserdata(L, const_cast<char*>(&kProxyTargets));
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_pushvalue(L, -2);
-  lua_pushvalue(L, target);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  RecordProxy(L, -1, target);
   lua_newtable(L);  // its metatable
   lua_pushvalue(L, target);
   lua_setfield(L, -2, "__index");
@@ -324,12 +332,7 @@ void Build(lua_State* L, void (*add_globals)(lua_State* L)) {
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   lua_pushcclosure(L, GlobalLookup, 1);
   PushReadOnlyEnvironment(L);  // what scripts see
-  lua_pushlightuserdata(L, const_cast<char*>(&kProxyTargets));
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_pushvalue(L, -2);
-  lua_pushvalue(L, LUA_GLOBALSINDEX);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  RecordProxy(L, -1, LUA_GLOBALSINDEX);
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_GLOBALSINDEX, "_G");
   lua_pushlightuserdata(L, const_cast<char*>(&kHiddenGlobals));

@@ -89,6 +89,24 @@ void Ordered(char* bytes, size_t size, const Header& h) {
   for (size_t i = 0, j = size - 1; i < j; ++i, --j) std::swap(bytes[i], bytes[j]);
 }
 
+// A float or double in the header's byte order.
+template <typename Floating>
+void AddFloating(luaL_Buffer* b, Floating value, const Header& h) {
+  char bytes[sizeof value];
+  std::memcpy(bytes, &value, sizeof value);
+  Ordered(bytes, sizeof value, h);
+  luaL_addlstring(b, bytes, sizeof value);
+}
+template <typename Floating>
+Floating ReadFloating(const char* data, const Header& h) {
+  char bytes[sizeof(Floating)];
+  std::memcpy(bytes, data, sizeof bytes);
+  Ordered(bytes, sizeof bytes, h);
+  Floating value;
+  std::memcpy(&value, bytes, sizeof value);
+  return value;
+}
+
 void PutInteger(lua_State* L, luaL_Buffer* b, int arg, const Header& h, size_t size) {
   const lua_Number n = luaL_checknumber(L, arg);
   uint64_t value = n < 0 ? static_cast<uint64_t>(static_cast<int64_t>(n)) : static_cast<uint64_t>(n);
@@ -135,22 +153,12 @@ int Pack(lua_State* L) {
       case 'x':
         luaL_addchar(&b, '\0');
         break;
-      case 'f': {
-        float f = static_cast<float>(luaL_checknumber(L, arg++));
-        char bytes[sizeof f];
-        std::memcpy(bytes, &f, sizeof f);
-        Ordered(bytes, sizeof f, h);
-        luaL_addlstring(&b, bytes, sizeof f);
+      case 'f':
+        AddFloating(&b, static_cast<float>(luaL_checknumber(L, arg++)), h);
         break;
-      }
-      case 'd': {
-        double d = luaL_checknumber(L, arg++);
-        char bytes[sizeof d];
-        std::memcpy(bytes, &d, sizeof d);
-        Ordered(bytes, sizeof d, h);
-        luaL_addlstring(&b, bytes, sizeof d);
+      case 'd':
+        AddFloating(&b, static_cast<double>(luaL_checknumber(L, arg++)), h);
         break;
-      }
       case 'c': case 's': {
         size_t len;
         const char* s = luaL_checklstring(L, arg++, &len);
@@ -194,26 +202,14 @@ int Unpack(lua_State* L) {
         break;
       case 'x':
         break;
-      case 'f': {
-        char bytes[sizeof(float)];
-        std::memcpy(bytes, data + pos, sizeof bytes);
-        Ordered(bytes, sizeof bytes, h);
-        float f;
-        std::memcpy(&f, bytes, sizeof f);
-        lua_pushnumber(L, f);
+      case 'f':
+        lua_pushnumber(L, ReadFloating<float>(data + pos, h));
         ++results;
         break;
-      }
-      case 'd': {
-        char bytes[sizeof(double)];
-        std::memcpy(bytes, data + pos, sizeof bytes);
-        Ordered(bytes, sizeof bytes, h);
-        double d;
-        std::memcpy(&d, bytes, sizeof d);
-        lua_pushnumber(L, d);
+      case 'd':
+        lua_pushnumber(L, ReadFloating<double>(data + pos, h));
         ++results;
         break;
-      }
       case 'c': {
         if (size == 0) {
           if (results == 0 || !lua_isnumber(L, -1)) luaL_error(L, "format 'c0' needs a previous size");
