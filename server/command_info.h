@@ -59,8 +59,9 @@ std::string SubcommandError(const std::vector<std::string>& args);
 bool DeniedInScripts(const std::vector<std::string>& args);
 
 // Whether the request's command runs while a script is busy (Redis's
-// "allow_busy": AUTH, HELLO, MULTI, WATCH, SHUTDOWN, SCRIPT KILL, ...);
-// the others are refused BUSY then (running_script.h).
+// "allow_busy": AUTH, HELLO, MULTI, UNWATCH, SHUTDOWN, SCRIPT KILL, ...,
+// but not WATCH, which needs the keys' stripes the script holds); the
+// others are refused BUSY then (running_script.h).
 bool AllowedWhileBusy(const std::vector<std::string>& args);
 
 // The name COMMAND and Redis's errors use: lower case, with the

@@ -113,7 +113,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
       return;
     }
   }
-  if (client.protocol == 2 && client.subscriptions() > 0) {
+  if (client.protocol == 2 && client.subscriptions() > 0 && !client.in_script) {
     if (const std::string error = PubSubRefusal(client, FullCommandName(args)); !error.empty()) {
       ReplyRefused(client, name, error, out);
       return;
@@ -122,7 +122,8 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   // Past its busy-reply threshold, another client's script refuses what
   // Redis refuses then; before it, the command waits for the script.
   RunningScript& running = server.scripts.running();
-  if (running.RunsForOther(client.id) && !AllowedWhileBusy(args) && running.MustRefuse(client.id)) {
+  if (!client.in_script && running.RunsForOther(client.id) && !AllowedWhileBusy(args) &&
+      running.MustRefuse(client.id)) {
     ReplyRefused(client, name, running.BusyError(), out);
     return;
   }
@@ -130,7 +131,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   Request request{server, client, args, out,
                   client.keyspace != nullptr ? client.keyspace : server.keyspace};
   const auto started = std::chrono::steady_clock::now();
-  if (client.info) {  // CLIENT LIST's cmd and idle
+  if (client.info && !client.in_script) {  // CLIENT LIST's cmd and idle
     client.info->last_command.store(it->second + 1, std::memory_order_relaxed);
     client.info->last_command_ms.store(
         std::chrono::duration_cast<std::chrono::milliseconds>(started.time_since_epoch()).count(),
@@ -151,7 +152,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
       std::chrono::steady_clock::now() - started);
   server.stats.command(it->second).Record(static_cast<uint64_t>(usec.count()));
 
-  if (server.slowlog.IsSlow(usec.count())) {
+  if (!client.in_script && server.slowlog.IsSlow(usec.count())) {
     server.slowlog.Add(usec.count(), args, client.address, client.name);
   }
 }

@@ -70,6 +70,9 @@ struct ClientState {
   std::shared_ptr<ClientRegistry::Info> info;
   bool authenticated = false;
   int protocol = 2;  // RESP2 until HELLO 3
+  // A script of this client is calling the command (redis.call): no
+  // Pub/Sub context or busy check, no slow log or CLIENT LIST entry.
+  bool in_script = false;
   std::string name;
   bool close_after_reply = false;  // QUIT, SHUTDOWN, protocol errors
   // The connection's view of the keyspace (its pipeline's write group,

@@ -185,9 +185,10 @@ class Keyspace {
   // REQUIRES: a group's view; `keys` covers every key the commands touch.
   void BeginTransaction(const std::vector<std::string>& keys, bool whole_keyspace);
   void EndTransaction();
-  // Drops the group's staged writes unwritten (WriteGroup::Discard).
-  void DiscardGroup() {
-    if (group_ != nullptr) group_->Discard();
+  // Drops the group's staged writes unwritten, for good
+  // (WriteGroup::Abandon).
+  void AbandonGroup(const std::string& error) {
+    if (group_ != nullptr) group_->Abandon(error);
   }
   bool InTransaction() const { return group_ != nullptr && group_->in_transaction(); }
 

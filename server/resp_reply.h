@@ -11,9 +11,11 @@
 
 namespace teksdb::server::reply {
 
+// CRs and LFs in `s` (a script's {ok=...}) are sent as spaces, as Redis
+// does: the reply stays one line.
 inline void Simple(std::string* out, std::string_view s) {
   out->push_back('+');
-  out->append(s);
+  for (const char c : s) out->push_back(c == '\r' || c == '\n' ? ' ' : c);
   out->append("\r\n");
 }
 // `message` starts with its code ("ERR ...", "WRONGTYPE ..."). CRs and LFs

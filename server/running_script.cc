@@ -2,6 +2,10 @@
 // clients, and SCRIPT KILL / shutdown.
 #include "running_script.h"
 
+#include <chrono>
+#include <cstdio>
+#include <exception>
+
 #include "keyspace.h"
 
 namespace teksdb::server {
@@ -15,6 +19,7 @@ void RunningScript::Begin(uint64_t client_id, bool function, const std::string& 
   command_ = command;
   started_ms_ = Keyspace::NowMs();
   busy_ = wrote_ = killed_ = false;
+  run_stopped_for_shutdown_ = false;
   active_.store(true, std::memory_order_release);
 }
 
@@ -30,7 +35,8 @@ void RunningScript::End() {
 bool RunningScript::ShouldStop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (killed_ || stop_for_shutdown_.load(std::memory_order_relaxed)) return true;
+    if (stop_for_shutdown_.load(std::memory_order_relaxed)) return run_stopped_for_shutdown_ = true;
+    if (killed_) return true;
     if (!busy_) {
       // (A threshold of 0 means never, as in Redis.)
       const int64_t threshold = busy_threshold_ms();
@@ -43,9 +49,17 @@ bool RunningScript::ShouldStop() {
   // command they run is refused BUSY or touches no key (AllowedWhileBusy),
   // so none waits for what the script holds. SCRIPT KILL among them sets
   // killed_.
-  if (serve_others_) serve_others_();
+  if (serve_others_) {
+    try {
+      serve_others_();
+    } catch (const std::exception& e) {  // another connection's: not the script's
+      std::fprintf(stderr, "teksdb-server: a connection served while a script was busy failed: %s\n",
+                   e.what());
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
-  return killed_ || stop_for_shutdown_.load(std::memory_order_relaxed);
+  if (stop_for_shutdown_.load(std::memory_order_relaxed)) return run_stopped_for_shutdown_ = true;
+  return killed_;
 }
 
 void RunningScript::NoteWrite() {
@@ -62,9 +76,24 @@ bool RunningScript::RunsForOther(uint64_t client_id) const {
 bool RunningScript::MustRefuse(uint64_t client_id) {
   if (!active_.load(std::memory_order_acquire)) return false;
   std::unique_lock<std::mutex> lock(mu_);
-  changed_.wait(lock, [&] {
+  auto settled = [&] {
     return !active_.load(std::memory_order_relaxed) || busy_ || client_id_ == client_id;
-  });
+  };
+  // Until the threshold, by the clock too: a script stuck inside one C
+  // call (its hook never runs) is busy all the same.
+  const int64_t threshold = busy_threshold_ms();
+  while (!settled()) {
+    if (threshold <= 0) {
+      changed_.wait(lock);
+      continue;
+    }
+    const int64_t left = started_ms_ + threshold - Keyspace::NowMs();
+    if (left <= 0) {
+      busy_ = true;
+      break;
+    }
+    changed_.wait_for(lock, std::chrono::milliseconds(left));
+  }
   return active_.load(std::memory_order_relaxed) && busy_ && client_id_ != client_id;
 }
 

@@ -70,7 +70,7 @@ class RunningScript {
   void NoteWrite();
   // Whether the script that last ran was stopped for a shutdown (its
   // writes must then be dropped). Read by the script's thread after End.
-  bool stopped_for_shutdown() const { return stop_for_shutdown_.load(std::memory_order_acquire); }
+  bool last_run_stopped_for_shutdown() const { return run_stopped_for_shutdown_; }
 
   // Whether a script of another client than `client_id` runs now. A
   // command that is not allowed while busy asks MustRefuse instead.
@@ -112,6 +112,7 @@ class RunningScript {
   bool busy_ = false;
   bool wrote_ = false;
   bool killed_ = false;
+  bool run_stopped_for_shutdown_ = false;  // the script's thread's only
   std::atomic<bool> stop_for_shutdown_{false};
   std::atomic<int64_t> threshold_ms_{kDefaultBusyThresholdMs};
   std::function<void()> serve_others_;

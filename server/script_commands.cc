@@ -50,10 +50,11 @@ void RunHoldingKeyspace(
   r.client.may_block = false;
   run(keys, argv);
   r.client.may_block = !within_exec;
-  if (r.server.scripts.running().stopped_for_shutdown()) {
+  if (r.server.scripts.running().last_run_stopped_for_shutdown()) {
     // SHUTDOWN NOSAVE or a signal stopped it: none of its writes (nor of
-    // the EXEC around it) reach the database.
-    r.keyspace->DiscardGroup();
+    // the EXEC around it, nor of what follows in the pipeline) reach the
+    // database, and the replies say so.
+    r.keyspace->AbandonGroup("ERR the server is shutting down: the script was stopped and its writes dropped");
     r.client.close_after_reply = true;
   }
   if (!within_exec) r.keyspace->EndTransaction();
@@ -159,6 +160,7 @@ void FunctionLoad(Request& r) {
     replace = true;
   }
   std::string name, error;
+  const auto changing = r.server.scripts.LockLibraryChanges();
   if (!r.server.scripts.LoadLibrary(r.args.back(), replace, &name, &error)) {
     return reply::Error(r.out, error);
   }
@@ -257,6 +259,7 @@ void FunctionRestore(Request& r) {
     codes.push_back(std::move(code));
   }
   ScriptEngine& engine = r.server.scripts;
+  const auto changing = engine.LockLibraryChanges();
   const std::vector<ScriptEngine::LibraryInfo> before = engine.Libraries();
   if (policy == "flush") engine.FlushLibraries();
   for (const std::string& code : codes) {
@@ -312,6 +315,7 @@ void Function(Request& r) {
   if (sub == "restore") return FunctionRestore(r);
   if (sub == "stats") return FunctionStats(r);
   if (sub == "kill") return ReplyKill(r, /*function_kill=*/true);
+  const auto changing = engine.LockLibraryChanges();
   if (sub == "delete") {
     if (!engine.DeleteLibrary(r.args[2])) return reply::Error(r.out, "ERR Library not found");
     if (SaveLibraries(r)) reply::Ok(r.out);

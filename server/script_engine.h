@@ -97,6 +97,12 @@ class ScriptEngine {
   void FlushLibraries();
   // Every library, by name.
   std::vector<LibraryInfo> Libraries();
+  // Held by a FUNCTION command across its change and the save of the
+  // libraries that follows (script_commands.cc), so that saves land in the
+  // order of the changes and a failed RESTORE puts back exactly what was.
+  std::unique_lock<std::mutex> LockLibraryChanges() {
+    return std::unique_lock<std::mutex>(library_changes_mu_);
+  }
   // FUNCTION STATS's counts, without the mutex (a script may be running).
   size_t library_count() const { return library_count_.load(std::memory_order_relaxed); }
   size_t function_count() const { return function_count_.load(std::memory_order_relaxed); }
@@ -133,6 +139,7 @@ class ScriptEngine {
   void CountFunctions();
 
   std::mutex mu_;
+  std::mutex library_changes_mu_;  // before mu_, never while a script runs
   State scripts_state_;
   std::unordered_map<std::string, Script> scripts_;  // by sha
   State functions_state_;

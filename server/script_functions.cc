@@ -205,6 +205,7 @@ int LoadProtected(lua_State* L) {
   auto* load = static_cast<LoadContext*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
   script_sandbox::RestoreGlobals(L);
+  script_sandbox::RestoreCollector(L);
   if (luaL_loadbuffer(L, load->code, load->size, "@user_function") != 0) {
     load->error = std::string("ERR Error compiling function: ") + lua_tostring(L, -1);
     return 0;

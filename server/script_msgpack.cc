@@ -24,6 +24,9 @@ namespace {
 
 // lua-cmsgpack's LUACMSGPACK_MAX_NESTING: deeper tables encode as nil.
 constexpr int kMaxNesting = 16;
+// Packing stops past this many bytes (its buffer is outside the Lua heap's
+// cap: a table holding one big string many times must not exhaust memory).
+constexpr size_t kMaxPackedBytes = size_t{512} << 20;
 // Decoding nests no deeper than this (a crafted input must not exhaust
 // the C stack); past it the input is refused as badly formatted.
 constexpr int kMaxDecodeNesting = 1000;
@@ -117,6 +120,7 @@ bool IsArray(lua_State* L, size_t* n) {
 
 void Encode(lua_State* L, std::string* out, int level) {
   luaL_checkstack(L, 4, "cmsgpack: nested too deeply");
+  if (out->size() > kMaxPackedBytes) luaL_error(L, "cmsgpack: packed value larger than 512 MiB");
   int type = lua_type(L, -1);
   if (type == LUA_TTABLE && level == kMaxNesting) type = LUA_TNIL;
   switch (type) {
@@ -127,6 +131,9 @@ void Encode(lua_State* L, std::string* out, int level) {
     case LUA_TSTRING: {
       size_t len;
       const char* s = lua_tolstring(L, -1, &len);
+      if (len > kMaxPackedBytes - std::min(out->size(), kMaxPackedBytes)) {
+        luaL_error(L, "cmsgpack: packed value larger than 512 MiB");
+      }
       return EncodeString(out, s, len);
     }
     case LUA_TTABLE: {

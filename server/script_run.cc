@@ -51,8 +51,8 @@ void Hook(lua_State* L, lua_Debug*) {
   Context* context = Current(L);
   if (context == nullptr || !context->running->ShouldStop()) return;
   lua_sethook(L, Hook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
-  RaiseError(L, context->running->stopped_for_shutdown() ? RunningScript::kShutdownError
-                                                          : RunningScript::kKilledError);
+  RaiseError(L, context->running->last_run_stopped_for_shutdown() ? RunningScript::kShutdownError
+                                                                   : RunningScript::kKilledError);
 }
 
 // Runs the command redis.call or redis.pcall names, pushing its reply (or
@@ -98,6 +98,7 @@ bool CallInto(lua_State* L) {
   // Scripts see the replies of the protocol they chose (redis.setresp).
   const int protocol = r.client.protocol;
   r.client.protocol = context->resp;
+  r.client.in_script = true;
   std::string reply;
   bool failed = false;
   try {
@@ -107,6 +108,7 @@ bool CallInto(lua_State* L) {
     reply::Error(&reply, std::string("ERR ") + e.what());
     failed = true;
   }
+  r.client.in_script = false;
   r.client.protocol = protocol;
   size_t pos = 0;
   bool error = false;
@@ -350,6 +352,7 @@ int RunProtected(lua_State* L) {
   auto* c = static_cast<Context*>(lua_touserdata(L, 1));
   lua_settop(L, 0);
   script_sandbox::RestoreGlobals(L);
+  script_sandbox::RestoreCollector(L);
   lua_pushlightuserdata(L, const_cast<char*>(&kRun));
   lua_pushlightuserdata(L, c);
   lua_rawset(L, LUA_REGISTRYINDEX);

@@ -13,6 +13,7 @@ extern "C" {
 #include <initializer_list>
 
 #include "script_libraries.h"
+#include "script_library_guards.h"
 
 namespace teksdb::server::script_sandbox {
 namespace {
@@ -135,6 +136,7 @@ int SafePairs(lua_State* L) {
   return 3;
 }
 int IpairsStep(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);  // (scripts may call it on anything)
   const int i = luaL_checkint(L, 2) + 1;
   ResolveProxy(L, 1);
   lua_pushinteger(L, i);
@@ -287,6 +289,7 @@ void Build(lua_State* L, void (*add_globals)(lua_State* L)) {
   OpenLibrary(L, script_libraries::OpenMsgpack, "cmsgpack");
   OpenLibrary(L, script_libraries::OpenStruct, "struct");
   add_globals(L);
+  script_library_guards::Install(L);
   for (const char* unsafe : {"print", "dofile", "loadfile", "getfenv", "setfenv", "newproxy"}) {
     lua_pushnil(L);
     lua_setglobal(L, unsafe);
@@ -357,6 +360,12 @@ void RestoreGlobals(lua_State* L) {
   lua_pushlightuserdata(L, const_cast<char*>(&kGlobals));
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_replace(L, LUA_GLOBALSINDEX);
+}
+
+void RestoreCollector(lua_State* L) {
+  lua_gc(L, LUA_GCRESTART, 0);
+  lua_gc(L, LUA_GCSETPAUSE, 200);   // LUAI_GCPAUSE
+  lua_gc(L, LUA_GCSETSTEPMUL, 200);  // LUAI_GCMUL
 }
 
 void SetEnvironment(lua_State* L, int index) {

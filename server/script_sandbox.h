@@ -46,6 +46,10 @@ void RestoreGlobals(lua_State* L);
 // Pops the value on top into global `name` (KEYS, ARGV), past the
 // read-only guard.
 void SetGlobal(lua_State* L, const char* name);
+// Before a run: the garbage collector running, with Lua's default pause
+// and step (an earlier script's collectgarbage("stop") or "setpause" must
+// not starve later ones of memory).
+void RestoreCollector(lua_State* L);
 // Sets the environment of the function at `index` to the sandbox's globals.
 void SetEnvironment(lua_State* L, int index);
 

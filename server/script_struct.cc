@@ -109,7 +109,13 @@ Floating ReadFloating(const char* data, const Header& h) {
 
 void PutInteger(lua_State* L, luaL_Buffer* b, int arg, const Header& h, size_t size) {
   const lua_Number n = luaL_checknumber(L, arg);
-  uint64_t value = n < 0 ? static_cast<uint64_t>(static_cast<int64_t>(n)) : static_cast<uint64_t>(n);
+  // (Out of range, and NaN, as x86-64 converts them: the sign bit alone.)
+  uint64_t value = uint64_t{1} << 63;
+  if (n >= -9223372036854775808.0 && n < 0) {
+    value = static_cast<uint64_t>(static_cast<int64_t>(n));
+  } else if (n >= 0 && n < 18446744073709551616.0) {
+    value = static_cast<uint64_t>(n);
+  }
   char bytes[kMaxIntSize];
   for (size_t i = 0; i < size; ++i) {
     bytes[h.little ? i : size - 1 - i] = static_cast<char>(value & 0xff);
@@ -124,7 +130,7 @@ lua_Number GetInteger(const char* data, const Header& h, bool is_signed, size_t 
     const size_t at = h.little ? size - 1 - i : i;
     value = (value << 8) | static_cast<unsigned char>(data[at]);
   }
-  if (!is_signed) return static_cast<lua_Number>(value);
+  if (!is_signed || size == 0) return static_cast<lua_Number>(value);
   if (size < 8) {
     const uint64_t sign = uint64_t{1} << (size * 8 - 1);
     if (value & sign) value |= ~((sign << 1) - 1);  // sign-extended

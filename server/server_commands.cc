@@ -29,7 +29,7 @@ namespace {
 // message], as in Redis.
 void Ping(Request& r) {
   if (r.args.size() > 2) return reply::Error(r.out, "ERR wrong number of arguments for 'ping' command");
-  if (r.protocol() == 2 && r.client.subscriptions() > 0) {
+  if (r.protocol() == 2 && r.client.subscriptions() > 0 && !r.client.in_script) {
     reply::ArrayHeader(r.out, 2);
     reply::Bulk(r.out, "pong");
     return reply::Bulk(r.out, r.args.size() == 2 ? r.args[1] : "");

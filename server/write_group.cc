@@ -14,6 +14,7 @@ using ROCKSDB_NAMESPACE::Status;
 WriteGroup::WriteGroup(std::string* out) : out_(out) {}
 
 Status WriteGroup::Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes, bool sets_expiry) {
+  if (!abandoned_.empty()) return Status::Aborted("the server is shutting down");
   sets_expiry_ |= sets_expiry;
   return staged_.Add(writes);
 }
@@ -33,10 +34,27 @@ void WriteGroup::Take(std::mutex* stripes, const std::vector<size_t>& sorted) {
   for (size_t s : sorted) held_.emplace_back(s, std::unique_lock<std::mutex>(stripes[s]));
 }
 
-void WriteGroup::Discard() {
+void WriteGroup::ReplaceVouched(const std::string& reply) {
+  for (auto it = vouched_replies_.rbegin(); it != vouched_replies_.rend(); ++it) {
+    out_->replace(it->first, it->second - it->first, reply);
+  }
+  vouched_replies_.clear();
+}
+
+void WriteGroup::EndCommand() {
+  if (!abandoned_.empty()) {  // the command's reply too: nothing it did stays
+    out_->replace(command_reply_start_, out_->size() - command_reply_start_, abandoned_);
+  } else if (staged()) {
+    vouched_replies_.emplace_back(command_reply_start_, out_->size());
+  }
+}
+
+void WriteGroup::Abandon(const std::string& error) {
+  abandoned_.clear();
+  reply::Error(&abandoned_, error);
   staged_.Clear();
   sets_expiry_ = false;
-  vouched_replies_.clear();
+  ReplaceVouched(abandoned_);
 }
 
 Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::WriteOptions& options,
@@ -49,9 +67,7 @@ Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::Wri
     if (!s.ok()) {
       std::string error;
       reply::Error(&error, "ERR storage: " + s.ToString());
-      for (auto it = vouched_replies_.rbegin(); it != vouched_replies_.rend(); ++it) {
-        out_->replace(it->first, it->second - it->first, error);
-      }
+      ReplaceVouched(error);
     }
     staged_.Clear();
   }

@@ -62,9 +62,7 @@ class WriteGroup {
   // Around each command: the group notes the replies its flush vouches for
   // (those of commands run while it had writes staged).
   void BeginCommand() { command_reply_start_ = out_->size(); }
-  void EndCommand() {
-    if (staged()) vouched_replies_.emplace_back(command_reply_start_, out_->size());
-  }
+  void EndCommand();
 
   // Adds a command's writes (REQUIRES: the group holds their keys' stripes;
   // `writes` holds what StagedWrites::Add takes).
@@ -89,9 +87,11 @@ class WriteGroup {
   bool in_transaction() const { return in_transaction_; }
   void set_in_transaction(bool on) { in_transaction_ = on; }
 
-  // Drops what is staged, unwritten (a script stopped by a shutdown); the
-  // stripes and gates stay held until Flush.
-  void Discard();
+  // A script stopped by a shutdown: drops what is staged, unwritten, and
+  // replaces the replies it vouched for, the running command's and every
+  // later one's by `error`; later writes are refused. The stripes and
+  // gates stay held until Flush. For good: the connection is closing.
+  void Abandon(const std::string& error);
 
   // Writes what is staged (if anything) in one DB::Write, releases every
   // stripe and gate (unless in a transaction); on failure rewrites the replies it vouched for. Returns the
@@ -108,10 +108,14 @@ class WriteGroup {
   std::vector<std::pair<size_t, std::unique_lock<std::mutex>>> held_;
   std::shared_lock<std::shared_mutex> gate_;
   std::vector<std::unique_lock<std::shared_mutex>> all_gates_;
+  // Replaces the vouched replies by `reply`, in place, and forgets them.
+  void ReplaceVouched(const std::string& reply);
+
   // Replies [start, end) of the commands run while writes were staged.
   std::vector<std::pair<size_t, size_t>> vouched_replies_;
   size_t command_reply_start_ = 0;
   bool in_transaction_ = false;
+  std::string abandoned_;  // the error reply of an abandoned group
 };
 
 }  // namespace teksdb::server
