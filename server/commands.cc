@@ -122,7 +122,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   // Past its busy-reply threshold, another client's script refuses what
   // Redis refuses then; before it, the command waits for the script.
   RunningScript& running = server.scripts.running();
-  if (!client.in_script && running.RunsForOther(client.id) && !AllowedWhileBusy(args) &&
+  if (!client.in_script && running.active() && !AllowedWhileBusy(args) &&
       running.MustRefuse(client.id)) {
     ReplyRefused(client, name, running.BusyError(), out);
     return;

@@ -32,11 +32,15 @@ void RunningScript::End() {
   changed_.notify_all();
 }
 
+bool RunningScript::StopRequestedLocked() {
+  if (stop_for_shutdown_.load(std::memory_order_relaxed)) run_stopped_for_shutdown_ = true;
+  return run_stopped_for_shutdown_ || killed_;
+}
+
 bool RunningScript::ShouldStop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stop_for_shutdown_.load(std::memory_order_relaxed)) return run_stopped_for_shutdown_ = true;
-    if (killed_) return true;
+    if (StopRequestedLocked()) return true;
     if (!busy_) {
       // (A threshold of 0 means never, as in Redis.)
       const int64_t threshold = busy_threshold_ms();
@@ -58,19 +62,12 @@ bool RunningScript::ShouldStop() {
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
-  if (stop_for_shutdown_.load(std::memory_order_relaxed)) return run_stopped_for_shutdown_ = true;
-  return killed_;
+  return StopRequestedLocked();
 }
 
 void RunningScript::NoteWrite() {
   std::lock_guard<std::mutex> lock(mu_);
   wrote_ = true;
-}
-
-bool RunningScript::RunsForOther(uint64_t client_id) const {
-  if (!active_.load(std::memory_order_acquire)) return false;
-  std::lock_guard<std::mutex> lock(mu_);
-  return active_.load(std::memory_order_relaxed) && client_id_ != client_id;
 }
 
 bool RunningScript::MustRefuse(uint64_t client_id) {

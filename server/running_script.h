@@ -1,6 +1,6 @@
 // RunningScript: the script (EVAL, or a function's FCALL) running now, as
-// other clients and the
-// script's own hook see it, after Redis 7.0's script.c.
+// other clients and the script's own hook see it, after Redis 7.0's
+// script.c.
 //
 // A script holds the whole keyspace while it runs. Until it has run for the
 // busy-reply threshold (CONFIG lua-time-limit / busy-reply-threshold,
@@ -8,7 +8,7 @@
 // they wait in Redis, whose script holds the only thread. Past the
 // threshold the script is busy: other clients' commands are refused with
 // Redis's BUSY error, except those Redis allows then (AllowedWhileBusy:
-// AUTH, HELLO, MULTI, WATCH, SCRIPT KILL, SHUTDOWN, ...), and the script's
+// AUTH, HELLO, MULTI, SCRIPT KILL, SHUTDOWN, ...), and the script's
 // own thread serves the other connections from its hook (serve_others: a
 // poll of the I/O threads' event loop), since it may be the only I/O
 // thread. SCRIPT KILL stops a busy script that has called no write command
@@ -72,9 +72,9 @@ class RunningScript {
   // writes must then be dropped). Read by the script's thread after End.
   bool last_run_stopped_for_shutdown() const { return run_stopped_for_shutdown_; }
 
-  // Whether a script of another client than `client_id` runs now. A
-  // command that is not allowed while busy asks MustRefuse instead.
-  bool RunsForOther(uint64_t client_id) const;
+  // Whether a script may be running (a hint, without the mutex: Execute's
+  // fast path before it asks MustRefuse).
+  bool active() const { return active_.load(std::memory_order_acquire); }
   // For a command of client `client_id`: waits while another client's
   // script runs under the threshold; then true if one is busy (reply
   // kBusyError), false if none runs (or only this client's own).
@@ -116,6 +116,10 @@ class RunningScript {
   std::atomic<bool> stop_for_shutdown_{false};
   std::atomic<int64_t> threshold_ms_{kDefaultBusyThresholdMs};
   std::function<void()> serve_others_;
+
+  // Whether the script must stop now, noting a stop for a shutdown.
+  // REQUIRES: mu_ held, the script's thread.
+  bool StopRequestedLocked();
 };
 
 }  // namespace teksdb::server

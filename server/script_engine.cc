@@ -12,19 +12,19 @@ extern "C" {
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <exception>
 #include <sstream>
 
 #include "ascii_case.h"
-#include "command_info.h"
 #include "commands.h"
 #include "resp_reply.h"
+#include "script_lua_helpers.h"
 #include "script_run.h"
 #include "script_sandbox.h"
 
 namespace teksdb::server {
 namespace {
+
+using script_lua::ErrorText;
 
 // The heap, capped: an allocation past the limit fails, which Lua reports
 // as "not enough memory".
@@ -117,13 +117,6 @@ int CompileProtected(lua_State* L) {
   lua_pushvalue(L, -3);  // the function
   lua_rawset(L, -3);
   return 0;
-}
-
-// The error a failed lua_cpcall left on top (Lua's C++ build leaves none
-// for an exception of ours).
-const char* ErrorText(lua_State* L) {
-  const char* text = lua_tostring(L, -1);
-  return text != nullptr ? text : "unknown error";
 }
 
 }  // namespace

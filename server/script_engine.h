@@ -137,6 +137,8 @@ class ScriptEngine {
   // failed RESTORE, a FLUSH).
   void ResetFunctions();
   void CountFunctions();
+  // The function registered as `lower_case_name`, or null. REQUIRES: mu_.
+  const FunctionInfo* FindLocked(const std::string& lower_case_name) const;
 
   std::mutex mu_;
   std::mutex library_changes_mu_;  // before mu_, never while a script runs

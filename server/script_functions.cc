@@ -17,11 +17,15 @@ extern "C" {
 #include "commands.h"
 #include "keyspace.h"
 #include "resp_reply.h"
+#include "script_lua_helpers.h"
 #include "script_run.h"
 #include "script_sandbox.h"
 
 namespace teksdb::server {
 namespace {
+
+using script_lua::PushRegistry;
+using script_lua::SetRegistry;
 
 // Registry keys (their addresses).
 const char kLoad = 0;       // the LoadContext of the library being loaded
@@ -51,22 +55,10 @@ struct LoadContext {
 };
 
 LoadContext* CurrentLoad(lua_State* L) {
-  lua_pushlightuserdata(L, const_cast<char*>(&kLoad));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kLoad);
   auto* load = static_cast<LoadContext*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
   return load;
-}
-
-void SetRegistry(lua_State* L, const char* key) {  // pops the value
-  lua_pushlightuserdata(L, const_cast<char*>(key));
-  lua_insert(L, -2);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-}
-
-void PushRegistry(lua_State* L, const char* key) {
-  lua_pushlightuserdata(L, const_cast<char*>(key));
-  lua_rawget(L, LUA_REGISTRYINDEX);
 }
 
 // A library's load runs past its time: raised at every instruction from
@@ -224,9 +216,7 @@ int LoadProtected(lua_State* L) {
   if (status != 0) {
     std::string message = "ERR unknown error";
     if (lua_istable(L, -1)) {
-      lua_pushstring(L, "err");
-      lua_rawget(L, -2);
-      if (lua_type(L, -1) == LUA_TSTRING) message = lua_tostring(L, -1);
+      if (const char* err = script_lua::ErrorTableMessage(L)) message = err;
     } else if (const char* text = lua_tostring(L, -1)) {
       message = std::string("ERR ") + text;
     }
@@ -343,7 +333,7 @@ bool ScriptEngine::LoadLibrary(const std::string& code, bool replace, std::strin
   LoadContext load{code.data() + code_start, code.size() - code_start,
                    Keyspace::NowMs() + kLoadTimeLimitMs, {}, {}};
   if (lua_cpcall(L, LoadProtected, &load) != 0 && load.error.empty()) {
-    load.error = "ERR script engine: " + std::string(lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error");
+    load.error = std::string("ERR script engine: ") + script_lua::ErrorText(L);
   }
   lua_settop(L, 0);
   if (load.error.empty() && load.functions.empty()) load.error = "ERR No functions registered";
@@ -405,18 +395,20 @@ std::vector<ScriptEngine::LibraryInfo> ScriptEngine::Libraries() {
   return all;
 }
 
+const ScriptEngine::FunctionInfo* ScriptEngine::FindLocked(const std::string& lower_case_name) const {
+  const auto owner = function_libraries_.find(lower_case_name);
+  if (owner == function_libraries_.end()) return nullptr;
+  for (const FunctionInfo& f : libraries_.at(owner->second).functions) {
+    if (AsciiLower(f.name) == lower_case_name) return &f;
+  }
+  return nullptr;
+}
+
 bool ScriptEngine::FindFunction(const std::string& name, FunctionInfo* info) {
   std::lock_guard<std::mutex> lock(mu_);
-  const std::string lower = AsciiLower(name);
-  const auto owner = function_libraries_.find(lower);
-  if (owner == function_libraries_.end()) return false;
-  for (const FunctionInfo& f : libraries_.at(owner->second).functions) {
-    if (AsciiLower(f.name) == lower) {
-      *info = f;
-      return true;
-    }
-  }
-  return false;
+  const FunctionInfo* found = FindLocked(AsciiLower(name));
+  if (found != nullptr) *info = *found;
+  return found != nullptr;
 }
 
 void ScriptEngine::CallFunction(Request& r, const std::string& name,
@@ -424,11 +416,8 @@ void ScriptEngine::CallFunction(Request& r, const std::string& name,
                                 const std::vector<std::string>& argv, bool read_only) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string lower = AsciiLower(name);
-  const auto owner = function_libraries_.find(lower);
-  if (owner == function_libraries_.end()) return reply::Error(r.out, "ERR Function not found");
-  const std::vector<FunctionInfo>& functions = libraries_.at(owner->second).functions;
-  const auto info = std::find_if(functions.begin(), functions.end(),
-                                 [&](const FunctionInfo& f) { return AsciiLower(f.name) == lower; });
+  const FunctionInfo* info = FindLocked(lower);
+  if (info == nullptr) return reply::Error(r.out, "ERR Function not found");
   if (read_only && !info->no_writes) {
     return reply::Error(r.out, "ERR Can not execute a script with write flag using *_ro command.");
   }

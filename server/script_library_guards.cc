@@ -9,24 +9,13 @@ extern "C" {
 #include <climits>
 #include <initializer_list>
 
+#include "script_lua_helpers.h"
+
 namespace teksdb::server::script_library_guards {
 namespace {
 
-// Calls the original function (upvalue 1) with the arguments as they are.
-int CallOriginal(lua_State* L) {
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
-}
-
-// Replaces field `name` of the table on top by `guard`, a closure over the
-// original.
-void Wrap(lua_State* L, const char* name, lua_CFunction guard) {
-  lua_getfield(L, -1, name);
-  lua_pushcclosure(L, guard, 1);
-  lua_setfield(L, -2, name);
-}
+using script_lua::CallOriginal;
+using script_lua::WrapField;
 
 // unpack(t [, i [, j]]): Lua 5.1's own, with the count checked in 64 bits.
 int SafeUnpack(lua_State* L) {
@@ -108,13 +97,13 @@ void Install(lua_State* L) {
   lua_pushcfunction(L, SafeUnpack);
   lua_setglobal(L, "unpack");
   lua_getglobal(L, "bit");
-  Wrap(L, "tohex", SafeToHex);
+  WrapField(L, -1, "tohex", SafeToHex);
   lua_pop(L, 1);
   lua_getglobal(L, "cjson");
-  Wrap(L, "encode", SafeJsonEncode);
+  WrapField(L, -1, "encode", SafeJsonEncode);
   lua_pop(L, 1);
   lua_getglobal(L, "string");
-  for (const char* matcher : {"find", "match", "gmatch", "gsub"}) Wrap(L, matcher, SafePattern);
+  for (const char* matcher : {"find", "match", "gmatch", "gsub"}) WrapField(L, -1, matcher, SafePattern);
   lua_pop(L, 1);
   // Interned for good: a chunk name the parser holds cannot be freed.
   for (const char* name : {"@user_script", "@user_function", "=(load)"}) {

@@ -362,10 +362,7 @@ int OpenMsgpack(lua_State* L) {
                                 {"unpack_one", UnpackOne},
                                 {"unpack_limit", UnpackLimit},
                                 {nullptr, nullptr}};
-  for (const luaL_Reg* f = functions; f->name != nullptr; ++f) {
-    lua_pushcfunction(L, f->func);
-    lua_setfield(L, -2, f->name);
-  }
+  luaL_register(L, nullptr, functions);
   const std::pair<const char*, const char*> fields[] = {
       {"_NAME", "cmsgpack"},
       {"_VERSION", "lua-cmsgpack 0.4.0"},

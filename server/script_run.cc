@@ -16,11 +16,14 @@ extern "C" {
 #include "resp_reply.h"
 #include "running_script.h"
 #include "script_engine.h"
+#include "script_lua_helpers.h"
 #include "script_replies.h"
 #include "script_sandbox.h"
 
 namespace teksdb::server::script_run {
 namespace {
+
+using script_lua::PushRegistry;
 
 // Registry keys (their addresses).
 const char kScripts = 0;    // sha -> compiled function
@@ -28,13 +31,11 @@ const char kFunctions = 0;  // lower-case name -> a library's callback
 const char kRun = 0;        // the Context of the script running
 
 Context* Current(lua_State* L) {
-  lua_pushlightuserdata(L, const_cast<char*>(&kRun));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kRun);
   auto* context = static_cast<Context*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
   return context;
 }
-
 
 // The run's context, or an error naming `function` outside a run.
 Context* RunOrRaise(lua_State* L, const char* function) {
@@ -216,14 +217,9 @@ int RedisPcallBuiltin(lua_State* L) {
   }
   lua_pushboolean(L, 0);
   lua_insert(L, -2);
-  if (lua_istable(L, -1)) {
-    lua_pushstring(L, "err");
-    lua_rawget(L, -2);
-    if (lua_type(L, -1) == LUA_TSTRING) {
-      lua_remove(L, -2);
-    } else {
-      lua_pop(L, 1);
-    }
+  if (const char* message = script_lua::ErrorTableMessage(L)) {
+    lua_pushstring(L, message);
+    lua_remove(L, -2);
   }
   return 2;
 }
@@ -265,10 +261,8 @@ void ReplyResult(lua_State* L, int status, Context* c) {
   if (status == 0) return script_replies::AppendValue(L, r.out, r.protocol(), c->resp);
   std::string error;
   if (lua_istable(L, -1)) {
-    lua_pushstring(L, "err");
-    lua_rawget(L, -2);
-    error = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "ERR unknown error";
-    lua_pop(L, 1);
+    const char* message = script_lua::ErrorTableMessage(L);
+    error = message != nullptr ? message : "ERR unknown error";
   } else {
     const char* message = lua_tostring(L, -1);
     error = std::string("ERR ") + (message ? message : "unknown error");
@@ -290,21 +284,13 @@ void PushStrings(lua_State* L, const std::vector<std::string>& values) {
 
 void CreateTables(lua_State* L) {
   for (const char* table : {&kScripts, &kFunctions}) {
-    lua_pushlightuserdata(L, const_cast<char*>(table));
     lua_newtable(L);
-    lua_rawset(L, LUA_REGISTRYINDEX);
+    script_lua::SetRegistry(L, table);
   }
 }
 
-void PushScripts(lua_State* L) {
-  lua_pushlightuserdata(L, const_cast<char*>(&kScripts));
-  lua_rawget(L, LUA_REGISTRYINDEX);
-}
-
-void PushFunctions(lua_State* L) {
-  lua_pushlightuserdata(L, const_cast<char*>(&kFunctions));
-  lua_rawget(L, LUA_REGISTRYINDEX);
-}
+void PushScripts(lua_State* L) { PushRegistry(L, &kScripts); }
+void PushFunctions(lua_State* L) { PushRegistry(L, &kFunctions); }
 
 void AddRedisApi(lua_State* L) {
   lua_pushcfunction(L, RedisPcallBuiltin);
@@ -322,10 +308,7 @@ void AddRedisApi(lua_State* L) {
                                 {"debug", RedisDebug},
                                 {"acl_check_cmd", RedisAclCheckCmd},
                                 {nullptr, nullptr}};
-  for (const luaL_Reg* f = functions; f->name != nullptr; ++f) {
-    lua_pushcfunction(L, f->func);
-    lua_setfield(L, -2, f->name);
-  }
+  luaL_register(L, nullptr, functions);
   const std::pair<const char*, int> replication[] = {
       {"REPL_NONE", 0}, {"REPL_AOF", 1}, {"REPL_SLAVE", 2}, {"REPL_REPLICA", 2}, {"REPL_ALL", 3}};
   for (const auto& [name, value] : replication) {
@@ -353,9 +336,8 @@ int RunProtected(lua_State* L) {
   lua_settop(L, 0);
   script_sandbox::RestoreGlobals(L);
   script_sandbox::RestoreCollector(L);
-  lua_pushlightuserdata(L, const_cast<char*>(&kRun));
   lua_pushlightuserdata(L, c);
-  lua_rawset(L, LUA_REGISTRYINDEX);
+  script_lua::SetRegistry(L, &kRun);
   c->function ? PushFunctions(L) : PushScripts(L);
   lua_pushlstring(L, c->key->data(), c->key->size());
   lua_rawget(L, -2);
@@ -387,9 +369,8 @@ int RunProtected(lua_State* L) {
 }
 
 void EndRun(lua_State* L) {
-  lua_pushlightuserdata(L, const_cast<char*>(&kRun));
   lua_pushnil(L);
-  lua_rawset(L, LUA_REGISTRYINDEX);
+  script_lua::SetRegistry(L, &kRun);
 }
 
 }  // namespace teksdb::server::script_run

@@ -14,6 +14,7 @@ extern "C" {
 
 #include "script_libraries.h"
 #include "script_library_guards.h"
+#include "script_lua_helpers.h"
 
 namespace teksdb::server::script_sandbox {
 namespace {
@@ -24,9 +25,8 @@ const char kProxyTargets = 0;    // weak-keyed: a proxy -> the table it reads
 const char kGlobals = 0;         // the globals table scripts see
 const char kHiddenGlobals = 0;   // the table it reads from
 
-int AbsoluteIndex(lua_State* L, int index) {
-  return index > 0 || index <= LUA_REGISTRYINDEX ? index : lua_gettop(L) + index + 1;
-}
+using script_lua::AbsoluteIndex;
+using script_lua::PushRegistry;
 
 int ReadOnlyError(lua_State* L) { return luaL_error(L, kReadOnlyError); }
 
@@ -41,8 +41,7 @@ int GlobalLookup(lua_State* L) {
 
 void MarkReadOnly(lua_State* L, int index) {
   index = AbsoluteIndex(L, index);
-  lua_pushlightuserdata(L, const_cast<char*>(&kReadOnlyTables));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kReadOnlyTables);
   lua_pushvalue(L, index);
   lua_pushboolean(L, 1);
   lua_rawset(L, -3);
@@ -52,8 +51,7 @@ void MarkReadOnly(lua_State* L, int index) {
 bool IsReadOnly(lua_State* L, int index) {
   if (lua_type(L, index) != LUA_TTABLE) return false;
   index = AbsoluteIndex(L, index);
-  lua_pushlightuserdata(L, const_cast<char*>(&kReadOnlyTables));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kReadOnlyTables);
   lua_pushvalue(L, index);
   lua_rawget(L, -2);
   const bool read_only = lua_toboolean(L, -1) != 0;
@@ -66,8 +64,7 @@ bool IsReadOnly(lua_State* L, int index) {
 void RecordProxy(lua_State* L, int proxy, int target) {
   proxy = AbsoluteIndex(L, proxy);
   target = AbsoluteIndex(L, target);
-  lua_pushlightuserdata(L, const_cast<char*>(&kProxyTargets));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kProxyTargets);
   lua_pushvalue(L, proxy);
   lua_pushvalue(L, target);
   lua_rawset(L, -3);
@@ -105,8 +102,7 @@ void PushProxy(lua_State* L, int target) {
 // Replaces the table at `index` by the one it is a proxy of, if it is one.
 void ResolveProxy(lua_State* L, int index) {
   index = AbsoluteIndex(L, index);
-  lua_pushlightuserdata(L, const_cast<char*>(&kProxyTargets));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kProxyTargets);
   lua_pushvalue(L, index);
   lua_rawget(L, -2);
   if (lua_istable(L, -1)) {
@@ -159,18 +155,7 @@ int Guarded(lua_State* L) {
     lua_pushstring(L, kReadOnlyError);  // without a position, as Redis's
     return lua_error(L);
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
-}
-
-// Replaces field `name` of the table at `table` by its guarded version.
-void Guard(lua_State* L, int table, const char* name) {
-  table = AbsoluteIndex(L, table);
-  lua_getfield(L, table, name);
-  lua_pushcclosure(L, Guarded, 1);
-  lua_setfield(L, table, name);
+  return script_lua::CallOriginal(L);
 }
 
 constexpr const char* kBinaryChunkError = "loading Lua bytecode is not allowed";
@@ -248,8 +233,7 @@ void PushStrictReadOnlyProxy(lua_State* L, int index) {
 }
 
 void PushHiddenGlobals(lua_State* L) {
-  lua_pushlightuserdata(L, const_cast<char*>(&kHiddenGlobals));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kHiddenGlobals);
 }
 
 void PushReadOnlyEnvironment(lua_State* L) {
@@ -271,13 +255,12 @@ bool IsBinaryChunk(const char* body, size_t size) {
 
 void Build(lua_State* L, void (*add_globals)(lua_State* L)) {
   for (const char* weak_keyed : {&kReadOnlyTables, &kProxyTargets}) {
-    lua_pushlightuserdata(L, const_cast<char*>(weak_keyed));
     lua_newtable(L);
     lua_newtable(L);
     lua_pushstring(L, "k");
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
-    lua_rawset(L, LUA_REGISTRYINDEX);
+    script_lua::SetRegistry(L, weak_keyed);
   }
 
   OpenLibrary(L, luaopen_base, "");  // also coroutine
@@ -303,10 +286,10 @@ void Build(lua_State* L, void (*add_globals)(lua_State* L)) {
     lua_pushcfunction(L, f.func);
     lua_setglobal(L, f.name);
   }
-  Guard(L, LUA_GLOBALSINDEX, "rawset");
-  Guard(L, LUA_GLOBALSINDEX, "setmetatable");
+  script_lua::WrapField(L, LUA_GLOBALSINDEX, "rawset", Guarded);
+  script_lua::WrapField(L, LUA_GLOBALSINDEX, "setmetatable", Guarded);
   lua_getglobal(L, LUA_TABLIBNAME);
-  for (const char* writer : {"insert", "remove", "sort"}) Guard(L, -1, writer);
+  for (const char* writer : {"insert", "remove", "sort"}) script_lua::WrapField(L, -1, writer, Guarded);
   lua_pop(L, 1);
 
   // Every global table but _G becomes a read-only proxy of itself.
@@ -338,18 +321,15 @@ void Build(lua_State* L, void (*add_globals)(lua_State* L)) {
   RecordProxy(L, -1, LUA_GLOBALSINDEX);
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_GLOBALSINDEX, "_G");
-  lua_pushlightuserdata(L, const_cast<char*>(&kHiddenGlobals));
   lua_pushvalue(L, LUA_GLOBALSINDEX);
-  lua_rawset(L, LUA_REGISTRYINDEX);
-  lua_pushlightuserdata(L, const_cast<char*>(&kGlobals));
-  lua_pushvalue(L, -2);
-  lua_rawset(L, LUA_REGISTRYINDEX);
+  script_lua::SetRegistry(L, &kHiddenGlobals);
+  lua_pushvalue(L, -1);
+  script_lua::SetRegistry(L, &kGlobals);
   lua_replace(L, LUA_GLOBALSINDEX);
 }
 
 void SetGlobal(lua_State* L, const char* name) {
-  lua_pushlightuserdata(L, const_cast<char*>(&kHiddenGlobals));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kHiddenGlobals);
   lua_pushstring(L, name);
   lua_pushvalue(L, -3);
   lua_rawset(L, -3);
@@ -357,8 +337,7 @@ void SetGlobal(lua_State* L, const char* name) {
 }
 
 void RestoreGlobals(lua_State* L) {
-  lua_pushlightuserdata(L, const_cast<char*>(&kGlobals));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kGlobals);
   lua_replace(L, LUA_GLOBALSINDEX);
 }
 
@@ -370,8 +349,7 @@ void RestoreCollector(lua_State* L) {
 
 void SetEnvironment(lua_State* L, int index) {
   index = AbsoluteIndex(L, index);
-  lua_pushlightuserdata(L, const_cast<char*>(&kGlobals));
-  lua_rawget(L, LUA_REGISTRYINDEX);
+  PushRegistry(L, &kGlobals);
   lua_setfenv(L, index);
 }
 

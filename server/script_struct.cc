@@ -272,10 +272,7 @@ int Size(lua_State* L) {
 int OpenStruct(lua_State* L) {
   lua_newtable(L);
   const luaL_Reg functions[] = {{"pack", Pack}, {"unpack", Unpack}, {"size", Size}, {nullptr, nullptr}};
-  for (const luaL_Reg* f = functions; f->name != nullptr; ++f) {
-    lua_pushcfunction(L, f->func);
-    lua_setfield(L, -2, f->name);
-  }
+  luaL_register(L, nullptr, functions);
   return 1;
 }
 
