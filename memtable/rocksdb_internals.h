@@ -10,7 +10,7 @@
 // objects land where the library put them; the same goes for the user
 // comparator inside the KeyComparator RocksDB hands a rep (`db/memtable.h`).
 // The layouts are the same in every release from 7.8.3 to 11.8.1;
-// tests/rocksdb_layout_test.cc checks all three against the librocksdb
+// tests/memtable/rocksdb_layout_test.cc checks all three against the librocksdb
 // built against. Update them together when RocksDB moves.
 //
 // Entry format (written by MemTable::Add, frozen by RocksDB's API contract):

@@ -8,7 +8,7 @@
 // Every virtual of ROCKSDB_NAMESPACE::Transaction is overridden here, the
 // protected ones included, in each RocksDB release from 7.8.3 to 11.x (the
 // ones later releases added under include/teksdb/rocksdb_version.h's
-// TEKSDB_ROCKSDB_TXN_* macros): tests/transaction_forwarding_test.cc fails
+// TEKSDB_ROCKSDB_TXN_* macros): tests/layer/transaction_forwarding_test.cc fails
 // when RocksDB adds one this class does not override.
 //
 // Thread safety: as RocksDB's Transaction: one thread at a time.

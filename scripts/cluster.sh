@@ -23,7 +23,7 @@
 #   names a teksdb-server to use as it is.
 #
 # What the proxy forwards (twemproxy's Redis support, checked by
-# tests/cluster_test.sh): every command on keys — strings (GET SET SETNX
+# tests/tools/cluster_test.sh): every command on keys — strings (GET SET SETNX
 # SETEX PSETEX INCR INCRBY DECR DECRBY APPEND STRLEN, and MGET MSET DEL
 # EXISTS split per server, so not atomic across servers), keys (EXPIRE
 # PEXPIRE EXPIREAT PEXPIREAT TTL PTTL PERSIST TYPE), hashes (all, HSCAN

@@ -12,13 +12,13 @@ Usage: scripts/command_coverage.py [--check] PATH/TO/teksdb-server
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from server_redis_differential_test import Client, free_port  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+from resp_client import Client  # noqa: E402
+from server_checks import start_redis, start_server, stop  # noqa: E402
 
 DOC = os.path.join(ROOT, "docs", "COMMANDS.md")
 KVROCKS = os.path.join(ROOT, "docs", "kvrocks_commands.txt")
@@ -84,19 +84,14 @@ def main():
     tmp = tempfile.mkdtemp(prefix="teksdb-coverage-")
     procs = []
     try:
-        redis_port, teks_port = free_port(), free_port()
-        procs.append(subprocess.Popen(
-            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", tmp], stdout=subprocess.DEVNULL))
-        procs.append(subprocess.Popen(
-            [args[0], "--dir", os.path.join(tmp, "teks"), "--port", str(teks_port)],
-            stderr=subprocess.DEVNULL))
+        redis_port, redis_proc = start_redis(tmp)
+        procs.append(redis_proc)
+        teks_port, teks_proc, _ = start_server(args[0], os.path.join(tmp, "teks"))
+        procs.append(teks_proc)
         groups = redis_groups(Client(redis_port))
         teks = {x[1].decode() for x in Client(teks_port).command("COMMAND", "LIST")[1]}
     finally:
-        for p in procs:
-            p.kill()
-            p.wait()
+        stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)
     extra = sorted(teks - set(groups))
     if extra:

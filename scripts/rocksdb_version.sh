@@ -2,7 +2,7 @@
 # Prints the release (X.Y.Z) of the RocksDB in DIR, a source tree or an
 # install prefix: both hold include/rocksdb/version.h. Exit status 2, with a
 # message, when DIR has none. Used by build_rocksdb.sh, test.sh and
-# tests/newest_rocksdb_api_test.sh.
+# tests/tools/newest_rocksdb_api_test.sh.
 #
 # Usage: scripts/rocksdb_version.sh DIR
 set -euo pipefail

@@ -141,10 +141,10 @@ for p in "${phases[@]}"; do
         continue
       fi
       # librocksdb.so is not instrumented: calls it makes into TSan's
-      # interceptors are ignored, and tests/tsan.supp names its internal
+      # interceptors are ignored, and tests/support/tsan.supp names its internal
       # hand-offs TSan cannot see.
       tsan_options=halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1
-      tsan_options+=":suppressions=$root/tests/tsan.supp"
+      tsan_options+=":suppressions=$root/tests/support/tsan.supp"
       TSAN_OPTIONS=$tsan_options phase tsan "$build-tsan" concurrent -- ;;
     debug)
       # Every REQUIRES that an assert can check, checked: unoptimized, so

@@ -35,6 +35,8 @@
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/options_util.h"
+#include "script_command_runner.h"
+#include "script_engine.h"
 #include "server.h"
 #include "stale_member_filter.h"
 #include "storage_format.h"
@@ -180,7 +182,10 @@ int main(int argc, char** argv) {
 
   teksdb::server::Keyspace keyspace(db.get(), flags.sync);
   auto sweeper = std::make_unique<teksdb::server::ExpirySweeper>(&keyspace);
-  teksdb::server::ServerState state;
+  teksdb::server::ServerState state(teksdb::server::CommandCount());
+  const teksdb::server::ScriptCommandRunner script_commands;
+  teksdb::server::ScriptEngine scripts(script_commands);
+  state.scripts = &scripts;
   state.keyspace = &keyspace;
   state.sweeper = sweeper.get();
   state.db = db.get();
@@ -189,7 +194,7 @@ int main(int argc, char** argv) {
   state.memtable = memtable;
   state.started_ms = teksdb::server::Keyspace::NowMs();
   state.last_save_s = state.started_ms / 1000;
-  s = teksdb::server::function_store::LoadAll(db.get(), &state.scripts);
+  s = teksdb::server::function_store::LoadAll(db.get(), &scripts);
   if (!s.ok()) Fail(flags.dir + ": " + s.ToString());
   {
     std::string error;

@@ -1,4 +1,4 @@
-# What ycsb/run.sh, scripts/bench_ycsb.sh and tests/ycsb_test.sh share (source it;
+# What ycsb/run.sh, scripts/bench_ycsb.sh and tests/tools/ycsb_test.sh share (source it;
 # it defines functions and variables, runs nothing):
 #   ycsb_build              builds the YCSB client (ycsb/pom.xml) with Maven, offline
 #                           once the first build has cached its dependencies

@@ -37,7 +37,7 @@
 // do not create such column families with TeksTable.
 //
 // What TeksTable does with RocksDB 7.8.3's optional MemTableRep and
-// MemTableRepFactory virtuals (tests/rocksdb_features_test.cc, end to end):
+// MemTableRepFactory virtuals (tests/layer/rocksdb_features_test.cc, end to end):
 //   supported
 //     InsertKey, InsertKeyConcurrently    concurrent memtable writes (the
 //       and their void forms              default); exact (key, seq)

@@ -1,5 +1,5 @@
 // CommandInfo implementation: the table (one line per command the server
-// runs; tests/server_command_table_test.cc checks it covers exactly
+// runs; tests/server/server_command_table_test.cc checks it covers exactly
 // CommandTable(), and the differential test compares COMMAND INFO with
 // Redis's), the subcommands, and the COMMAND command.
 #include "command_info.h"

@@ -36,7 +36,7 @@ struct CommandInfo {
 // The command's info; null for a name the server does not know.
 const CommandInfo* FindCommandInfo(std::string_view lower_case_name);
 // How many commands the info table describes (one entry per command of
-// CommandTable(), tests/server_command_table_test.cc checks).
+// CommandTable(), tests/server/server_command_table_test.cc checks).
 size_t CommandInfoCount();
 
 // Appends the keys of request `args` (args[0] a known command's name, its

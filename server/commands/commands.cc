@@ -9,6 +9,7 @@
 #include "ascii_case.h"
 #include "command_info.h"
 #include "resp_reply.h"
+#include "script_engine.h"
 
 namespace teksdb::server {
 namespace {
@@ -121,7 +122,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   }
   // Past its busy-reply threshold, another client's script refuses what
   // Redis refuses then; before it, the command waits for the script.
-  RunningScript& running = server.scripts.running();
+  RunningScript& running = server.scripts->running();
   if (!client.in_script && running.active() && !AllowedWhileBusy(args) &&
       running.MustRefuse(client.id)) {
     ReplyRefused(client, name, running.BusyError(), out);
@@ -155,21 +156,6 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   if (!client.in_script && server.slowlog.IsSlow(usec.count())) {
     server.slowlog.Add(usec.count(), args, client.address, client.name);
   }
-}
-
-void ReplyStorageError(Request& r, const ROCKSDB_NAMESPACE::Status& s) {
-  reply::Error(r.out, "ERR storage: " + s.ToString());
-}
-
-bool StillHolds(Request& r, const std::string& key, uint64_t version) {
-  bool unchanged;
-  const ROCKSDB_NAMESPACE::Status s = r.keyspace->Unchanged(key, version, &unchanged);
-  if (!s.ok()) {
-    ReplyStorageError(r, s);
-    return false;
-  }
-  if (!unchanged) r.retry = true;
-  return unchanged;
 }
 
 }  // namespace teksdb::server

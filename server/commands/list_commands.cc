@@ -6,6 +6,7 @@
 // replaced under it, and runs again if it was (StillHolds).
 #include <algorithm>
 
+#include "commands.h"
 #include "list_store.h"
 #include "resp_reply.h"
 #include "strict_integer.h"

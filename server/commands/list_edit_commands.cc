@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ascii_case.h"
+#include "commands.h"
 #include "list_store.h"
 #include "resp_reply.h"
 #include "strict_integer.h"

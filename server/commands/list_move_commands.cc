@@ -9,6 +9,7 @@
 #include "ascii_case.h"
 #include "blocking.h"
 #include "list_store.h"
+#include "multi_pop_args.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
 
@@ -109,35 +110,12 @@ bool PopFirst(Request& r, const std::vector<std::string>& keys, bool left, int64
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] from r.args[at]:
 // pops from the first non-empty list; [key, [elements]]. Without one: a
 // null array, or (the blocking form) blocks.
-// (The blocking forms' timeout, r.args[1], is read after the rest, as in
-// Redis.)
 void MultiPop(Request& r, size_t at, bool blocking = false) {
-  int64_t numkeys;
-  if (!ParseStrictInt64(r.args[at], &numkeys) || numkeys <= 0) {
-    return reply::Error(r.out, "ERR numkeys should be greater than 0");
-  }
-  const size_t end_at = at + 1 + static_cast<size_t>(numkeys);
-  if (numkeys > static_cast<int64_t>(r.args.size()) || end_at >= r.args.size()) {
-    return reply::Error(r.out, kSyntaxError);
-  }
-  bool left;
-  if (!ParseEnd(r, r.args[end_at], &left)) return;
-  int64_t count = -1;
-  for (size_t i = end_at + 1; i < r.args.size(); ++i) {
-    if (count != -1 || AsciiLower(r.args[i]) != "count" || i + 1 == r.args.size()) {
-      return reply::Error(r.out, kSyntaxError);
-    }
-    if (!ParseStrictInt64(r.args[++i], &count) || count <= 0) {
-      return reply::Error(r.out, "ERR count should be greater than 0");
-    }
-  }
-  if (count == -1) count = 1;
-  int64_t deadline_ms = -1;
-  if (blocking && !ParseBlockTimeout(r, r.args[1], &deadline_ms)) return;
-  const std::vector<std::string> keys(r.args.begin() + at + 1, r.args.begin() + end_at);
+  MultiPopArgs args;
+  if (!ParseMultiPop(r, at, blocking, "left", "right", &args)) return;
   std::string key;
   std::vector<std::string> values;
-  if (!PopFirst(r, keys, left, count, &key, &values)) return;
+  if (!PopFirst(r, args.keys, args.first_end, args.count, &key, &values)) return;
   if (!key.empty()) {
     reply::ArrayHeader(r.out, 2);
     reply::Bulk(r.out, key);
@@ -145,8 +123,8 @@ void MultiPop(Request& r, size_t at, bool blocking = false) {
     for (const std::string& v : values) reply::Bulk(r.out, v);
     return;
   }
-  if (deadline_ms < 0) return reply::NullArray(r.out, r.protocol());
-  BlockOrNull(r, keys, deadline_ms);
+  if (args.deadline_ms < 0) return reply::NullArray(r.out, r.protocol());
+  BlockOrNull(r, args.keys, args.deadline_ms);
 }
 void LMPop(Request& r) { MultiPop(r, 1); }
 

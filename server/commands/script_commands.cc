@@ -50,7 +50,7 @@ void RunHoldingKeyspace(
   r.client.may_block = false;
   run(keys, argv);
   r.client.may_block = !within_exec;
-  if (r.server.scripts.running().last_run_stopped_for_shutdown()) {
+  if (r.server.scripts->running().last_run_stopped_for_shutdown()) {
     // SHUTDOWN NOSAVE or a signal stopped it: none of its writes (nor of
     // the EXEC around it, nor of what follows in the pipeline) reach the
     // database, and the replies say so.
@@ -64,7 +64,7 @@ void RunHoldingKeyspace(
 void Eval(Request& r, bool by_sha, bool read_only) {
   int64_t numkeys;
   if (!ParseNumKeys(r, kNotInteger, &numkeys)) return;
-  ScriptEngine& engine = r.server.scripts;
+  ScriptEngine& engine = *r.server.scripts;
   std::string sha;
   if (by_sha) {
     sha = AsciiLower(r.args[1]);
@@ -86,7 +86,7 @@ void EvalShaRo(Request& r) { Eval(r, true, true); }
 
 // SCRIPT KILL (`function_kill` false) and FUNCTION KILL.
 void ReplyKill(Request& r, bool function_kill) {
-  RunningScript& running = r.server.scripts.running();
+  RunningScript& running = r.server.scripts->running();
   switch (running.Kill(function_kill)) {
     case RunningScript::KillResult::kKilled:
       return reply::Ok(r.out);
@@ -106,7 +106,7 @@ void ReplyKill(Request& r, bool function_kill) {
 // (SubcommandError has checked the subcommand and its arity.)
 void Script(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
-  ScriptEngine& engine = r.server.scripts;
+  ScriptEngine& engine = *r.server.scripts;
   if (sub == "load") {
     std::string sha, error;
     return engine.Load(r.args[2], &sha, &error) ? reply::Bulk(r.out, sha)
@@ -130,7 +130,7 @@ void Script(Request& r) {
 
 // FCALL / FCALL_RO function numkeys key... arg...
 void FCall(Request& r, bool read_only) {
-  ScriptEngine& engine = r.server.scripts;
+  ScriptEngine& engine = *r.server.scripts;
   ScriptEngine::FunctionInfo info;
   if (!engine.FindFunction(r.args[1], &info)) return reply::Error(r.out, "ERR Function not found");
   int64_t numkeys;
@@ -145,7 +145,7 @@ void FCallRo(Request& r) { FCall(r, true); }
 // Saves the libraries after a change; false, having replied, if that
 // failed (the change then stands in memory only until a restart).
 bool SaveLibraries(Request& r) {
-  const ROCKSDB_NAMESPACE::Status s = function_store::Save(r.server.db, r.server.scripts.Libraries());
+  const ROCKSDB_NAMESPACE::Status s = function_store::Save(r.server.db, r.server.scripts->Libraries());
   if (s.ok()) return true;
   ReplyStorageError(r, s);
   return false;
@@ -160,8 +160,8 @@ void FunctionLoad(Request& r) {
     replace = true;
   }
   std::string name, error;
-  const auto changing = r.server.scripts.LockLibraryChanges();
-  if (!r.server.scripts.LoadLibrary(r.args.back(), replace, &name, &error)) {
+  const auto changing = r.server.scripts->LockLibraryChanges();
+  if (!r.server.scripts->LoadLibrary(r.args.back(), replace, &name, &error)) {
     return reply::Error(r.out, error);
   }
   if (SaveLibraries(r)) reply::Bulk(r.out, name);
@@ -183,7 +183,7 @@ void FunctionList(Request& r) {
       return reply::Error(r.out, "ERR Unknown argument " + r.args[i]);
     }
   }
-  std::vector<ScriptEngine::LibraryInfo> libraries = r.server.scripts.Libraries();
+  std::vector<ScriptEngine::LibraryInfo> libraries = r.server.scripts->Libraries();
   if (named) {
     libraries.erase(std::remove_if(libraries.begin(), libraries.end(),
                                    [&](const ScriptEngine::LibraryInfo& l) {
@@ -225,7 +225,7 @@ constexpr uint8_t kRdbOpcodeFunctionPreGa = 246;
 
 void FunctionDump(Request& r) {
   std::string payload;
-  for (const ScriptEngine::LibraryInfo& library : r.server.scripts.Libraries()) {
+  for (const ScriptEngine::LibraryInfo& library : r.server.scripts->Libraries()) {
     payload.push_back(static_cast<char>(kRdbOpcodeFunction2));
     rdb_payload::AppendString(&payload, library.code);
   }
@@ -258,7 +258,7 @@ void FunctionRestore(Request& r) {
     }
     codes.push_back(std::move(code));
   }
-  ScriptEngine& engine = r.server.scripts;
+  ScriptEngine& engine = *r.server.scripts;
   const auto changing = engine.LockLibraryChanges();
   const std::vector<ScriptEngine::LibraryInfo> before = engine.Libraries();
   if (policy == "flush") engine.FlushLibraries();
@@ -276,7 +276,7 @@ void FunctionRestore(Request& r) {
 
 // FUNCTION STATS: the running script (a function's), and the counts.
 void FunctionStats(Request& r) {
-  RunningScript& running = r.server.scripts.running();
+  RunningScript& running = r.server.scripts->running();
   if (running.RunsEval()) return reply::Error(r.out, RunningScript::kBusyError);
   const int protocol = r.protocol();
   reply::MapHeader(r.out, protocol, 2);
@@ -299,16 +299,16 @@ void FunctionStats(Request& r) {
   reply::Bulk(r.out, "LUA");
   reply::MapHeader(r.out, protocol, 2);
   reply::Bulk(r.out, "libraries_count");
-  reply::Integer(r.out, static_cast<int64_t>(r.server.scripts.library_count()));
+  reply::Integer(r.out, static_cast<int64_t>(r.server.scripts->library_count()));
   reply::Bulk(r.out, "functions_count");
-  reply::Integer(r.out, static_cast<int64_t>(r.server.scripts.function_count()));
+  reply::Integer(r.out, static_cast<int64_t>(r.server.scripts->function_count()));
 }
 
 // FUNCTION LOAD | DELETE | FLUSH | LIST | DUMP | RESTORE | STATS | KILL
 // (SubcommandError has checked the subcommand and its arity).
 void Function(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
-  ScriptEngine& engine = r.server.scripts;
+  ScriptEngine& engine = *r.server.scripts;
   if (sub == "load") return FunctionLoad(r);
   if (sub == "list") return FunctionList(r);
   if (sub == "dump") return FunctionDump(r);

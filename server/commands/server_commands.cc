@@ -20,6 +20,7 @@
 #include "stale_member_filter.h"
 #include "glob_match.h"
 #include "resp_reply.h"
+#include "script_engine.h"
 #include "strict_integer.h"
 
 namespace teksdb::server {
@@ -167,7 +168,7 @@ void Config(Request& r) {
       } else if (name == "slowlog-log-slower-than") {
         slowlog.set_slower_than(value);
       } else {
-        r.server.scripts.running().set_busy_threshold_ms(value);
+        r.server.scripts->running().set_busy_threshold_ms(value);
       }
     }
     return reply::Ok(r.out);
@@ -176,8 +177,8 @@ void Config(Request& r) {
       {"save", ""}, {"appendonly", "no"}, {"databases", "1"}, {"maxmemory", "0"},
       {"slowlog-max-len", std::to_string(slowlog.max_len())},
       {"slowlog-log-slower-than", std::to_string(slowlog.slower_than())},
-      {"busy-reply-threshold", std::to_string(r.server.scripts.running().busy_threshold_ms())},
-      {"lua-time-limit", std::to_string(r.server.scripts.running().busy_threshold_ms())}};
+      {"busy-reply-threshold", std::to_string(r.server.scripts->running().busy_threshold_ms())},
+      {"lua-time-limit", std::to_string(r.server.scripts->running().busy_threshold_ms())}};
   std::vector<std::pair<std::string, std::string>> found;
   for (const auto& [name, value] : parameters) {
     for (size_t i = 2; i < r.args.size(); ++i) {
@@ -321,8 +322,8 @@ void Info(Request& r) {
 void Shutdown(Request& r) {
   const bool nosave = std::any_of(r.args.begin() + 1, r.args.end(),
                                   [](const std::string& a) { return AsciiLower(a) == "nosave"; });
-  if (!nosave && r.server.scripts.running().MustRefuse(r.client.id)) {
-    return reply::Error(r.out, r.server.scripts.running().BusyError());
+  if (!nosave && r.server.scripts->running().MustRefuse(r.client.id)) {
+    return reply::Error(r.out, r.server.scripts->running().BusyError());
   }
   r.client.close_after_reply = true;
   if (r.server.shutdown) r.server.shutdown();

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "ascii_case.h"
+#include "commands.h"
 #include "resp_reply.h"
 #include "sorted_set.h"
 #include "strict_integer.h"

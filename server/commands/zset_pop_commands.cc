@@ -7,6 +7,7 @@
 
 #include "ascii_case.h"
 #include "blocking.h"
+#include "multi_pop_args.h"
 #include "sorted_set.h"
 #include "strict_integer.h"
 
@@ -81,38 +82,15 @@ void ReplyKeyAndEntries(Request& r, const std::string& key, const std::vector<st
 
 // ZMPOP numkeys key [key ...] MIN|MAX [COUNT count] from r.args[at]; without
 // a sorted set, a null array or (the blocking form) blocks.
-// (The blocking forms' timeout, r.args[1], is read after the rest, as in
-// Redis.)
 void MultiPop(Request& r, size_t at, bool blocking = false) {
-  int64_t numkeys;
-  if (!ParseStrictInt64(r.args[at], &numkeys) || numkeys <= 0) {
-    return reply::Error(r.out, "ERR numkeys should be greater than 0");
-  }
-  const size_t end_at = at + 1 + static_cast<size_t>(numkeys);
-  if (numkeys > static_cast<int64_t>(r.args.size()) || end_at >= r.args.size()) {
-    return reply::Error(r.out, kSyntaxError);
-  }
-  const std::string end = AsciiLower(r.args[end_at]);
-  if (end != "min" && end != "max") return reply::Error(r.out, kSyntaxError);
-  int64_t count = -1;
-  for (size_t i = end_at + 1; i < r.args.size(); ++i) {
-    if (count != -1 || AsciiLower(r.args[i]) != "count" || i + 1 == r.args.size()) {
-      return reply::Error(r.out, kSyntaxError);
-    }
-    if (!ParseStrictInt64(r.args[++i], &count) || count <= 0) {
-      return reply::Error(r.out, "ERR count should be greater than 0");
-    }
-  }
-  if (count == -1) count = 1;
-  int64_t deadline_ms = -1;
-  if (blocking && !ParseBlockTimeout(r, r.args[1], &deadline_ms)) return;
-  const std::vector<std::string> keys(r.args.begin() + at + 1, r.args.begin() + end_at);
+  MultiPopArgs args;
+  if (!ParseMultiPop(r, at, blocking, "min", "max", &args)) return;
   std::string key;
   std::vector<std::string> popped;
-  if (!PopFirst(r, keys, end == "max", count, &key, &popped)) return;
+  if (!PopFirst(r, args.keys, !args.first_end, args.count, &key, &popped)) return;
   if (!key.empty()) return ReplyKeyAndEntries(r, key, popped);
-  if (deadline_ms < 0) return reply::NullArray(r.out, r.protocol());
-  BlockOrNull(r, keys, deadline_ms);
+  if (args.deadline_ms < 0) return reply::NullArray(r.out, r.protocol());
+  BlockOrNull(r, args.keys, args.deadline_ms);
 }
 void ZMPop(Request& r) { MultiPop(r, 1); }
 

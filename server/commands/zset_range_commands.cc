@@ -19,6 +19,7 @@
 #include <limits>
 
 #include "ascii_case.h"
+#include "commands.h"
 #include "resp_reply.h"
 #include "sorted_set.h"
 #include "strict_integer.h"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "connection.h"
+#include "script_engine.h"
 
 namespace teksdb::server {
 
@@ -52,7 +53,7 @@ void Server::Run(int threads) {
   Accept();
   SampleOps();
   // A busy script serves the other clients from its hook (running_script.h).
-  state_->scripts.running().set_serve_others([this] { io_.poll(); });
+  state_->scripts->running().set_serve_others([this] { io_.poll(); });
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i) pool.emplace_back([this] { io_.run(); });
   io_.run();
@@ -60,7 +61,7 @@ void Server::Run(int threads) {
 }
 
 void Server::Stop() {
-  state_->scripts.running().StopForShutdown();
+  state_->scripts->running().StopForShutdown();
   io_.stop();
 }
 

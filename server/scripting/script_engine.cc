@@ -15,7 +15,7 @@ extern "C" {
 #include <sstream>
 
 #include "ascii_case.h"
-#include "commands.h"
+#include "request.h"
 #include "resp_reply.h"
 #include "script_lua_helpers.h"
 #include "script_run.h"
@@ -121,7 +121,7 @@ int CompileProtected(lua_State* L) {
 
 }  // namespace
 
-ScriptEngine::ScriptEngine() {
+ScriptEngine::ScriptEngine(const CommandRunner& commands) : commands_(commands) {
   Open(&scripts_state_, BuildProtected);
   ResetFunctions();
 }
@@ -222,7 +222,7 @@ void ScriptEngine::Run(Request& r, const std::string& sha, const std::vector<std
   if (read_only && script->second.shebang && !script->second.no_writes) {
     return reply::Error(r.out, "ERR Can not execute a script with write flag using *_ro command.");
   }
-  script_run::Context context{&r,   read_only || script->second.no_writes, &running_, false, &sha,
+  script_run::Context context{&r, &commands_, read_only || script->second.no_writes, &running_, false, &sha,
                               &sha, &keys, &argv};
   RunIn(&scripts_state_, r, &context, false, sha);
 }

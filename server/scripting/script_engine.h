@@ -48,6 +48,7 @@ struct lua_State;
 
 namespace teksdb::server {
 
+class CommandRunner;
 struct Request;
 
 class ScriptEngine {
@@ -69,7 +70,8 @@ class ScriptEngine {
     std::vector<FunctionInfo> functions;
   };
 
-  ScriptEngine();
+  // `commands`: what redis.call runs (command_runner.h); outlives the engine.
+  explicit ScriptEngine(const CommandRunner& commands);
   ~ScriptEngine();
   ScriptEngine(const ScriptEngine&) = delete;
   ScriptEngine& operator=(const ScriptEngine&) = delete;
@@ -150,6 +152,7 @@ class ScriptEngine {
   std::atomic<size_t> library_count_{0};
   std::atomic<size_t> function_count_{0};
   RunningScript running_;
+  const CommandRunner& commands_;
 };
 
 }  // namespace teksdb::server

@@ -14,7 +14,7 @@ extern "C" {
 #include <sstream>
 
 #include "ascii_case.h"
-#include "commands.h"
+#include "request.h"
 #include "keyspace.h"
 #include "resp_reply.h"
 #include "script_lua_helpers.h"
@@ -421,7 +421,7 @@ void ScriptEngine::CallFunction(Request& r, const std::string& name,
   if (read_only && !info->no_writes) {
     return reply::Error(r.out, "ERR Can not execute a script with write flag using *_ro command.");
   }
-  script_run::Context context{&r,    read_only || info->no_writes, &running_, true, &info->name,
+  script_run::Context context{&r, &commands_, read_only || info->no_writes, &running_, true, &info->name,
                               &lower, &keys, &argv};
   RunIn(&functions_state_, r, &context, true, info->name);
 }

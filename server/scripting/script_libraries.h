@@ -1,6 +1,6 @@
 // The two libraries Redis gives scripts that Debian has no Lua 5.1 package
 // for, written here after their documented behaviour and checked against
-// redis-server 7.0's answers (tests/server_redis_differential_test.py):
+// redis-server 7.0's answers (tests/server/server_redis_differential_test.py):
 //   - cmsgpack (script_msgpack.cc): MessagePack, as lua-cmsgpack 0.4.0:
 //     pack(...), unpack(s), unpack_one(s [, offset]),
 //     unpack_limit(s, limit [, offset]);

@@ -11,8 +11,8 @@ extern "C" {
 #include <utility>
 
 #include "ascii_case.h"
-#include "command_info.h"
-#include "commands.h"
+#include "command_runner.h"
+#include "request.h"
 #include "resp_reply.h"
 #include "running_script.h"
 #include "script_engine.h"
@@ -78,19 +78,10 @@ bool CallInto(lua_State* L) {
       return fail("Lua redis lib command arguments must be strings or integers");
     }
   }
-  const std::string name = AsciiLower(args[0]);
-  const Command* command = LookupCommand(name);
-  const CommandInfo* info = FindCommandInfo(name);
-  if (command == nullptr || info == nullptr) return fail("Unknown Redis command called from script");
-  const std::string subcommand_error = SubcommandError(args);
-  if (subcommand_error.find("unknown subcommand") != std::string::npos) {
-    return fail("Unknown Redis command called from script");
+  bool writes = false;
+  if (const std::string refusal = context->commands->Refusal(args, &writes); !refusal.empty()) {
+    return fail(refusal);
   }
-  if (!ArityFits(*command, args.size()) || !subcommand_error.empty()) {
-    return fail("Wrong number of args calling Redis command from script");
-  }
-  if (DeniedInScripts(args)) return fail("This Redis command is not allowed from script");
-  const bool writes = std::strstr(info->flags, "write") != nullptr;
   if (context->read_only && writes) {
     return fail("Write commands are not allowed from read-only scripts.");
   }
@@ -103,7 +94,7 @@ bool CallInto(lua_State* L) {
   std::string reply;
   bool failed = false;
   try {
-    Execute(r.server, r.client, args, &reply);
+    context->commands->Run(r.server, r.client, args, &reply);
   } catch (const std::exception& e) {  // never through Lua's frames
     reply.clear();
     reply::Error(&reply, std::string("ERR ") + e.what());
@@ -195,10 +186,10 @@ int RedisDebug(lua_State*) { return 0; }
 // redis.acl_check_cmd(command, args...): the default user may run every
 // command (no ACLs here).
 int RedisAclCheckCmd(lua_State* L) {
-  RunOrRaise(L, "redis.acl_check_cmd");
+  const Context* context = RunOrRaise(L, "redis.acl_check_cmd");
   if (lua_gettop(L) == 0) return RaiseError(L, "Please specify at least one argument for this redis lib call");
   const char* name = lua_tostring(L, 1);
-  if (name == nullptr || LookupCommand(AsciiLower(name)) == nullptr) {
+  if (name == nullptr || !context->commands->Knows(AsciiLower(name))) {
     return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
   }
   lua_pushboolean(L, 1);

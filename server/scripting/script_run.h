@@ -16,6 +16,7 @@ struct lua_State;
 
 namespace teksdb::server {
 
+class CommandRunner;
 struct Request;
 class RunningScript;
 
@@ -23,6 +24,7 @@ namespace script_run {
 
 struct Context {
   Request* request;
+  const CommandRunner* commands;  // what redis.call runs
   bool read_only;            // EVAL_RO, FCALL_RO, or a no-writes script
   RunningScript* running;
   bool function;             // FCALL: KEYS and ARGV are its two arguments

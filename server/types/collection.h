@@ -22,7 +22,7 @@
 #include <optional>
 #include <string>
 
-#include "commands.h"
+#include "request.h"
 
 namespace teksdb::server {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "commands.h"
+#include "request.h"
 
 namespace teksdb::server {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "collection.h"
-#include "commands.h"
+#include "request.h"
 
 namespace teksdb::server {
 

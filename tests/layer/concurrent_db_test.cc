@@ -30,7 +30,7 @@
 //
 // Runs under ThreadSanitizer and under AddressSanitizer + UBSan. Debian's
 // librocksdb is not instrumented, so TSan cannot see RocksDB's own
-// hand-offs between threads; tests/tsan.supp names exactly those.
+// hand-offs between threads; tests/support/tsan.supp names exactly those.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# teksdb-server through Jedis (tests/jedis/JedisClientTest.java): builds the
+# teksdb-server through Jedis (tests/server/jedis/JedisClientTest.java): builds the
 # YCSB client (ycsb/lib.sh: its Maven build brings Jedis), compiles the test
 # against it into OUT, starts teksdb-server and runs it.
-# Usage: tests/jedis_client_test.sh PATH/TO/teksdb-server OUT
+# Usage: tests/server/jedis_client_test.sh PATH/TO/teksdb-server OUT
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export TEKSDB_SERVER=$1

@@ -16,15 +16,13 @@ Usage: server_blocking_test.py PATH/TO/teksdb-server
 """
 
 import os
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from server_checks import Checks  # noqa: E402
-from server_redis_differential_test import Client, free_port  # noqa: E402
+from resp_client import Client  # noqa: E402
 
 checks = Checks("server_blocking")
 check = checks.check
@@ -115,21 +113,7 @@ def other_type(port):
 
 
 def main():
-    server_bin = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix="teksdb-blocking-")
-    port = free_port()
-    log = open(os.path.join(tmp, "server.log"), "w")
-    proc = subprocess.Popen([server_bin, "--dir", os.path.join(tmp, "db"), "--port", str(port),
-                             "--threads", "2"], stdout=log, stderr=log)
-    checks.logs.append(log.name)
-    try:
-        Client(port).command("PING")
-        for part in (wake_and_pipeline, job_queue, timeout, closed_while_blocked, other_type):
-            part(port)
-    finally:
-        proc.kill()
-        proc.wait()
-    return checks.finish(tmp)
+    return checks.run_parts("teksdb-blocking-", (wake_and_pipeline, job_queue, timeout, closed_while_blocked, other_type))
 
 
 if __name__ == "__main__":

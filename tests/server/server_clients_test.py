@@ -24,9 +24,9 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from server_checks import Checks  # noqa: E402
-from server_redis_differential_test import Client, free_port  # noqa: E402
+from resp_client import Client  # noqa: E402
 
 checks = Checks("server_clients")
 check = checks.check
@@ -38,17 +38,6 @@ def rss_kb(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
-
-
-def start(server_bin, directory, port, *flags):
-    """Starts the server; its stderr (a sanitizer's report too) goes to a
-    log printed if any check fails."""
-    log = open(directory + ".log", "w")
-    checks.logs.append(log.name)
-    proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port), "--threads", "2",
-                             *flags], stderr=log)
-    Client(port).command("PING")
-    return proc
 
 
 def raw(port, data, read_timeout=5):
@@ -74,8 +63,7 @@ def raw(port, data, read_timeout=5):
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-clients-")
-    port = free_port()
-    proc = start(server_bin, os.path.join(tmp, "db"), port)
+    port, proc = checks.start_server(server_bin, os.path.join(tmp, "db"))
     try:
         # --- real clients -------------------------------------------------------
         cli = lambda *a: subprocess.run(["redis-cli", "-p", str(port), *a], capture_output=True,
@@ -171,9 +159,8 @@ def main():
         proc.wait()
 
     # --- kill -9 with --sync ---------------------------------------------------
-    port = free_port()
     directory = os.path.join(tmp, "sync")
-    proc = start(server_bin, directory, port, "--sync")
+    port, proc = checks.start_server(server_bin, directory, "--sync")
     c = Client(port)
     acknowledged = 0
     for i in range(300):
@@ -181,7 +168,7 @@ def main():
             acknowledged = i + 1
     proc.kill()
     proc.wait()
-    proc = start(server_bin, directory, port)
+    _, proc = checks.start_server(server_bin, directory, port=port)
     c = Client(port)
     kept = sum(c.command("GET", f"durable{i}") == (b"$", str(i).encode()) for i in range(acknowledged))
     check(acknowledged == 300 and kept == acknowledged,
@@ -209,7 +196,7 @@ def main():
     proc.kill()
     proc.wait()
     writer.join()
-    proc = start(server_bin, directory, port)
+    _, proc = checks.start_server(server_bin, directory, port=port)
     c = Client(port)
     listed = [int(x[1]) for x in c.command("LRANGE", "pipedlist", 0, -1)[1]]
     lost = [n for n in acknowledged_batches

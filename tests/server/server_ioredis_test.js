@@ -5,7 +5,7 @@
 // connection, scanStream over 1000 keys, a BRPOP woken by another
 // connection's LPUSH, and reconnecting after the server restarts.
 //
-// Usage: tests/with_node_client.sh DIR tests/server_ioredis_test.js PATH/TO/teksdb-server
+// Usage: tests/server/with_node_client.sh DIR tests/server/server_ioredis_test.js PATH/TO/teksdb-server
 "use strict";
 
 const { spawn } = require("child_process");

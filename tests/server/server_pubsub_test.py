@@ -19,15 +19,14 @@ Usage: server_pubsub_test.py PATH/TO/teksdb-server
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_checks import Checks  # noqa: E402
-from server_redis_differential_test import Client, free_port  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from server_checks import Checks, start_redis, stop  # noqa: E402
+from resp_client import Client  # noqa: E402
 
 checks = Checks("server_pubsub")
 check = checks.check
@@ -150,24 +149,17 @@ def main():
     tmp = tempfile.mkdtemp(prefix="teksdb-pubsub-")
     procs = []
     try:
-        redis_port, teks_port = free_port(), free_port()
-        procs.append(subprocess.Popen(
-            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", tmp], stdout=subprocess.DEVNULL))
-        log = open(os.path.join(tmp, "server.log"), "w")
-        procs.append(subprocess.Popen(
-            [server_bin, "--dir", os.path.join(tmp, "teks"), "--port", str(teks_port),
-             "--threads", "2"], stdout=log, stderr=log))
-        checks.logs.append(log.name)
+        redis_port, redis_proc = start_redis(tmp)
+        procs.append(redis_proc)
+        teks_port, teks_proc = checks.start_server(server_bin, os.path.join(tmp, "teks"))
+        procs.append(teks_proc)
         want, _ = run(redis_port)
         got, conns = run(teks_port)
         for (name, step, a), (_, _, b) in zip(want, got):
             check(same(step, a, b), f"{name}: {step} -> {b}" + ("" if same(step, a, b) else f" (Redis: {a})"))
         flood(teks_port, conns)
     finally:
-        for p in procs:
-            p.kill()
-            p.wait()
+        stop(procs)
     return checks.finish(tmp)
 
 

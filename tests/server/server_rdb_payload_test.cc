@@ -1,4 +1,4 @@
-// rdb_payload (server/rdb_payload.h): Redis's CRC64 (its check value),
+// rdb_payload (server/common/rdb_payload.h): Redis's CRC64 (its check value),
 // RDB strings in every length and integer encoding and LZF-compressed (as
 // Redis writes long strings), payload footers, and damaged input refused
 // without a crash (random payloads too, under ASan in CI).

@@ -41,86 +41,12 @@ commands that led to it.
 import os
 import random
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Client:
-    """A raw RESP2/RESP3 client: sends multibulk requests, reads whole
-    replies as (type byte, payload)."""
-
-    def __init__(self, port):
-        deadline = time.time() + 20
-        while True:
-            try:
-                self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.05)
-        self.buf = b""
-
-    @staticmethod
-    def encode(args):
-        out = b"*%d\r\n" % len(args)
-        for a in args:
-            a = a if isinstance(a, bytes) else str(a).encode()
-            out += b"$%d\r\n%s\r\n" % (len(a), a)
-        return out
-
-    def command(self, *args):
-        self.sock.sendall(self.encode(args))
-        return self.reply()
-
-    def pipeline(self, commands):
-        """Sends every command before reading any reply; the replies."""
-        self.sock.sendall(b"".join(self.encode(c) for c in commands))
-        return [self.reply() for _ in commands]
-
-    def _line(self):
-        while b"\r\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("server closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def _bytes(self, n):
-        while len(self.buf) < n + 2:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("server closed the connection")
-            self.buf += chunk
-        data, self.buf = self.buf[:n], self.buf[n + 2:]
-        return data
-
-    def reply(self):
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind in (b"+", b"-", b":", b",", b"#", b"("):
-            return (kind, rest)
-        if kind == b"_":
-            return (kind, None)
-        if kind in (b"$", b"="):
-            n = int(rest)
-            return (kind, None if n < 0 else self._bytes(n))
-        if kind in (b"*", b"~", b">"):
-            n = int(rest)
-            return (kind, None if n < 0 else [self.reply() for _ in range(n)])
-        if kind == b"%":
-            return (kind, [self.reply() for _ in range(2 * int(rest))])
-        raise ValueError(f"bad reply line {line!r}")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from resp_client import Client  # noqa: E402
+from server_checks import start_redis, start_server, stop  # noqa: E402
 
 
 KEYS = [f"k{i}" for i in range(8)]
@@ -639,7 +565,7 @@ SCRIPTS = [
     ["EVAL", "return pcall(cjson.encode, {[false] = 'false'})", "0"],
     ["EVAL", "return {bit.tobit(1), bit.band(1), bit.bxor(1, 2), bit.bor(1, 2, 4, 8, 16, 32, 64, 128), "
              "bit.tohex(65535), bit.lshift(1, 4), bit.rshift(256, 4), bit.bnot(0)}", "0"],
-    # cmsgpack and struct (written here: server/script_libraries.h).
+    # cmsgpack and struct (written here: server/scripting/script_libraries.h).
     ["EVAL", "local t = {} for _, v in ipairs({0, 1, 127, 128, 255, 256, 65535, 65536, 4294967295, 4294967296, -1, -32, -33, -128, -129, -32768, -32769, -2147483648, -2147483649, -1099511627776, 0.1, 1.5, -0.25, 1e300, 0/0 ~= 0/0 and 3.25 or 0}) do t[#t+1] = bit.tohex(#cmsgpack.pack(v)) .. ':' .. cmsgpack.pack(v):gsub('.', function(c) return string.format('%02x', c:byte()) end) end return t", "0"],
     ["EVAL", "local t = {} for _, v in ipairs({'', 'a', string.rep('x', 31), string.rep('x', 32), string.rep('x', 255), string.rep('x', 256), string.rep('x', 65536)}) do local p = cmsgpack.pack(v) t[#t+1] = #p .. ':' .. p:sub(1, 6):gsub('.', function(c) return string.format('%02x', c:byte()) end) end return t", "0"],
     ["EVAL", "return (cmsgpack.pack({1, 2, 3}, {}, {a = 1}, true, false, nil, {1, nil, 3}, {[2] = 1}):gsub('.', function(c) return string.format('%02x', c:byte()) end))", "0"],
@@ -874,13 +800,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="teksdb-diff-")
     procs = []
     try:
-        redis_port, teks_port = free_port(), free_port()
-        procs.append(subprocess.Popen(
-            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--databases", "1", "--dir", tmp], stdout=subprocess.DEVNULL))
-        procs.append(subprocess.Popen(
-            [server_bin, "--dir", os.path.join(tmp, "teks"), "--port", str(teks_port),
-             "--threads", "2"], stderr=subprocess.DEVNULL))
+        redis_port, redis_proc = start_redis(tmp, "--databases", "1")
+        procs.append(redis_proc)
+        teks_port, teks_proc, _ = start_server(server_bin, os.path.join(tmp, "teks"))
+        procs.append(teks_proc)
         redis, teks = Client(redis_port), Client(teks_port)
         servers = (redis, teks, Client(redis_port), Client(teks_port))
         rng = random.Random(seed)
@@ -912,9 +835,7 @@ def main():
               "RESP2, then RESP3, then through scripts), every reply the same as Redis's")
         return 0
     finally:
-        for p in procs:
-            p.kill()
-            p.wait()
+        stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -18,11 +18,10 @@ reconnecting after a server restart, and AUTH with
 --requirepass (also through HELLO 3).
 
 Usage: server_redis_py_test.py PATH/TO/teksdb-server
-(run through tests/with_redis_py.sh, which provides redis-py in a venv)
+(run through tests/server/with_redis_py.sh, which provides redis-py in a venv)
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -30,31 +29,11 @@ import time
 
 import redis
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from server_checks import Checks  # noqa: E402
-from server_redis_differential_test import free_port  # noqa: E402
 
 checks = Checks("server_redis_py")
 check = checks.check
-
-
-def start(server_bin, directory, *flags, port=None):
-    port = port or free_port()
-    log = open(directory + ".log", "w")
-    proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port), "--threads", "2",
-                             *flags], stdout=log, stderr=log)
-    deadline = time.time() + 20
-    while True:
-        try:
-            redis.Redis(port=port, protocol=2, socket_timeout=5).ping()
-            break
-        except redis.AuthenticationError:
-            break
-        except redis.ConnectionError:
-            if time.time() > deadline:
-                raise
-            time.sleep(0.05)
-    return proc, port, log.name
 
 
 def data_types(r):
@@ -305,8 +284,7 @@ def expiry(r):
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-redis-py-")
-    proc, port, log = start(server_bin, os.path.join(tmp, "db"))
-    checks.logs.append(log)
+    port, proc = checks.start_server(server_bin, os.path.join(tmp, "db"))
     try:
         default = redis.Redis(port=port, socket_timeout=30)
         check(default.ping(), "redis-py's defaults connect and PING")
@@ -323,14 +301,13 @@ def main():
             part(default)
         proc.kill()
         proc.wait()
-        proc, port, log = start(server_bin, os.path.join(tmp, "db"), port=port)
+        _, proc = checks.start_server(server_bin, os.path.join(tmp, "db"), port=port)
         check(default.get("tx:counter") == b"400", "the pool reconnects after a restart; data kept")
     finally:
         proc.kill()
         proc.wait()
 
-    proc, port, log = start(server_bin, os.path.join(tmp, "auth"), "--requirepass", "s3cret")
-    checks.logs.append(log)
+    port, proc = checks.start_server(server_bin, os.path.join(tmp, "auth"), "--requirepass", "s3cret")
     try:
         check(redis.Redis(port=port, protocol=2, password="s3cret").ping(), "AUTH with the right password")
         try:

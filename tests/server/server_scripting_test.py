@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""teksdb-server's scripts (EVAL, server/script_engine.h) across clients and
+"""teksdb-server's scripts (EVAL, server/scripting/script_engine.h) across clients and
 limits, where the differential test's single stream cannot reach:
   - atomicity: a script that INCRs two keys is never seen half done by a
     reader's MGET, and 4 clients running a read-modify-write script 200
     times each lose no update;
-  - busy scripts (server/running_script.h), with 2 I/O threads and with
+  - busy scripts (server/scripting/running_script.h), with 2 I/O threads and with
     one: past lua-time-limit every other client gets BUSY (MULTI runs,
     EXEC aborts), SCRIPT KILL stops a script even under pcall, one that
     wrote is UNKILLABLE and SHUTDOWN without NOSAVE is BUSY; SHUTDOWN
@@ -19,15 +19,14 @@ Usage: server_scripting_test.py PATH/TO/teksdb-server
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_checks import Checks  # noqa: E402
-from server_redis_differential_test import Client, free_port  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from server_checks import Checks, stop  # noqa: E402
+from resp_client import Client  # noqa: E402
 
 checks = Checks("server_scripting")
 check = checks.check
@@ -223,7 +222,7 @@ def memory(port):
 
 
 # Scripts that reach known bugs of Debian's Lua, lua-cjson and lua-bitop, or
-# this server's own limits (server/script_library_guards.h,
+# this server's own limits (server/scripting/script_library_guards.h,
 # script_msgpack.cc, script_struct.cc): each must fail the script or
 # answer, never crash the server. (body, what the reply must contain)
 HOSTILE = [
@@ -265,23 +264,13 @@ def hostile(port):
           f"a subscribed RESP3 client's script calls commands as an unsubscribed one ({got})")
 
 
-def start_server(server_bin, db, threads):
-    port = free_port()
-    log = open(f"{db}-{threads}-{port}.log", "w")
-    checks.logs.append(log.name)
-    proc = subprocess.Popen([server_bin, "--dir", db, "--port", str(port), "--threads", str(threads)],
-                            stdout=log, stderr=log)
-    Client(port).command("PING")
-    return port, proc
-
-
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-scripting-")
     servers = []
 
     def start(name, threads):
-        port, proc = start_server(server_bin, os.path.join(tmp, name), threads)
+        port, proc = checks.start_server(server_bin, os.path.join(tmp, name), threads=threads)
         servers.append(proc)
         return port, proc
     try:
@@ -307,10 +296,7 @@ def main():
         port, proc = start("sigterm", 1)
         sigterm_stops_a_script(port, proc)
     finally:
-        for proc in servers:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
+        stop(servers)
     return checks.finish(tmp)
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""teksdb-server's versioned collections (server/storage_format.h), through
+"""teksdb-server's versioned collections (server/storage/storage_format.h), through
 the protocol, with write buffers so small that flushes and compactions run
 all the time (the stale member filter removing records as the test reads):
   - a collection deleted (DEL), replaced (SET, another type), expired or
@@ -31,9 +31,9 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from server_checks import Checks  # noqa: E402
-from server_redis_differential_test import Client, free_port  # noqa: E402
+from resp_client import Client, free_port  # noqa: E402
 
 checks = Checks("server_stale_members")
 check = checks.check
@@ -51,15 +51,6 @@ OPTIONS = """[Version]
   target_file_size_base=262144
   max_bytes_for_level_base=1048576
 """
-
-
-def start(server_bin, directory, port, options):
-    log = open(directory + ".log", "a")
-    checks.logs.append(log.name)
-    proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port), "--threads", "2",
-                             "--rocksdb-options", options], stderr=log)
-    Client(port).command("PING")
-    return proc
 
 
 def stop(proc):
@@ -112,8 +103,7 @@ def main():
     with open(options, "w") as f:
         f.write(OPTIONS)
     db = os.path.join(tmp, "db")
-    port = free_port()
-    proc = start(server_bin, db, port, options)
+    port, proc = checks.start_server(server_bin, db, "--rocksdb-options", options)
     try:
         c = Client(port)
         # --- a key's old members never come back -----------------------------
@@ -243,19 +233,14 @@ def main():
 
         # --- restart, and a database of another format -------------------------
         stop(proc)
-        proc = start(server_bin, db, port, options)
+        _, proc = checks.start_server(server_bin, db, "--rocksdb-options", options, port=port)
         c = Client(port)
         check(members(c, "hash-del") == ["new0=v", "new1=v"], "after a restart the data reads back")
         stop(proc)
         proc = None
         # --- the server's own table defaults, without an OPTIONS file -----------
         plain = os.path.join(tmp, "plain")
-        plain_port = free_port()
-        log = open(plain + ".log", "a")
-        checks.logs.append(log.name)
-        proc = subprocess.Popen([server_bin, "--dir", plain, "--port", str(plain_port),
-                                 "--block-cache-mb", "64"], stderr=log)
-        Client(plain_port).command("PING")
+        _, proc = checks.start_server(server_bin, plain, "--block-cache-mb", "64")
         stop(proc)
         proc = None
         written = "".join(open(os.path.join(plain, f)).read() for f in os.listdir(plain)

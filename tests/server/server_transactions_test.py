@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""teksdb-server's transactions (server/transaction_commands.cc) under
+"""teksdb-server's transactions (server/commands/transaction_commands.cc) under
 concurrency and time, where the differential test's single stream cannot
 reach:
   - isolation: while 3 clients INCR a counter, transactions
@@ -19,16 +19,13 @@ Usage: server_transactions_test.py PATH/TO/teksdb-server
 """
 
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from server_checks import Checks  # noqa: E402
-from server_redis_differential_test import Client, free_port  # noqa: E402
+from resp_client import Client  # noqa: E402
 
 checks = Checks("server_transactions")
 check = checks.check
@@ -156,21 +153,7 @@ def big_and_flushing(port):
 
 
 def main():
-    server_bin = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix="teksdb-tx-")
-    port = free_port()
-    log = open(os.path.join(tmp, "server.log"), "w")
-    proc = subprocess.Popen([server_bin, "--dir", os.path.join(tmp, "db"), "--port", str(port),
-                             "--threads", "2"], stdout=log, stderr=log)
-    checks.logs.append(log.name)
-    try:
-        Client(port).command("PING")
-        for part in (isolation, atomic_visibility, watch, big_and_flushing):
-            part(port)
-    finally:
-        proc.kill()
-        proc.wait()
-    return checks.finish(tmp)
+    return checks.run_parts("teksdb-tx-", (isolation, atomic_visibility, watch, big_and_flushing))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs a Node.js test with the npm packages of tests/node_client/package.json
+# Runs a Node.js test with the npm packages of tests/server/node_client/package.json
 # (ioredis), installed on first use into DIR (a build directory's, outside
 # the source tree). Fails, saying so, when npm's registry cannot be reached.
-# Usage: tests/with_node_client.sh DIR SCRIPT [ARGS...]
+# Usage: tests/server/with_node_client.sh DIR SCRIPT [ARGS...]
 set -euo pipefail
 dir=$1
 shift

@@ -6,14 +6,14 @@
 # writes only under --out, so the source tree's git status and the build it
 # ran from (configure files and library) are as before.
 #
-# Usage: tests/bench_quick_test.sh BUILD_DIR SOURCE_DIR
+# Usage: tests/tools/bench_quick_test.sh BUILD_DIR SOURCE_DIR
 # (BUILD_DIR must be a release build; bench.sh runs it as it is, --prebuilt.
 # The matplotlib venv is BUILD_DIR-plot-venv, beside the build, made once.)
 set -euo pipefail
 
 build=$(realpath "${1:?usage: $0 BUILD_DIR SOURCE_DIR}")
 src=$(realpath "${2:?usage: $0 BUILD_DIR SOURCE_DIR}")
-source "$(dirname "$0")/script_checks.sh" bench_quick
+source "$(dirname "$0")/../support/script_checks.sh" bench_quick
 export TEKSDB_PLOT_VENV=$build-plot-venv
 
 # fingerprint: what must not change: the source tree's git status (where it

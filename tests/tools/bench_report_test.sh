@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench_report.py on fixed logs (tests/fixtures/bench_report, in the
+# scripts/bench_report.py on fixed logs (tests/support/fixtures/bench_report, in the
 # format db_bench and tools/teks_db_bench print, with round numbers): a
 # table per section; the LSM shape and memtable entries as the reads began,
 # taken from the last levelstats and memstats before them, with the fill's
@@ -8,12 +8,12 @@
 # column; runs files without a section column; the summary line
 # (bench_summary.py) and its ratio format; a missing result line.
 #
-# Usage: tests/bench_report_test.sh SOURCE_DIR
+# Usage: tests/tools/bench_report_test.sh SOURCE_DIR
 set -euo pipefail
 
 src=$(realpath "${1:?usage: $0 SOURCE_DIR}")
-source "$(dirname "$0")/script_checks.sh" bench_report
-fixtures=$src/tests/fixtures/bench_report
+source "$(dirname "$0")/../support/script_checks.sh" bench_report
+fixtures=$src/tests/support/fixtures/bench_report
 report() { python3 "$src/scripts/bench_report.py" "$@"; }
 
 # run MEMTABLE LOG RSS COUNTED SECTION: one line of a runs file.

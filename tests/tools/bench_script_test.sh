@@ -11,14 +11,14 @@
 # scenario (scripts/bench_reuse.sh), and tools/memtable_bench through
 # scripts/micro_report.py.
 #
-# Usage: tests/bench_script_test.sh BUILD_DIR SOURCE_DIR
+# Usage: tests/tools/bench_script_test.sh BUILD_DIR SOURCE_DIR
 # (BUILD_DIR must be a release build; bench.sh runs it as it is, --prebuilt,
 # and writes its results under the test's scratch directory.)
 set -euo pipefail
 
 build=$(realpath "${1:?usage: $0 BUILD_DIR SOURCE_DIR}")
 src=$(realpath "${2:?usage: $0 BUILD_DIR SOURCE_DIR}")
-source "$(dirname "$0")/script_checks.sh" bench_script
+source "$(dirname "$0")/../support/script_checks.sh" bench_script
 bench() { bash "$src/scripts/bench.sh" --prebuilt "$build" --out "$tmp/results" "$@"; }
 
 # --- a tiny run of every kind -------------------------------------------------------

@@ -4,7 +4,7 @@
 # for each server and both ratios, the CPU table a row per test (del100k
 # too) with µs per request for each server and both ratios, the quotable
 # line follows, and runs.tsv holds every run.
-# Usage: tests/bench_server_test.sh SERVER_BINARY SOURCE_DIR (it builds nothing)
+# Usage: tests/tools/bench_server_test.sh SERVER_BINARY SOURCE_DIR (it builds nothing)
 set -euo pipefail
 server=$1
 src=$2

@@ -5,7 +5,7 @@
 # script's header says are forwarded are, and those it says are not get
 # the connection closed; the benchmark mode prints one row per server
 # count.
-# Usage: tests/cluster_test.sh SERVER_BINARY SOURCE_DIR (it builds nothing)
+# Usage: tests/tools/cluster_test.sh SERVER_BINARY SOURCE_DIR (it builds nothing)
 set -euo pipefail
 server=$1
 src=$2

@@ -4,7 +4,7 @@
 # the memtable db_bench uses (an unknown name must fail, not fall back to the
 # skip list).
 #
-# Usage: tests/db_bench_preload_test.sh PATH/TO/libteksdb.so
+# Usage: tests/tools/db_bench_preload_test.sh PATH/TO/libteksdb.so
 set -euo pipefail
 
 lib=${1:?usage: $0 PATH/TO/libteksdb.so}
@@ -13,7 +13,7 @@ db_bench=${DB_BENCH:-/usr/bin/db_bench}
 [[ -f "$lib" ]] || { echo "FAIL: no such library: $lib"; exit 1; }
 [[ -x "$db_bench" ]] || { echo "FAIL: no $db_bench (apt-get install rocksdb-tools)"; exit 1; }
 
-source "$(dirname "$0")/script_checks.sh" db_bench_preload
+source "$(dirname "$0")/../support/script_checks.sh" db_bench_preload
 
 # run NAME MEMTABLEREP BENCHMARKS: runs db_bench in a fresh DB, stdout and
 # stderr (progress, errors) into $tmp/NAME.out; sets $rc.

@@ -2,11 +2,11 @@
 # No project header may shadow a system one (above all RocksDB's), and every
 # `#include "rocksdb/..."` must reach the installed RocksDB headers.
 #
-# Usage: tests/include_paths_test.sh REPO_ROOT
+# Usage: tests/tools/include_paths_test.sh REPO_ROOT
 #
 # Check 1 (shadowing). The project's include roots are include/ (public) and
-# memtable/, rocksdb/, tests/ (sources include their neighbours by file
-# name). A header whose path relative to one of them is also a header under
+# memtable/, rocksdb/, each layer of server/, tests/support/ (sources
+# include their neighbours by file name). A header whose path relative to one of them is also a header under
 # a system include root (the compiler's search list, /usr/include at least)
 # would hide the system one, e.g. include/rocksdb/db.h. A header in a
 # subdirectory named like a system directory (memtable/rocksdb/x.h) is
@@ -23,7 +23,8 @@ set -euo pipefail
 
 root=${1:?usage: $0 REPO_ROOT}
 root=$(cd "$root" && pwd)
-project_roots=(include memtable rocksdb tests)
+project_roots=(include memtable rocksdb tests/support)
+for layer in "$root"/server/*/; do project_roots+=("server/$(basename "$layer")"); done
 
 # The compiler's system search list, /usr/include at least.
 system_roots=()
@@ -77,7 +78,7 @@ done < <(project_find "$root")
 name_tests=(-name '*.h' -o -name '*.hh' -o -name '*.hpp' -o -name '*.hxx' -o -name '*.inc'
   -o -name '*.ipp' -o -name '*.cc' -o -name '*.cpp' -o -name '*.cxx')
 # Headers of RocksDB releases newer than the one installed, included only
-# under include/teksdb/rocksdb_version.h's macros (tests/newest_rocksdb_api_test.sh
+# under include/teksdb/rocksdb_version.h's macros (tests/tools/newest_rocksdb_api_test.sh
 # compiles them against the newest release).
 newer_rocksdb_headers=(rocksdb/attribute_groups.h rocksdb/multi_scan.h)
 sources_checked=0

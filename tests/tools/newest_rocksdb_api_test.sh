@@ -10,10 +10,10 @@
 #     (its internal headers, no RTTI, RocksDB's C++ standard).
 # Exits 77 (skipped) when ../shared/rocksdb/ has no release tarball.
 #
-# Usage: tests/newest_rocksdb_api_test.sh [SOURCE_DIR]
+# Usage: tests/tools/newest_rocksdb_api_test.sh [SOURCE_DIR]
 set -euo pipefail
 
-root=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/..}" && pwd)
+root=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
 shared=$root/../shared/rocksdb
 mapfile -t tarballs < <(ls "$shared"/rocksdb-*.tar.gz 2>/dev/null | sort -V)
 if ((${#tarballs[@]} == 0)); then
@@ -50,9 +50,12 @@ for tarball in "${tarballs[@]}"; do
     check "rocksdb/$(basename "$src") against RocksDB $version's installed headers" \
       -I"$root/include" -I"$root/memtable" -I"$root/rocksdb" -I"$rocksdb/include" "$src"
   done
-  for name in keyspace write_group storage_format version_allocator stale_member_filter main; do
+  server_includes=()
+  for layer in "$root"/server/*/; do server_includes+=(-I"$layer"); done
+  for name in storage/keyspace storage/write_group storage/storage_format \
+      storage/version_allocator storage/stale_member_filter main; do
     check "server/$name.cc against RocksDB $version's installed headers" \
-      -DASIO_STANDALONE -DASIO_NO_DEPRECATED -I"$root/include" -I"$root/server" \
+      -DASIO_STANDALONE -DASIO_NO_DEPRECATED -I"$root/include" "${server_includes[@]}" \
       -I"$rocksdb/include" "$root/server/$name.cc"
   done
   check "plugin/teks_plugin.cc inside RocksDB $version's tree (no RTTI)" \

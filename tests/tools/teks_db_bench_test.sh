@@ -4,11 +4,11 @@
 # which the layer drops), reads only the newest writes in readrecent, reads
 # beside a writer (rate-limited, too), and refuses bad input by name.
 #
-# Usage: tests/teks_db_bench_test.sh PATH/TO/teks_db_bench
+# Usage: tests/tools/teks_db_bench_test.sh PATH/TO/teks_db_bench
 set -euo pipefail
 
 bench=${1:?usage: $0 PATH/TO/teks_db_bench}
-source "$(dirname "$0")/script_checks.sh" teks_db_bench_tool
+source "$(dirname "$0")/../support/script_checks.sh" teks_db_bench_tool
 
 # run NAME FLAGS...: runs the tool in a fresh DB; output in $tmp/NAME.out.
 run() {

@@ -7,12 +7,12 @@
 # which never drops, must still pass. Label "fault"; scripts/test.sh's fault
 # phase builds that variant and runs it.
 #
-# Usage: tests/teks_stress_fault_test.sh PATH/TO/teks_stress-of-a-fault-build [SECONDS]
+# Usage: tests/tools/teks_stress_fault_test.sh PATH/TO/teks_stress-of-a-fault-build [SECONDS]
 set -euo pipefail
 
 stress=${1:?usage: $0 PATH/TO/teks_stress [SECONDS]}
 seconds=${2:-20}
-source "$(dirname "$0")/script_checks.sh" teks_stress_fault
+source "$(dirname "$0")/../support/script_checks.sh" teks_stress_fault
 
 for mode in layer write_committed write_prepared; do
   rc=0

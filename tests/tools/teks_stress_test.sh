@@ -6,12 +6,12 @@
 # and refuses bad input by name. Runs under the sanitizers too (label
 # concurrent).
 #
-# Usage: tests/teks_stress_test.sh PATH/TO/teks_stress [SECONDS_PER_RUN]
+# Usage: tests/tools/teks_stress_test.sh PATH/TO/teks_stress [SECONDS_PER_RUN]
 set -euo pipefail
 
 stress=${1:?usage: $0 PATH/TO/teks_stress [SECONDS_PER_RUN]}
 seconds=${2:-3}
-source "$(dirname "$0")/script_checks.sh" teks_stress
+source "$(dirname "$0")/../support/script_checks.sh" teks_stress
 
 # run NAME FLAGS...: output in $tmp/NAME.out (stdout and stderr).
 run() {

@@ -16,13 +16,13 @@
 # from Maven Central once (32 MB into ~/.m2, 11 s here); later runs build
 # offline. 30-50 s in all on a shared 2-core machine once Maven has its cache.
 #
-# Usage: tests/ycsb_test.sh PATH/TO/teksdb-server
+# Usage: tests/tools/ycsb_test.sh PATH/TO/teksdb-server
 set -euo pipefail
 
 export TEKSDB_SERVER=${1:?usage: $0 PATH/TO/teksdb-server}
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/ycsb/lib.sh"
-source "$(dirname "$0")/script_checks.sh" ycsb
+source "$(dirname "$0")/../support/script_checks.sh" ycsb
 stall_pid=
 trap 'server_stop; [[ -z $stall_pid ]] || kill "$stall_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 

@@ -1,0 +1,41 @@
+// ScriptCommandRunner: which commands a script may call, as Redis 7.0
+// decides it (unknown, wrong arity, a subcommand's errors, the commands
+// denied in scripts).
+#include "script_command_runner.h"
+
+#include <cstring>
+
+#include "ascii_case.h"
+#include "command_info.h"
+#include "commands.h"
+
+namespace teksdb::server {
+
+std::string ScriptCommandRunner::Refusal(const std::vector<std::string>& args,
+                                         bool* writes) const {
+  const std::string name = AsciiLower(args[0]);
+  const Command* command = LookupCommand(name);
+  const CommandInfo* info = FindCommandInfo(name);
+  if (command == nullptr || info == nullptr) return "Unknown Redis command called from script";
+  const std::string subcommand_error = SubcommandError(args);
+  if (subcommand_error.find("unknown subcommand") != std::string::npos) {
+    return "Unknown Redis command called from script";
+  }
+  if (!ArityFits(*command, args.size()) || !subcommand_error.empty()) {
+    return "Wrong number of args calling Redis command from script";
+  }
+  if (DeniedInScripts(args)) return "This Redis command is not allowed from script";
+  *writes = std::strstr(info->flags, "write") != nullptr;
+  return "";
+}
+
+bool ScriptCommandRunner::Knows(const std::string& lower_case_name) const {
+  return LookupCommand(lower_case_name) != nullptr;
+}
+
+void ScriptCommandRunner::Run(ServerState& server, ClientState& client,
+                              const std::vector<std::string>& args, std::string* out) const {
+  Execute(server, client, args, out);
+}
+
+}  // namespace teksdb::server

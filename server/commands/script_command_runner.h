@@ -1,0 +1,19 @@
+// The command table as scripts call it (scripting/command_runner.h):
+// Redis's checks of redis.call's arguments, then Execute.
+//
+// Thread safety: stateless.
+#pragma once
+
+#include "command_runner.h"
+
+namespace teksdb::server {
+
+class ScriptCommandRunner : public CommandRunner {
+ public:
+  std::string Refusal(const std::vector<std::string>& args, bool* writes) const override;
+  bool Knows(const std::string& lower_case_name) const override;
+  void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
+           std::string* out) const override;
+};
+
+}  // namespace teksdb::server

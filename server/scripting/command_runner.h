@@ -1,0 +1,34 @@
+// CommandRunner: how a script runs commands (redis.call, redis.pcall,
+// redis.acl_check_cmd). The command table lives in commands/, a layer
+// above scripting (its EVAL and FCALL handlers call the engine), so the
+// engine reaches the table only through this interface, which commands/
+// implements (script_command_runner.h) and main hands to ScriptEngine.
+//
+// Thread safety: implementations are stateless; Run is Execute's, called
+// by the script's thread while it holds the whole keyspace.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace teksdb::server {
+
+struct ClientState;
+struct ServerState;
+
+class CommandRunner {
+ public:
+  virtual ~CommandRunner() = default;
+  // Redis's error for a script that calls `args` (unknown command, wrong
+  // number of arguments, a command scripts may not run), or empty; *writes
+  // says whether the command writes.
+  virtual std::string Refusal(const std::vector<std::string>& args, bool* writes) const = 0;
+  // Whether a command is named `lower_case_name`.
+  virtual bool Knows(const std::string& lower_case_name) const = 0;
+  // Runs `args` for the client, appending its reply to `out`.
+  virtual void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
+                   std::string* out) const = 0;
+};
+
+}  // namespace teksdb::server

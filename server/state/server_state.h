@@ -1,0 +1,117 @@
+// ServerState and ClientState: what the whole server shares (the keyspace,
+// stats, Pub/Sub, clients, the slow log, the script engine) and what one
+// connection owns (authentication, protocol, MULTI's queue, WATCH,
+// subscriptions, a blocked command's keys). Commands reach both through
+// their Request (request.h).
+//
+// Thread safety: ServerState's members are thread-safe objects or atomics,
+// set before the server starts serving, except as each says. A ClientState
+// belongs to its connection: one request at a time touches it.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "client_registry.h"
+#include "keyspace.h"
+#include "pubsub.h"
+#include "scan_cursors.h"
+#include "server_stats.h"
+#include "slow_log.h"
+#include "watched_keys.h"
+
+namespace teksdb::server {
+
+class ExpirySweeper;
+class ScriptEngine;
+class StaleMemberFilterFactory;
+
+// What the whole server shares.
+struct ServerState {
+  explicit ServerState(size_t command_count) : stats(command_count) {}
+
+  Keyspace* keyspace = nullptr;
+  ROCKSDB_NAMESPACE::DB* db = nullptr;
+  std::string requirepass;   // empty: no AUTH needed
+  std::string memtable;      // the memtable factory's Name(), for INFO
+  int64_t started_ms = 0;
+  std::atomic<uint64_t> commands{0};
+  std::atomic<uint64_t> connections{0};
+  std::atomic<int64_t> connected{0};
+  ServerStats stats;  // one entry per command of the table
+  ScanCursors cursors;                      // SCAN, HSCAN
+  PubSub pubsub;                            // SUBSCRIBE, PUBLISH
+  ScriptEngine* scripts = nullptr;          // EVAL, SCRIPT (scripting/; set by main)
+  SlowLog slowlog;                          // SLOWLOG
+  ClientRegistry clients;                   // CLIENT LIST, KILL
+  std::atomic<int64_t> last_save_s{0};      // LASTSAVE (set at start and by SAVE)
+  const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
+  const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
+  std::function<void()> shutdown;  // SHUTDOWN: stops the server
+};
+
+// One connection's state.
+struct ClientState {
+  uint64_t id = 0;  // HELLO's "id": the connection's number since start
+  std::string address;  // the peer's "ip:port" (SLOWLOG)
+  // What CLIENT LIST shows of this connection (null without one).
+  std::shared_ptr<ClientRegistry::Info> info;
+  bool authenticated = false;
+  int protocol = 2;  // RESP2 until HELLO 3
+  // A script of this client is calling the command (redis.call): no
+  // Pub/Sub context or busy check, no slow log or CLIENT LIST entry.
+  bool in_script = false;
+  std::string name;
+  bool close_after_reply = false;  // QUIT, SHUTDOWN, protocol errors
+  // The connection's view of the keyspace (its pipeline's write group,
+  // keyspace.h); null: the server's own.
+  Keyspace* keyspace = nullptr;
+  // MULTI (transaction_commands.cc): commands queued for EXEC, and whether
+  // one was refused while queuing (EXEC then answers EXECABORT).
+  bool in_multi = false;
+  bool multi_refused = false;
+  std::vector<std::vector<std::string>> queued;
+  // WATCH's keys; the connection unwatches them when it closes.
+  WatchedKeys::Watcher watcher;
+  // Pub/Sub (pubsub_commands.cc): what the connection subscribed to, and
+  // the connection as a subscriber (expired for requests without one).
+  // (Patterns in the order they were subscribed: Redis unsubscribes them
+  // all in that order.)
+  std::set<std::string> channels, shard_channels;
+  std::vector<std::string> patterns;
+  std::weak_ptr<Subscriber> subscriber;
+  size_t subscriptions() const {
+    return channels.size() + patterns.size() + shard_channels.size();
+  }
+  // Blocking commands (blocking_commands.cc). One that found nothing to
+  // serve sets `block`: the connection waits for a write of one of its
+  // keys (then runs the command again, `block_rerun` set) or for the
+  // deadline (then replies a null array). Inside EXEC `may_block` is
+  // false: they answer at once.
+  struct Block {
+    std::vector<std::string> keys;
+    int64_t deadline_ms = 0;  // 0: none
+  };
+  std::optional<Block> block;
+  bool block_rerun = false;
+  bool may_block = true;
+};
+
+// A client's name and protocol, also as CLIENT LIST shows them.
+inline void SetClientName(ClientState& client, const std::string& name) {
+  client.name = name;
+  if (client.info) client.info->set_name(name);
+}
+inline void SetClientProtocol(ClientState& client, int protocol) {
+  client.protocol = protocol;
+  if (client.info) client.info->protocol.store(protocol, std::memory_order_relaxed);
+}
+
+}  // namespace teksdb::server

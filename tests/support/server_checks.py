@@ -1,0 +1,87 @@
+"""What the teksdb-server client tests share: named checks that go on after
+a failure, the servers they start (teksdb-server, and redis-server to
+compare with) with the logs to show when a check failed, a whole run over
+one server, and the closing line.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from resp_client import Client, free_port
+
+
+def start_server(server_bin, directory, *flags, threads=2, port=None):
+    """Starts teksdb-server on `directory`, its stdout and stderr (a
+    sanitizer's report too) appended to directory + ".log", and waits until
+    it answers; returns (port, process, log path)."""
+    port = port or free_port()
+    log = directory + ".log"
+    with open(log, "a") as out:
+        proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port),
+                                 "--threads", str(threads), *flags], stdout=out, stderr=out)
+    Client(port).command("PING")
+    return port, proc, log
+
+
+def start_redis(directory, *flags):
+    """Starts a real redis-server (no persistence) in `directory`; returns
+    (port, process)."""
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", directory, *flags],
+                            stdout=subprocess.DEVNULL)
+    return port, proc
+
+
+def stop(procs):
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+class Checks:
+    def __init__(self, name):
+        self.name = name
+        self.failures = []
+        self.logs = []  # server logs (stderr, a sanitizer's report too)
+
+    def check(self, ok, what):
+        print(("ok: " if ok else "FAIL: ") + what)
+        if not ok:
+            self.failures.append(what)
+
+    def start_server(self, server_bin, directory, *flags, threads=2, port=None):
+        """start_server, its log shown if a check fails; returns (port,
+        process)."""
+        port, proc, log = start_server(server_bin, directory, *flags, threads=threads, port=port)
+        if log not in self.logs:
+            self.logs.append(log)
+        return port, proc
+
+    def run_parts(self, prefix, parts):
+        """A whole test: one teksdb-server (sys.argv[1], two I/O threads, a
+        new directory named from `prefix`) for `parts`, each called with
+        its port, in order; returns the exit code."""
+        tmp = tempfile.mkdtemp(prefix=prefix)
+        port, proc = self.start_server(sys.argv[1], os.path.join(tmp, "db"))
+        try:
+            for part in parts:
+                part(port)
+        finally:
+            stop([proc])
+        return self.finish(tmp)
+
+    def finish(self, tmp):
+        """Prints the logs if anything failed, removes `tmp`, prints the
+        summary line and returns the exit code."""
+        if self.failures:
+            for name in self.logs:
+                with open(name) as f:
+                    print(f"--- {name}:\n" + f.read()[-4000:])
+        shutil.rmtree(tmp, ignore_errors=True)
+        print(f"{self.name}: {len(self.failures)} failure(s)")
+        return 1 if self.failures else 0
