@@ -3,6 +3,8 @@
 //   teksdb-server --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]
 //                 [--memtable teks|skip_list] [--rocksdb-options FILE]
 //                 [--requirepass PASSWORD] [--sync] [--block-cache-mb N]
+//                 [--replicaof "HOST PORT"] [--masterauth PASSWORD]
+//                 [--repl-max-mbps N] [--repl-wal-retention-mb N] [--repl-wal-retention-s N]
 //
 // Storage is the TeksDB layer with TeksTable (the default), or plain RocksDB
 // with its skip list (--memtable skip_list) for comparison; both encode keys
@@ -20,9 +22,20 @@
 // another format (storage_format.h). The server installs its own
 // compaction filter (stale_member_filter.h); an OPTIONS file that names one
 // is refused.
+//
+// Replication (replication/README.md): --replicaof starts as a replica of
+// that primary (REPLICAOF does the same at run time; the role is kept in
+// the data directory's REPLICATION file, so a restart keeps it). The WAL
+// stays archived for replicas up to --repl-wal-retention-mb MiB and
+// --repl-wal-retention-s seconds (whichever ends first); a replica further
+// behind gets a full sync, at most --repl-max-mbps MiB/s (0: unlimited).
+// A replica swaps a full sync's copy in by closing its database and
+// opening the copy (Serve below runs again; clients reconnect).
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -30,6 +43,8 @@
 #include "expiry_sweeper.h"
 #include "function_store.h"
 #include "keyspace.h"
+#include "replication.h"
+#include "replication_id.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
@@ -58,6 +73,13 @@ struct Flags {
   bool sync = false;
   int block_cache_mb = 1024;
   bool block_cache_given = false;
+  // Replication (replication.h).
+  std::string replicaof_host;  // --replicaof "HOST PORT"
+  int replicaof_port = 0;
+  std::string masterauth;
+  int repl_max_mbps = 0;             // a full sync's rate; 0: unlimited
+  int repl_wal_retention_mb = 4096;  // archived WAL kept for replicas
+  int repl_wal_retention_s = 3600;
 };
 
 [[noreturn]] void Fail(const std::string& why) {
@@ -97,6 +119,20 @@ Flags ParseFlags(int argc, char** argv) {
     else if (arg == "--rocksdb-options") f.rocksdb_options = next();
     else if (arg == "--requirepass") f.requirepass = next();
     else if (arg == "--sync" && !inline_value) f.sync = true;
+    else if (arg == "--replicaof") {
+      std::istringstream words(next());
+      std::string port;
+      words >> f.replicaof_host >> port;
+      f.replicaof_port = IntFlag("replicaof's port", port, 0, 65535);
+    }
+    else if (arg == "--masterauth") f.masterauth = next();
+    else if (arg == "--repl-max-mbps") f.repl_max_mbps = IntFlag("repl-max-mbps", next(), 0, 1 << 20);
+    else if (arg == "--repl-wal-retention-mb") {
+      f.repl_wal_retention_mb = IntFlag("repl-wal-retention-mb", next(), 1, 1 << 30);
+    }
+    else if (arg == "--repl-wal-retention-s") {
+      f.repl_wal_retention_s = IntFlag("repl-wal-retention-s", next(), 1, 1 << 30);
+    }
     else if (arg == "--block-cache-mb") {
       f.block_cache_mb = IntFlag("block-cache-mb", next(), 1, 1 << 20);
       f.block_cache_given = true;
@@ -104,7 +140,9 @@ Flags ParseFlags(int argc, char** argv) {
     else if (arg == "--help" || arg == "-h") {
       std::printf("usage: teksdb-server --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]\n"
                   "         [--memtable teks|skip_list] [--rocksdb-options FILE]\n"
-                  "         [--requirepass PASSWORD] [--sync] [--block-cache-mb 1024]\n");
+                  "         [--requirepass PASSWORD] [--sync] [--block-cache-mb 1024]\n"
+                  "         [--replicaof \"HOST PORT\"] [--masterauth PASSWORD] [--repl-max-mbps 0]\n"
+                  "         [--repl-wal-retention-mb 4096] [--repl-wal-retention-s 3600]\n");
       std::exit(0);
     } else {
       Fail("unknown argument '" + std::string(argv[i]) + "' (see --help)");
@@ -149,16 +187,24 @@ ROCKSDB_NAMESPACE::Options MakeOptions(
   }
   options.create_if_missing = true;
   options.compaction_filter_factory = filter;
+  // Replicas continue from the WAL: flushed WAL files stay in the archive
+  // until both bounds pass (an OPTIONS file that sets them keeps its own).
+  if (options.WAL_ttl_seconds == 0 && options.WAL_size_limit_MB == 0) {
+    options.WAL_ttl_seconds = static_cast<uint64_t>(f.repl_wal_retention_s);
+    options.WAL_size_limit_MB = static_cast<uint64_t>(f.repl_wal_retention_mb);
+  }
   options.memtable_factory = f.memtable == "teks"
                                  ? teksdb::NewTeksTableFactory()
                                  : std::make_shared<ROCKSDB_NAMESPACE::SkipListFactory>();
   return options;
 }
 
-}  // namespace
+// How one life of the database ended: stopped (SHUTDOWN, a signal), or a
+// full sync's copy waits to be swapped in.
+enum class Ending { kStopped, kCopyReady };
 
-int main(int argc, char** argv) {
-  const Flags flags = ParseFlags(argc, argv);
+// Opens the database, serves it, closes it; *exit_code for kStopped.
+Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   const auto filter = std::make_shared<teksdb::server::StaleMemberFilterFactory>();
   const ROCKSDB_NAMESPACE::Options options = MakeOptions(flags, filter);
   std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
@@ -192,26 +238,73 @@ int main(int argc, char** argv) {
   state.stale_filter = filter.get();
   state.requirepass = flags.requirepass;
   state.memtable = memtable;
+  state.run_id = run_id;
   state.started_ms = teksdb::server::Keyspace::NowMs();
   state.last_save_s = state.started_ms / 1000;
   s = teksdb::server::function_store::LoadAll(db.get(), &scripts);
   if (!s.ok()) Fail(flags.dir + ": " + s.ToString());
+  std::atomic<bool> copy_ready{false};
   {
     std::string error;
     teksdb::server::Server server(&state, flags.bind, static_cast<uint16_t>(flags.port), &error);
     if (!error.empty()) Fail(error);
     state.shutdown = [&server] { server.Stop(); };
-    std::fprintf(stderr, "teksdb-server: listening on %s:%u, %d I/O threads, memtable %s, dir %s%s\n",
+    teksdb::server::Replication::Options replication_options;
+    replication_options.dir = flags.dir;
+    replication_options.format = teksdb::server::storage_format::FormatName();
+    replication_options.run_id = run_id;
+    replication_options.listening_port = server.port();
+    replication_options.sync_writes = flags.sync;
+    teksdb::server::Replication::Hooks hooks;
+    // A replica writes only what its primary ships: no expiry sweep.
+    hooks.role_changed = [&sweeper](bool replica) { sweeper->Pause(replica); };
+    hooks.copy_ready = [&copy_ready, &server] {
+      copy_ready = true;
+      server.Stop();
+    };
+    hooks.acked = [&keyspace] { keyspace.waiters().Touch(teksdb::server::ReplicationAckKey()); };
+    replication_options.masterauth = flags.masterauth;
+    replication_options.max_bytes_per_second = int64_t{flags.repl_max_mbps} << 20;
+    teksdb::server::Replication replication(db.get(), replication_options, hooks);
+    state.replication = &replication;
+    s = replication.Start();
+    if (!s.ok()) Fail(flags.dir + ": replication: " + s.ToString());
+    if (!flags.replicaof_host.empty()) {
+      bool already = false;
+      s = replication.Follow(flags.replicaof_host, flags.replicaof_port, &already);
+      if (!s.ok()) Fail(flags.dir + ": replication: " + s.ToString());
+    }
+    std::fprintf(stderr, "teksdb-server: listening on %s:%u, %d I/O threads, memtable %s, dir %s%s%s\n",
                  flags.bind.c_str(), server.port(), flags.threads, memtable.c_str(),
-                 flags.dir.c_str(), flags.sync ? ", sync writes" : "");
+                 flags.dir.c_str(), flags.sync ? ", sync writes" : "",
+                 replication.replica() ? ", a replica" : "");
     server.Run(flags.threads);
+    state.replication = nullptr;
   }
   state.sweeper = nullptr;
   sweeper.reset();  // joins the sweep before the database closes
   s = db->Close();
   filter->Detach();
-  std::fprintf(stderr, "teksdb-server: stopped after %llu commands%s\n",
+  std::fprintf(stderr, "teksdb-server: %s after %llu commands%s\n",
+               copy_ready ? "closed for a full sync's copy" : "stopped",
                static_cast<unsigned long long>(state.commands.load()),
                s.ok() ? "" : (", close failed: " + s.ToString()).c_str());
-  return s.ok() ? 0 : 1;
+  *exit_code = s.ok() ? 0 : 1;
+  return copy_ready ? Ending::kCopyReady : Ending::kStopped;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Flags flags = ParseFlags(argc, argv);
+  ROCKSDB_NAMESPACE::Status s = teksdb::server::Replication::FinishCutOffSwap(flags.dir);
+  if (!s.ok()) Fail(s.ToString());
+  const std::string run_id = teksdb::server::NewReplicationId();
+  for (;;) {
+    int exit_code = 0;
+    if (Serve(flags, run_id, &exit_code) == Ending::kStopped) return exit_code;
+    s = teksdb::server::Replication::SwapInCopy(flags.dir);
+    if (!s.ok()) Fail("full sync: " + s.ToString());
+    std::fprintf(stderr, "teksdb-server: a full sync's copy swapped in; opening it\n");
+  }
 }

@@ -4,10 +4,12 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <unordered_map>
 
 #include "ascii_case.h"
 #include "command_info.h"
+#include "replication.h"
 #include "resp_reply.h"
 #include "script_engine.h"
 
@@ -37,6 +39,19 @@ const std::vector<bool>& WithSubcommands() {
     return flags;
   }();
   return with;
+}
+
+// Whether each command of the table writes (COMMAND's "write" flag).
+const std::vector<bool>& Writes() {
+  static const std::vector<bool> writes = [] {
+    std::vector<bool> flags;
+    for (const Command& c : CommandTable()) {
+      const CommandInfo* info = FindCommandInfo(c.name);
+      flags.push_back(info != nullptr && std::strstr(info->flags, "write") != nullptr);
+    }
+    return flags;
+  }();
+  return writes;
 }
 
 // Redis's reply to an unknown command: the name and the arguments'
@@ -77,6 +92,7 @@ const std::vector<Command>& CommandTable() {
     AddClientCommands(&commands);
     AddIntrospectionCommands(&commands);
     AddLcsCommand(&commands);
+    AddReplicationCommands(&commands);
     return commands;
   }();
   return table;
@@ -111,6 +127,18 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   if (WithSubcommands()[it->second]) {
     if (const std::string error = SubcommandError(args); !error.empty()) {
       ReplyRefused(client, name, error, out);
+      return;
+    }
+  }
+  if (Writes()[it->second]) {
+    // A replica takes writes from its primary's WAL only; a primary with
+    // min-replicas-to-write takes them only with enough replicas in reach.
+    if (server.replication->replica()) {
+      ReplyRefused(client, name, "READONLY You can't write against a read only replica.", out);
+      return;
+    }
+    if (!server.replication->EnoughReplicas()) {
+      ReplyRefused(client, name, "NOREPLICAS Not enough good replicas to write.", out);
       return;
     }
   }

@@ -78,6 +78,11 @@ void AddCopyCommands(std::vector<Command>* table);
 void AddClientCommands(std::vector<Command>* table);
 void AddIntrospectionCommands(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);
+void AddReplicationCommands(std::vector<Command>* table);
+
+// The key WAIT blocks on (replication_commands.cc): touching it wakes the
+// clients that wait for acknowledgements.
+std::string ReplicationAckKey();
 
 // In RESP2, a connection with subscriptions runs only the Pub/Sub commands,
 // PING, QUIT and RESET: Redis's error for any other (`full_name` as

@@ -1,10 +1,9 @@
-// Persistence, replication and database commands of a single RocksDB-backed
-// server, as a client of Redis 7.0 expects them: SAVE (flushes RocksDB's
-// memtables to SST files; with the WAL every acknowledged write is already
-// durable), BGSAVE (the same, not waited for), LASTSAVE (the last SAVE or
-// BGSAVE, or the start), ROLE (a master without replicas), WAIT (no
-// replicas: 0 at once), SWAPDB and MOVE (one database: only 0, and moving
-// a key to the database it is in is Redis's error).
+// Persistence and database commands of a single RocksDB-backed server, as
+// a client of Redis 7.0 expects them: SAVE (flushes RocksDB's memtables to
+// SST files; with the WAL every acknowledged write is already durable),
+// BGSAVE (the same, not waited for), LASTSAVE (the last SAVE or BGSAVE, or
+// the start), SWAPDB and MOVE (one database: only 0, and moving a key to
+// the database it is in is Redis's error).
 #include <chrono>
 
 #include "commands.h"
@@ -39,23 +38,6 @@ void BgSave(Request& r) {
 
 void LastSave(Request& r) { reply::Integer(r.out, r.server.last_save_s.load()); }
 
-void Role(Request& r) {
-  reply::ArrayHeader(r.out, 3);
-  reply::Bulk(r.out, "master");
-  reply::Integer(r.out, 0);
-  reply::ArrayHeader(r.out, 0);
-}
-
-void Wait(Request& r) {
-  int64_t replicas, timeout;
-  if (!ParseStrictInt64(r.args[1], &replicas)) return reply::Error(r.out, kNotInteger);
-  if (!ParseStrictInt64(r.args[2], &timeout)) {
-    return reply::Error(r.out, "ERR timeout is not an integer or out of range");
-  }
-  if (timeout < 0) return reply::Error(r.out, "ERR timeout is negative");
-  reply::Integer(r.out, 0);
-}
-
 void SwapDb(Request& r) {
   int64_t first, second;
   if (!ParseStrictInt64(r.args[1], &first)) return reply::Error(r.out, "ERR invalid first DB index");
@@ -78,8 +60,7 @@ void Move(Request& r) {
 void AddPersistenceCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"save", 1, Save},     {"bgsave", -1, BgSave},  {"lastsave", 1, LastSave},
-      {"role", 1, Role},     {"wait", 3, Wait},       {"swapdb", 3, SwapDb},
-      {"move", 3, Move},
+      {"swapdb", 3, SwapDb}, {"move", 3, Move},
   });
 }
 

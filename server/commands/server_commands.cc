@@ -16,9 +16,11 @@
 #include "ascii_case.h"
 #include "command_info.h"
 #include "commands.h"
+#include "config_parameters.h"
 #include "expiry_sweeper.h"
 #include "stale_member_filter.h"
 #include "glob_match.h"
+#include "replication.h"
 #include "resp_reply.h"
 #include "script_engine.h"
 #include "strict_integer.h"
@@ -128,62 +130,44 @@ void Time(Request& r) {
   reply::Bulk(r.out, std::to_string(usec % 1000000));
 }
 
-// CONFIG GET pattern... | SET name value [name value ...] | RESETSTAT
-// (SubcommandError has checked the subcommand and its arity). GET answers
-// the parameters clients ask about (redis-benchmark asks "save" and
-// "appendonly"), the slow log's and the scripts' busy-reply threshold
-// (lua-time-limit, its old name); SET changes those.
+// CONFIG GET pattern... | SET name value [name value ...] | RESETSTAT |
+// REWRITE (SubcommandError has checked the subcommand and its arity), over
+// config_parameters.h's table.
 void Config(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
-  SlowLog& slowlog = r.server.slowlog;
   if (sub == "resetstat") {
-    slowlog.Reset();
+    r.server.slowlog.Reset();
     return reply::Ok(r.out);
+  }
+  if (sub == "rewrite") {
+    // (A replica's role is kept in its data directory: replication.h.)
+    return reply::Error(r.out, "ERR The server is running without a config file");
   }
   if (sub == "set") {
     if (r.args.size() % 2 != 0) {
       return reply::Error(r.out, "ERR wrong number of arguments for 'config|set' command");
     }
-    std::vector<std::pair<std::string, int64_t>> changes;
+    std::vector<std::pair<const ConfigParameter*, const std::string*>> changes;
     for (size_t i = 2; i + 1 < r.args.size(); i += 2) {
-      const std::string name = AsciiLower(r.args[i]);
-      int64_t value;
-      if (name != "slowlog-log-slower-than" && name != "slowlog-max-len" &&
-          name != "lua-time-limit" && name != "busy-reply-threshold") {
+      const ConfigParameter* parameter = FindConfigParameter(AsciiLower(r.args[i]));
+      if (parameter == nullptr || !parameter->check) {
         return reply::Error(r.out, "ERR Unknown option or number of arguments for CONFIG SET - '" +
                                        r.args[i] + "'");
       }
-      const std::string failed = "ERR CONFIG SET failed (possibly related to argument '" + r.args[i] + "') - ";
-      if (!ParseStrictInt64(r.args[i + 1], &value)) {
-        return reply::Error(r.out, failed + "argument couldn't be parsed into an integer");
+      if (const std::string complaint = parameter->check(r.args[i + 1]); !complaint.empty()) {
+        return reply::Error(r.out, "ERR CONFIG SET failed (possibly related to argument '" +
+                                       r.args[i] + "') - " + complaint);
       }
-      if (name != "slowlog-log-slower-than" && value < 0) {
-        return reply::Error(r.out, failed + "argument must be between 0 and 9223372036854775807 inclusive");
-      }
-      changes.emplace_back(name, value);
+      changes.emplace_back(parameter, &r.args[i + 1]);
     }
-    for (const auto& [name, value] : changes) {
-      if (name == "slowlog-max-len") {
-        slowlog.set_max_len(value);
-      } else if (name == "slowlog-log-slower-than") {
-        slowlog.set_slower_than(value);
-      } else {
-        r.server.scripts->running().set_busy_threshold_ms(value);
-      }
-    }
+    for (const auto& [parameter, value] : changes) parameter->set(r.server, *value);
     return reply::Ok(r.out);
   }
-  const std::vector<std::pair<std::string, std::string>> parameters = {
-      {"save", ""}, {"appendonly", "no"}, {"databases", "1"}, {"maxmemory", "0"},
-      {"slowlog-max-len", std::to_string(slowlog.max_len())},
-      {"slowlog-log-slower-than", std::to_string(slowlog.slower_than())},
-      {"busy-reply-threshold", std::to_string(r.server.scripts->running().busy_threshold_ms())},
-      {"lua-time-limit", std::to_string(r.server.scripts->running().busy_threshold_ms())}};
   std::vector<std::pair<std::string, std::string>> found;
-  for (const auto& [name, value] : parameters) {
+  for (const ConfigParameter& parameter : ConfigParameters()) {
     for (size_t i = 2; i < r.args.size(); ++i) {
-      if (GlobMatch(AsciiLower(r.args[i]), name)) {
-        found.emplace_back(name, value);
+      if (GlobMatch(AsciiLower(r.args[i]), parameter.name)) {
+        found.emplace_back(parameter.name, parameter.get(r.server));
         break;
       }
     }
@@ -266,12 +250,59 @@ std::string CommandSection(ServerState& s, bool latency) {
   return lines;
 }
 
+// The replication section, as Redis 7.0 writes it and Sentinel reads it.
+std::string ReplicationSection(ServerState& s) {
+  Replication& replication = *s.replication;
+  const ReplicationHistory history = replication.history();
+  const uint64_t latest = s.db->GetLatestSequenceNumber();
+  std::string lines;
+  if (replication.replica()) {
+    const PrimaryLink::Info link = replication.link_info();
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    lines += InfoField("role", "slave") + InfoField("master_host", history.primary_host) +
+             InfoField("master_port", history.primary_port) +
+             InfoField("master_link_status", link.up ? "up" : "down") +
+             InfoField("master_last_io_seconds_ago",
+                       link.last_io_ms == 0 ? -1 : (now - link.last_io_ms) / 1000) +
+             InfoField("master_sync_in_progress", link.syncing ? 1 : 0);
+    if (link.syncing) lines += InfoField("master_sync_read_bytes", link.sync_bytes);
+    if (!link.up) lines += InfoField("master_link_down_since_seconds", (now - link.down_since_ms) / 1000);
+    if (!link.last_error.empty()) lines += InfoField("teksdb_link_error", link.last_error);
+    // Sentinel never promotes priority 0: an empty or half-synced copy.
+    const int priority = replication.promotable() ? replication.settings().replica_priority.load() : 0;
+    lines += InfoField("slave_read_repl_offset", latest) + InfoField("slave_repl_offset", latest) +
+             InfoField("slave_priority", priority) + InfoField("slave_read_only", 1) +
+             InfoField("replica_announced", 1);
+  } else {
+    lines += InfoField("role", "master");
+  }
+  const auto replicas = replication.feeds().Replicas();
+  lines += InfoField("connected_slaves", replicas.size());
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    const ReplicaFeeds::ReplicaInfo& r = replicas[i];
+    lines += InfoField("slave" + std::to_string(i), "ip=" + r.ip + ",port=" + std::to_string(r.port) +
+                                                        ",state=" + r.state + ",offset=" +
+                                                        std::to_string(r.acked) + ",lag=" +
+                                                        std::to_string(r.lag_s));
+  }
+  const bool has_second = history.replid2 != ReplicationHistory::kNoId;
+  lines += InfoField("master_failover_state", "no-failover") + InfoField("master_replid", history.replid) +
+           InfoField("master_replid2", history.replid2) + InfoField("master_repl_offset", latest) +
+           InfoField("second_repl_offset",
+                     has_second ? std::to_string(history.replid2_end + 1) : std::string("-1")) +
+           InfoField("repl_backlog_active", 0);
+  return lines;
+}
+
 // INFO's sections in order, each a name and what makes its lines.
 std::vector<std::pair<std::string, std::function<std::string()>>> InfoSections(ServerState& s) {
   return {
       {"server",
        [&s] {
          return InfoField("redis_version", "7.0.15") + InfoField("teksdb_version", "0.1.0") +
+                InfoField("run_id", s.run_id) +
                 InfoField("uptime_in_seconds", (Keyspace::NowMs() - s.started_ms) / 1000) +
                 InfoField("memtable", s.memtable);
        }},
@@ -291,6 +322,7 @@ std::vector<std::pair<std::string, std::function<std::string()>>> InfoSections(S
                 InfoField("stale_records_removed",
                           s.stale_filter ? s.stale_filter->dropped() : 0);
        }},
+      {"replication", [&s] { return ReplicationSection(s); }},
       {"commandstats", [&s] { return CommandSection(s, false); }},
       {"latencystats", [&s] { return CommandSection(s, true); }},
       {"keyspace", [&s] { return KeyspaceSection(s); }},

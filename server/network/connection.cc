@@ -1,11 +1,16 @@
 // Connection implementation: the read -> process -> write cycle.
 #include "connection.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <optional>
 
 #include "ascii_case.h"
+#include "link_socket.h"
+#include "replication.h"
 #include "resp_reply.h"
 
 namespace teksdb::server {
@@ -108,6 +113,12 @@ void Connection::EnterBlock() {
       std::max<int64_t>(0, client_.block->deadline_ms - Keyspace::NowMs())));
   block_timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
     if (error || !self->blocked_) return;  // cancelled: woken or closed
+    if (self->client_.block->rerun_at_deadline) {  // it replies itself
+      self->LeaveBlock();
+      self->client_.block_rerun = true;
+      self->client_.block_timed_out = true;
+      return self->Process();
+    }
     self->LeaveBlock();
     // Timed out: the null array, and on with the commands after it.
     reply::NullArray(&self->replies_, self->client_.protocol);
@@ -145,7 +156,8 @@ void Connection::Deliver(const std::string& channel, const std::string* pattern,
 }
 
 void Connection::Process() {
-  while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply && !blocked_) {
+  while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply && !blocked_ &&
+         !client_.hand_over_to_feeds) {
     if (ready_.empty() && !ParseAhead()) break;
     if (ready_.empty()) break;  // everything read is run: read more
     RunNext();
@@ -160,8 +172,22 @@ void Connection::Process() {
     if (!writing_) Write();
     if (!blocked_ || reading_) return;
   }
-  if (client_.close_after_reply || reading_) return;
+  if (client_.hand_over_to_feeds && !writing_) return HandOver();
+  if (client_.close_after_reply || client_.hand_over_to_feeds || reading_) return;
   Read();
+}
+
+void Connection::HandOver() {
+  // The feeds' link is a blocking socket of its own: a duplicate of this
+  // one, which closes (what was read past PSYNC is dropped: a replica
+  // sends nothing before PSYNC's answer).
+  const int fd = ::dup(socket_.native_handle());
+  asio::error_code ignored;
+  socket_.close(ignored);
+  if (fd < 0) return;
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  server_->replication->feeds().Serve(std::make_unique<LinkSocket>(fd),
+                                      std::move(client_.replica_request));
 }
 
 bool Connection::ParseAhead() {
@@ -213,6 +239,7 @@ void Connection::RunNext() {
   Execute(*server_, client_, ready_.front(), &replies_);
   group_.EndCommand();
   client_.block_rerun = false;
+  client_.block_timed_out = false;
   // A command that blocks stays at the front, to run again when woken; it
   // registers now, while the group still holds its keys' stripes.
   if (client_.block) return EnterBlock();
@@ -239,6 +266,7 @@ void Connection::Write() {
           self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
           return;
         }
+        if (self->client_.hand_over_to_feeds) return self->HandOver();
         if (!self->replies_.empty() || !self->pushes_.empty()) return self->Write();
         // Commands already read run before anything more is read; without
         // them, a read is outstanding (this was a write of pushes).

@@ -79,6 +79,9 @@ class Connection : public Subscriber,
   // Writes replies_ and pushes_ (REQUIRES !writing_); when it completes,
   // writes what came meanwhile, then resumes Process if it asked to.
   void Write();
+  // After PSYNC's replies: gives the socket to the replica feeds
+  // (replica_feeds.h); the connection then ends.
+  void HandOver();
 
   asio::ip::tcp::socket socket_;
   asio::strand<asio::any_io_executor> strand_;

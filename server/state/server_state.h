@@ -22,6 +22,7 @@
 #include "client_registry.h"
 #include "keyspace.h"
 #include "pubsub.h"
+#include "replica_feeds.h"
 #include "scan_cursors.h"
 #include "server_stats.h"
 #include "slow_log.h"
@@ -30,6 +31,7 @@
 namespace teksdb::server {
 
 class ExpirySweeper;
+class Replication;
 class ScriptEngine;
 class StaleMemberFilterFactory;
 
@@ -49,6 +51,8 @@ struct ServerState {
   ScanCursors cursors;                      // SCAN, HSCAN
   PubSub pubsub;                            // SUBSCRIBE, PUBLISH
   ScriptEngine* scripts = nullptr;          // EVAL, SCRIPT (scripting/; set by main)
+  Replication* replication = nullptr;       // REPLICAOF, WAIT, ... (replication/; set by main)
+  std::string run_id;                       // INFO's: 40 hex digits, new each start
   SlowLog slowlog;                          // SLOWLOG
   ClientRegistry clients;                   // CLIENT LIST, KILL
   std::atomic<int64_t> last_save_s{0};      // LASTSAVE (set at start and by SAVE)
@@ -98,10 +102,19 @@ struct ClientState {
   struct Block {
     std::vector<std::string> keys;
     int64_t deadline_ms = 0;  // 0: none
+    // At the deadline the command runs once more (block_timed_out set)
+    // and replies itself, rather than the null array (WAIT).
+    bool rerun_at_deadline = false;
   };
   std::optional<Block> block;
   bool block_rerun = false;
   bool may_block = true;
+  bool block_timed_out = false;  // Block::rerun_at_deadline's last run
+  // A replica's handshake (REPLCONF), and PSYNC's hand-over: once its
+  // replies are written, the connection gives its socket to the replica
+  // feeds (replica_feeds.h).
+  PsyncRequest replica_request;
+  bool hand_over_to_feeds = false;
 };
 
 // A client's name and protocol, also as CLIENT LIST shows them.

@@ -24,12 +24,20 @@ void ExpirySweeper::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, std::chrono::milliseconds(kTickMs), [this] { return stop_; })) {
     lock.unlock();
-    if (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_) {
-      idle_.store(false, std::memory_order_relaxed);
-      Tick();
+    {
+      std::lock_guard<std::mutex> tick(tick_mu_);
+      if (!paused_ && (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_)) {
+        idle_.store(false, std::memory_order_relaxed);
+        Tick();
+      }
     }
     lock.lock();
   }
+}
+
+void ExpirySweeper::Pause(bool paused) {
+  std::lock_guard<std::mutex> tick(tick_mu_);
+  paused_ = paused;
 }
 
 void ExpirySweeper::Tick() {

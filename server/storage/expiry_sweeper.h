@@ -20,7 +20,8 @@
 // schedule, not only when a compaction happens to reach the key.
 //
 // Thread safety: the sweep runs on its own thread; it touches keys only
-// through Keyspace, whose key locks order it against commands.
+// through Keyspace, whose key locks order it against commands. Pause may
+// be called from any thread.
 // The destructor stops and joins it.
 #pragma once
 
@@ -49,6 +50,10 @@ class ExpirySweeper {
   uint64_t reclaimed() const { return reclaimed_.load(std::memory_order_relaxed); }
   // Whether the sweep sleeps until the next expiry is written.
   bool idle() const { return idle_.load(std::memory_order_relaxed); }
+  // Stops (or resumes) the sweep; returns once no tick is running, so that
+  // nothing is written after Pause(true) returns (a replica writes only
+  // what its primary ships, and follows its primary's deletes).
+  void Pause(bool paused);
 
  private:
   void Run();
@@ -68,6 +73,8 @@ class ExpirySweeper {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
+  std::mutex tick_mu_;   // held for each tick
+  bool paused_ = false;  // guarded by tick_mu_
   std::thread thread_;
 };
 

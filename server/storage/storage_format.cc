@@ -25,6 +25,8 @@ bool KnownType(char type) {
 }
 }  // namespace
 
+std::string FormatName() { return kFormatPrefix + std::to_string(kFormat); }
+
 std::string FormatKey() { return ServerRecords().ToString() + "format"; }
 std::string VersionCeilingKey() { return ServerRecords().ToString() + "version-ceiling"; }
 std::string FunctionLibraryPrefix() { return ServerRecords().ToString() + "function-library:"; }
@@ -105,7 +107,7 @@ bool ParseVersionedKey(const Slice& record, char* tag, uint64_t* version) {
 }
 
 Status Prepare(ROCKSDB_NAMESPACE::DB* db) {
-  const std::string expected = kFormatPrefix + std::to_string(kFormat);
+  const std::string expected = FormatName();
   std::string found;
   Status s = db->Get(ROCKSDB_NAMESPACE::ReadOptions(), FormatKey(), &found);
   if (s.ok()) {

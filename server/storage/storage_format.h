@@ -52,6 +52,9 @@ namespace teksdb::server::storage_format {
 // Bumped whenever a record's layout changes; a database of another format
 // is refused at start (Prepare).
 constexpr int kFormat = 2;
+// The format record's value, "teksdb-server format 2": also what a replica
+// and its primary compare (both must read the same records).
+std::string FormatName();
 
 constexpr char kString = 's';
 constexpr char kHash = 'h';

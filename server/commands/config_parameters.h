@@ -1,0 +1,31 @@
+// The parameters CONFIG GET answers and CONFIG SET changes, in one table:
+// each with its value as CONFIG GET shows it and, where it can change at
+// run time, a check of a new value and the change itself. CONFIG SET checks
+// every value before it changes any (all or nothing, as Redis 7.0).
+//
+// Thread safety: the values live in thread-safe objects (the slow log, the
+// running script, replication's settings).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "server_state.h"
+
+namespace teksdb::server {
+
+struct ConfigParameter {
+  const char* name;  // lower case
+  std::function<std::string(ServerState&)> get;
+  // Redis's complaint about `value` ("argument must be ..."), or empty.
+  // Null: CONFIG SET refuses the parameter.
+  std::function<std::string(const std::string& value)> check;
+  std::function<void(ServerState&, const std::string& value)> set;
+};
+
+const std::vector<ConfigParameter>& ConfigParameters();
+// The parameter named `lower_case_name`, or null.
+const ConfigParameter* FindConfigParameter(const std::string& lower_case_name);
+
+}  // namespace teksdb::server

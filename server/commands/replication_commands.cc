@@ -1,0 +1,172 @@
+// Replication's commands, as Redis 7.0 answers them (replication.h has the
+// machinery): REPLICAOF / SLAVEOF (host port, or NO ONE), ROLE, WAIT, and
+// the replica's side of the handshake on its primary: REPLCONF (its port,
+// run id, data format, the files of a cut-off sync it holds) and PSYNC,
+// after which the connection hands its socket to the replica feeds. SYNC,
+// Redis's old full sync, is refused: a teksdb-server replica sends PSYNC.
+#include <cstdint>
+#include <string>
+
+#include "ascii_case.h"
+#include "commands.h"
+#include "replication.h"
+#include "resp_reply.h"
+#include "storage_format.h"
+#include "strict_integer.h"
+
+namespace teksdb::server {
+namespace {
+
+// Where WAIT blocks: a key acknowledgements touch (replication.h's hook).
+const char kAckKey[] = "\xff" "replication-acknowledged";
+
+void ReplicaOf(Request& r) {
+  Replication& replication = *r.server.replication;
+  if (AsciiLower(r.args[1]) == "no" && AsciiLower(r.args[2]) == "one") {
+    const ROCKSDB_NAMESPACE::Status s = replication.Promote();
+    if (!s.ok()) return ReplyStorageError(r, s);
+    std::fprintf(stderr, "teksdb-server: primary mode (REPLICAOF NO ONE from %s)\n", r.client.address.c_str());
+    return reply::Ok(r.out);
+  }
+  int64_t port;
+  if (!ParseStrictInt64(r.args[2], &port) || port < 0 || port > 65535) {
+    return reply::Error(r.out, "ERR Invalid master port");
+  }
+  const std::string& host = r.args[1];
+  if (host.empty() || host.find_first_of(" \t\r\n") != std::string::npos) {
+    return reply::Error(r.out, "ERR Invalid master host '" + host.substr(0, 128) + "'");
+  }
+  bool already = false;
+  const ROCKSDB_NAMESPACE::Status s = replication.Follow(host, static_cast<int>(port), &already);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  if (already) return reply::Simple(r.out, "OK Already connected to specified master");
+  std::fprintf(stderr, "teksdb-server: REPLICAOF %s:%lld (from %s)\n", host.c_str(),
+               static_cast<long long>(port), r.client.address.c_str());
+  reply::Ok(r.out);
+}
+
+void Role(Request& r) {
+  Replication& replication = *r.server.replication;
+  const uint64_t latest = r.server.db->GetLatestSequenceNumber();
+  if (!replication.replica()) {
+    const auto replicas = replication.feeds().Replicas();
+    reply::ArrayHeader(r.out, 3);
+    reply::Bulk(r.out, "master");
+    reply::Integer(r.out, static_cast<int64_t>(latest));
+    reply::ArrayHeader(r.out, replicas.size());
+    for (const ReplicaFeeds::ReplicaInfo& replica : replicas) {
+      reply::ArrayHeader(r.out, 3);
+      reply::Bulk(r.out, replica.ip);
+      reply::Bulk(r.out, std::to_string(replica.port));
+      reply::Bulk(r.out, std::to_string(replica.acked));
+    }
+    return;
+  }
+  const ReplicationHistory history = replication.history();
+  const PrimaryLink::Info link = replication.link_info();
+  reply::ArrayHeader(r.out, 5);
+  reply::Bulk(r.out, "slave");
+  reply::Bulk(r.out, history.primary_host);
+  reply::Integer(r.out, history.primary_port);
+  reply::Bulk(r.out, link.up ? "connected" : (link.syncing ? "sync" : "connecting"));
+  reply::Integer(r.out, static_cast<int64_t>(latest));
+}
+
+// WAIT numreplicas timeout: blocks (as BLPOP does) until that many replicas
+// acknowledged this client's writes, or the timeout; replies how many did.
+void Wait(Request& r) {
+  int64_t wanted, timeout;
+  if (!ParseStrictInt64(r.args[1], &wanted)) return reply::Error(r.out, kNotInteger);
+  if (!ParseStrictInt64(r.args[2], &timeout)) {
+    return reply::Error(r.out, "ERR timeout is not an integer or out of range");
+  }
+  if (timeout < 0) return reply::Error(r.out, "ERR timeout is negative");
+  Replication& replication = *r.server.replication;
+  if (replication.replica()) {
+    return reply::Error(r.out, "ERR WAIT cannot be used with replica instances. Please also note "
+                               "that since Redis 4.0 if a replica is configured to be writable "
+                               "(which is not the default) writes to replicas are just local and "
+                               "are not propagated.");
+  }
+  // What this client wrote is in the database before it counts.
+  const ROCKSDB_NAMESPACE::Status s = r.keyspace->FlushGroup();
+  if (!s.ok()) return ReplyStorageError(r, s);
+  const uint64_t target = r.server.db->GetLatestSequenceNumber();
+  const int acked = replication.feeds().CountAcked(target);
+  if (acked >= wanted || r.client.block_timed_out || !r.client.may_block) {
+    return reply::Integer(r.out, acked);
+  }
+  r.client.block = ClientState::Block{{kAckKey},
+                                      timeout == 0 ? 0 : Keyspace::NowMs() + timeout,
+                                      /*rerun_at_deadline=*/true};
+}
+
+// REPLCONF option value [option value ...] from a replica's handshake.
+void ReplConf(Request& r) {
+  if (r.args.size() % 2 == 0) return reply::Error(r.out, kSyntaxError);
+  PsyncRequest& request = r.client.replica_request;
+  for (size_t i = 1; i + 1 < r.args.size(); i += 2) {
+    const std::string option = AsciiLower(r.args[i]);
+    const std::string& value = r.args[i + 1];
+    int64_t number = 0;
+    if (option == "listening-port") {
+      if (!ParseStrictInt64(value, &number) || number < 0 || number > 65535) {
+        return reply::Error(r.out, "ERR Invalid listening port");
+      }
+      request.listening_port = static_cast<int>(number);
+    } else if (option == "teksdb-runid") {
+      if (value == r.server.run_id) {
+        return reply::Error(r.out, "ERR this replica is the primary itself (REPLICAOF names its own address)");
+      }
+    } else if (option == "teksdb-format") {
+      if (value != storage_format::FormatName()) {
+        return reply::Error(r.out, "ERR this primary's data is in '" + storage_format::FormatName() +
+                                       "', the replica reads '" + value.substr(0, 128) + "'");
+      }
+      request.format = value;
+    } else if (option == "teksdb-held") {
+      if (!request.ParseHeld(value)) return reply::Error(r.out, "ERR malformed teksdb-held list");
+    } else if (option == "ack" || option == "getack") {
+      return;  // Redis answers nothing to these
+    } else if (option != "capa" && option != "ip-address") {
+      return reply::Error(r.out, "ERR Unrecognized REPLCONF option: " + r.args[i].substr(0, 128));
+    }
+  }
+  reply::Ok(r.out);
+}
+
+// PSYNC replid next: the feeds answer (+CONTINUE or +FULLRESYNC) on the
+// socket the connection hands them.
+void PSync(Request& r) {
+  if (r.client.replica_request.format.empty()) {
+    return reply::Error(r.out, "ERR teksdb-server ships RocksDB's WAL to teksdb-server replicas only "
+                               "(REPLCONF teksdb-format first)");
+  }
+  Replication& replication = *r.server.replication;
+  if (replication.replica() && !replication.promotable()) {
+    return reply::Error(r.out, "NOMASTERLINK Can't SYNC while not connected with my master");
+  }
+  int64_t next;
+  if (!ParseStrictInt64(r.args[2], &next) || next < 0) return reply::Error(r.out, kNotInteger);
+  r.client.replica_request.replid = r.args[1];
+  r.client.replica_request.next = static_cast<uint64_t>(next);
+  r.client.hand_over_to_feeds = true;
+}
+
+void Sync(Request& r) {
+  reply::Error(r.out, "ERR teksdb-server replicas send PSYNC (REPLCONF teksdb-format first)");
+}
+
+}  // namespace
+
+std::string ReplicationAckKey() { return kAckKey; }
+
+void AddReplicationCommands(std::vector<Command>* table) {
+  table->insert(table->end(), {
+      {"replicaof", 3, ReplicaOf}, {"slaveof", 3, ReplicaOf}, {"role", 1, Role},
+      {"wait", 3, Wait},           {"replconf", -1, ReplConf}, {"psync", -3, PSync},
+      {"sync", 1, Sync},
+  });
+}
+
+}  // namespace teksdb::server

@@ -1,0 +1,107 @@
+// Replication: this server's role and what serves it, in one object that
+// the commands (REPLICAOF, ROLE, REPLCONF, PSYNC, WAIT, INFO, CONFIG),
+// the network layer (the PSYNC hand-over) and main.cc (start, the swap of
+// a full sync's copy) share:
+// - the history (history_keeper.h), in the data directory's file;
+// - as a primary, or a replica with replicas of its own, the feeds of its
+//   replicas (replica_feeds.h);
+// - as a replica, the link to its primary (primary_link.h).
+// A primary starts a new history at every start (an unsynced tail it lost
+// in a crash may have reached a replica: that replica must not resume as
+// if nothing happened) and at every promotion.
+//
+// Settings that CONFIG SET changes at run time are atomics here.
+//
+// Thread safety: every public member may be called from any thread; role
+// changes are serialized by role_mu_.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "history_keeper.h"
+#include "primary_link.h"
+#include "replica_feeds.h"
+#include "rocksdb/db.h"
+
+namespace teksdb::server {
+
+class Replication {
+ public:
+  struct Options {
+    std::string dir;     // the data directory; dir + ".sync", dir + ".checkpoints" beside it
+    std::string format;  // the data format (both ends must read the same)
+    std::string run_id;  // this process's
+    int listening_port = 0;
+    bool sync_writes = false;
+    int64_t timeout_ms = 60000;
+    std::string masterauth;            // CONFIG masterauth's first value
+    int64_t max_bytes_per_second = 0;  // a full sync's rate's first value
+  };
+  struct Hooks {
+    std::function<void(bool replica)> role_changed;  // after a change
+    std::function<void()> copy_ready;  // a full sync's copy waits in sync_dir()
+    std::function<void()> acked;       // a replica acknowledged (WAIT)
+  };
+  // Settings CONFIG reads and sets.
+  struct Settings {
+    std::atomic<int> replica_priority{100};
+    std::atomic<int> min_replicas_to_write{0};
+    std::atomic<int> min_replicas_max_lag{10};
+  };
+
+  Replication(ROCKSDB_NAMESPACE::DB* db, Options options, Hooks hooks);
+  ~Replication();
+
+  // At start: reads the history file (a new history where there is none),
+  // and as a primary starts a new one; as a replica, connects.
+  ROCKSDB_NAMESPACE::Status Start();
+
+  bool replica() const { return replica_.load(std::memory_order_acquire); }
+  // REPLICAOF host port; *already when it follows that primary now.
+  ROCKSDB_NAMESPACE::Status Follow(const std::string& host, int port, bool* already);
+  // REPLICAOF NO ONE.
+  ROCKSDB_NAMESPACE::Status Promote();
+
+  ReplicationHistory history() const { return history_->Get(); }
+  // The link's state (a replica), or a link that never was.
+  PrimaryLink::Info link_info() const;
+  // Whether Sentinel may promote this replica: it holds its primary's
+  // history (never an empty or half-synced copy).
+  bool promotable() const;
+  ReplicaFeeds& feeds() { return *feeds_; }
+  Settings& settings() { return settings_; }
+  // CONFIG masterauth.
+  void set_masterauth(const std::string& password);
+  std::string masterauth() const;
+  // Whether writes may go on (min-replicas-to-write), as a primary.
+  bool EnoughReplicas() const;
+
+  // Where a full sync's copy arrives, and the swap that puts it in place of
+  // `dir` (main.cc, with the database closed); also, at start, finishes a
+  // swap that a crash cut off.
+  static std::string SyncDir(const std::string& dir) { return dir + ".sync"; }
+  static ROCKSDB_NAMESPACE::Status SwapInCopy(const std::string& dir);
+  static ROCKSDB_NAMESPACE::Status FinishCutOffSwap(const std::string& dir);
+
+ private:
+  void StartLinkLocked();
+  void StopLinkLocked();
+
+  ROCKSDB_NAMESPACE::DB* const db_;
+  const Options options_;
+  const Hooks hooks_;
+  Settings settings_;
+  std::unique_ptr<HistoryKeeper> history_;
+  std::unique_ptr<ReplicaFeeds> feeds_;
+  std::atomic<bool> replica_{false};
+  mutable std::mutex role_mu_;
+  std::unique_ptr<PrimaryLink> link_;  // guarded by role_mu_
+  std::string masterauth_;             // guarded by role_mu_
+};
+
+}  // namespace teksdb::server
