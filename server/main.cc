@@ -26,9 +26,11 @@
 // Replication (replication/README.md): --replicaof starts as a replica of
 // that primary (REPLICAOF does the same at run time; the role is kept in
 // the data directory's REPLICATION file, so a restart keeps it). The WAL
-// stays archived for replicas up to --repl-wal-retention-mb MiB and
-// --repl-wal-retention-s seconds (whichever ends first); a replica further
-// behind gets a full sync, at most --repl-max-mbps MiB/s (0: unlimited).
+// stays archived for replicas up to --repl-wal-retention-mb MiB (0: no
+// bound by size) and --repl-wal-retention-s seconds, whichever ends first
+// (RocksDB checks the size bound every 10 minutes, the time bound every
+// half of it when there is no size bound); a replica further behind gets a
+// full sync, at most --repl-max-mbps MiB/s (0: unlimited).
 // A replica swaps a full sync's copy in by closing its database and
 // opening the copy (Serve below runs again; clients reconnect).
 #include <atomic>
@@ -128,7 +130,7 @@ Flags ParseFlags(int argc, char** argv) {
     else if (arg == "--masterauth") f.masterauth = next();
     else if (arg == "--repl-max-mbps") f.repl_max_mbps = IntFlag("repl-max-mbps", next(), 0, 1 << 20);
     else if (arg == "--repl-wal-retention-mb") {
-      f.repl_wal_retention_mb = IntFlag("repl-wal-retention-mb", next(), 1, 1 << 30);
+      f.repl_wal_retention_mb = IntFlag("repl-wal-retention-mb", next(), 0, 1 << 30);
     }
     else if (arg == "--repl-wal-retention-s") {
       f.repl_wal_retention_s = IntFlag("repl-wal-retention-s", next(), 1, 1 << 30);

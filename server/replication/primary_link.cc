@@ -75,6 +75,7 @@ PrimaryLink::Info PrimaryLink::info() const {
 
 void PrimaryLink::SetError(const std::string& error) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (error == info_.last_error) return;  // logged once while it lasts
   info_.last_error = error;
   std::fprintf(stderr, "teksdb-server: replication: %s\n", error.c_str());
 }
@@ -167,13 +168,13 @@ Status PrimaryLink::Handshake(LinkSocket* link, std::string* reply) {
              "the primary refused REPLCONF");
   }
   if (s.ok()) {
-    s = step(link_frames::Frame({"REPLCONF", "teksdb-runid", options_.run_id}), "+OK",
-             "the primary refused this replica");
-  }
-  if (s.ok()) {
     s = step(link_frames::Frame({"REPLCONF", "teksdb-format", options_.format}), "+OK",
              "the primary is not a teksdb-server speaking WAL shipping, or its data is in another "
              "format");
+  }
+  if (s.ok()) {
+    s = step(link_frames::Frame({"REPLCONF", "teksdb-runid", options_.run_id}), "+OK",
+             "the primary refused this replica");
   }
   if (!s.ok()) return s;
   // The files of a sync cut off before, that the primary need not send again.
