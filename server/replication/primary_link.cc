@@ -189,8 +189,15 @@ Status PrimaryLink::Handshake(LinkSocket* link, std::string* reply) {
            "the primary refused REPLCONF teksdb-held");
   if (!s.ok()) return s;
   const ReplicationHistory history = history_->Get();
-  const uint64_t next = db_->GetLatestSequenceNumber() + 1;
-  s = link->WriteAll(link_frames::Frame({"PSYNC", history.replid, std::to_string(next)}), kConnectTimeoutMs);
+  const uint64_t latest = db_->GetLatestSequenceNumber();
+  // Nothing written since this history began (a primary restarted, or
+  // promoted, then made a replica at once): the data is exactly the
+  // history before it, up to replid2_end, which its new primary may share.
+  const bool nothing_since = history.replid2 != ReplicationHistory::kNoId &&
+                             latest == history.replid2_end;
+  s = link->WriteAll(link_frames::Frame({"PSYNC", nothing_since ? history.replid2 : history.replid,
+                                         std::to_string(latest + 1)}),
+                     kConnectTimeoutMs);
   if (s.ok()) s = link->ReadLine(reply, kReplyTimeoutMs);
   return s;
 }

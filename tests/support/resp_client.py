@@ -16,11 +16,12 @@ class Client:
     """A raw RESP2/RESP3 client: sends multibulk requests, reads whole
     replies as (type byte, payload)."""
 
-    def __init__(self, port):
-        deadline = time.time() + 20
+    def __init__(self, port, connect_timeout=20):
+        """Connects, trying again for up to `connect_timeout` seconds."""
+        deadline = time.time() + connect_timeout
         while True:
             try:
-                self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+                self.sock = socket.create_connection(("127.0.0.1", port), timeout=min(10, connect_timeout))
                 break
             except OSError:
                 if time.time() > deadline:
