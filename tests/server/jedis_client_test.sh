@@ -7,8 +7,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export TEKSDB_SERVER=$1
 out=$2
-# shellcheck source=../ycsb/lib.sh
-source "$here/../ycsb/lib.sh"
+# shellcheck source=../../ycsb/lib.sh
+source "$here/../../ycsb/lib.sh"
 ycsb_build
 mkdir -p "$out/classes"
 javac -d "$out/classes" -cp "$ycsb_dir/target/lib/*" "$here/jedis/JedisClientTest.java"
