@@ -131,6 +131,7 @@ const CommandInfo kCommands[] = {
     {"replconf", "admin noscript loading stale allow_busy", 0, 0, 0, "@admin @slow @dangerous"},
     {"psync", "admin noscript no_async_loading no_multi", 0, 0, 0, "@admin @slow @dangerous"},
     {"sync", "admin noscript no_async_loading no_multi", 0, 0, 0, "@admin @slow @dangerous"},
+    {"failover", "admin noscript stale", 0, 0, 0, "@admin @slow @dangerous"},
     {"rpop", "write fast", 1, 1, 1, "@write @list @fast"},
     {"rpoplpush", "write denyoom", 1, 2, 1, "@write @list @slow"},
     {"rpush", "write denyoom fast", 1, 1, 1, "@write @list @fast"},

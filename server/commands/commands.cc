@@ -2,6 +2,7 @@
 // replies for requests that never reach a handler.
 #include "commands.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstring>
@@ -52,6 +53,17 @@ const std::vector<bool>& Writes() {
     return flags;
   }();
   return writes;
+}
+
+// Whether the command may write: a write command, a script that may call
+// one, or an EXEC that queued one (what FAILOVER's pause holds back).
+bool MayWrite(const ClientState& client, const std::string& name, size_t index) {
+  if (Writes()[index] || name == "eval" || name == "evalsha" || name == "fcall") return true;
+  if (name != "exec") return false;
+  return std::any_of(client.queued.begin(), client.queued.end(), [](const auto& queued) {
+    const Command* command = LookupCommand(AsciiLower(queued[0]));
+    return command != nullptr && Writes()[static_cast<size_t>(command - CommandTable().data())];
+  });
 }
 
 // Redis's reply to an unknown command: the name and the arguments'
@@ -129,6 +141,15 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
       ReplyRefused(client, name, error, out);
       return;
     }
+  }
+  if (server.replication->writes_paused() && MayWrite(client, name, it->second)) {
+    // FAILOVER holds writers back until it is done (then, a replica: READONLY).
+    if (client.may_block && !client.in_script) {
+      client.block = ClientState::Block{{ReplicationWakeKey()}, 0};
+      return;
+    }
+    ReplyRefused(client, name, "ERR writes are paused by a FAILOVER in progress", out);
+    return;
   }
   if (Writes()[it->second]) {
     // A replica takes writes from its primary's WAL only; a primary with

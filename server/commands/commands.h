@@ -80,9 +80,9 @@ void AddIntrospectionCommands(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);
 void AddReplicationCommands(std::vector<Command>* table);
 
-// The key WAIT blocks on (replication_commands.cc): touching it wakes the
-// clients that wait for acknowledgements.
-std::string ReplicationAckKey();
+// The key WAIT and writes paused by FAILOVER block on
+// (replication_commands.cc): touching it makes them look again.
+std::string ReplicationWakeKey();
 
 // In RESP2, a connection with subscriptions runs only the Pub/Sub commands,
 // PING, QUIT and RESET: Redis's error for any other (`full_name` as

@@ -1,10 +1,13 @@
 // Replication's commands, as Redis 7.0 answers them (replication.h has the
-// machinery): REPLICAOF / SLAVEOF (host port, or NO ONE), ROLE, WAIT, and
+// machinery): REPLICAOF / SLAVEOF (host port, or NO ONE), ROLE, WAIT,
+// FAILOVER (switchover.h), and
 // the replica's side of the handshake on its primary: REPLCONF (its port,
 // run id, data format, the files of a cut-off sync it holds) and PSYNC,
 // after which the connection hands its socket to the replica feeds. SYNC,
 // Redis's old full sync, is refused: a teksdb-server replica sends PSYNC.
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "ascii_case.h"
@@ -17,8 +20,9 @@
 namespace teksdb::server {
 namespace {
 
-// Where WAIT blocks: a key acknowledgements touch (replication.h's hook).
-const char kAckKey[] = "\xff" "replication-acknowledged";
+// Where WAIT and paused writes block: a key that acknowledgements and the
+// end of a pause touch (replication.h's progress hook).
+const char kWakeKey[] = "\xff" "replication-progress";
 
 void ReplicaOf(Request& r) {
   Replication& replication = *r.server.replication;
@@ -96,7 +100,7 @@ void Wait(Request& r) {
   if (acked >= wanted || r.client.block_timed_out || !r.client.may_block) {
     return reply::Integer(r.out, acked);
   }
-  r.client.block = ClientState::Block{{kAckKey},
+  r.client.block = ClientState::Block{{kWakeKey},
                                       timeout == 0 ? 0 : Keyspace::NowMs() + timeout,
                                       /*rerun_at_deadline=*/true};
 }
@@ -153,19 +157,71 @@ void PSync(Request& r) {
   r.client.hand_over_to_feeds = true;
 }
 
+// FAILOVER [TO host port [FORCE]] [TIMEOUT ms] | FAILOVER ABORT: the
+// switchover runs on its own (switchover.h); OK at once, as Redis.
+void Failover(Request& r) {
+  Replication& replication = *r.server.replication;
+  if (r.args.size() == 2 && AsciiLower(r.args[1]) == "abort") {
+    if (!replication.switchover().Abort()) return reply::Error(r.out, "ERR No failover in progress.");
+    return reply::Ok(r.out);
+  }
+  Switchover::Request request;
+  bool force = false, has_timeout = false, has_target = false;
+  for (size_t i = 1; i < r.args.size(); ++i) {
+    const std::string option = AsciiLower(r.args[i]);
+    int64_t number = 0;
+    if (option == "timeout" && i + 1 < r.args.size() && !has_timeout) {
+      if (!ParseStrictInt64(r.args[++i], &number)) return reply::Error(r.out, kNotInteger);
+      if (number <= 0) return reply::Error(r.out, "ERR FAILOVER timeout must be greater than 0");
+      request.timeout_ms = number;
+      has_timeout = true;
+    } else if (option == "to" && i + 2 < r.args.size() && !has_target) {
+      if (!ParseStrictInt64(r.args[i + 2], &number)) return reply::Error(r.out, kNotInteger);
+      request.host = r.args[i + 1];
+      request.port = static_cast<int>(number);
+      has_target = true;
+      i += 2;
+    } else if (option == "force" && !force) {
+      force = true;
+    } else {
+      return reply::Error(r.out, kSyntaxError);
+    }
+  }
+  request.force = force;
+  if (replication.switchover().paused()) return reply::Error(r.out, "ERR FAILOVER already in progress.");
+  if (replication.replica()) return reply::Error(r.out, "ERR FAILOVER is not valid when server is a replica.");
+  const auto replicas = replication.feeds().Replicas();
+  if (replicas.empty()) return reply::Error(r.out, "ERR FAILOVER requires connected replicas.");
+  if (force && (!has_timeout || !has_target)) {
+    return reply::Error(r.out, "ERR FAILOVER with force option requires both a timeout and target HOST and IP.");
+  }
+  if (has_target) {
+    const auto target = std::find_if(replicas.begin(), replicas.end(), [&](const auto& replica) {
+      return replica.ip == request.host && replica.port == request.port;
+    });
+    if (target == replicas.end()) return reply::Error(r.out, "ERR FAILOVER target HOST and PORT is not a replica.");
+    if (target->state != "online") return reply::Error(r.out, "ERR FAILOVER target replica is not online.");
+  }
+  std::string error;
+  if (!replication.switchover().Start(request, replication.masterauth(), &error)) {
+    return reply::Error(r.out, error);
+  }
+  reply::Ok(r.out);
+}
+
 void Sync(Request& r) {
   reply::Error(r.out, "ERR teksdb-server replicas send PSYNC (REPLCONF teksdb-format first)");
 }
 
 }  // namespace
 
-std::string ReplicationAckKey() { return kAckKey; }
+std::string ReplicationWakeKey() { return kWakeKey; }
 
 void AddReplicationCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"replicaof", 3, ReplicaOf}, {"slaveof", 3, ReplicaOf}, {"role", 1, Role},
       {"wait", 3, Wait},           {"replconf", -1, ReplConf}, {"psync", -3, PSync},
-      {"sync", 1, Sync},
+      {"sync", 1, Sync},           {"failover", -1, Failover},
   });
 }
 

@@ -288,7 +288,7 @@ std::string ReplicationSection(ServerState& s) {
                                                         std::to_string(r.lag_s));
   }
   const bool has_second = history.replid2 != ReplicationHistory::kNoId;
-  lines += InfoField("master_failover_state", "no-failover") + InfoField("master_replid", history.replid) +
+  lines += InfoField("master_failover_state", replication.switchover().state_name()) + InfoField("master_replid", history.replid) +
            InfoField("master_replid2", history.replid2) + InfoField("master_repl_offset", latest) +
            InfoField("second_repl_offset",
                      has_second ? std::to_string(history.replid2_end + 1) : std::string("-1")) +

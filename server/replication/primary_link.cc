@@ -359,8 +359,12 @@ Status PrimaryLink::ReceiveCopy(LinkSocket* link, const std::string& replid, uin
   for (const auto& entry : std::filesystem::directory_iterator(options_.sync_dir, error)) {
     if (in_copy.count(entry.path().filename().string()) == 0) std::filesystem::remove_all(entry.path(), error);
   }
+  // The copy is history `replid` up to `sequence`, and nothing else: what
+  // this server's data was before (replid2) no longer holds.
   ReplicationHistory copied = history_->Get();
   copied.replid = replid;
+  copied.replid2 = ReplicationHistory::kNoId;
+  copied.replid2_end = 0;
   s = copied.Save(options_.sync_dir);
   if (!s.ok()) return s;
   std::fprintf(stderr, "teksdb-server: replication: full sync of %zu files received, at sequence %llu\n",

@@ -5,6 +5,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
 #include <cstdlib>
@@ -174,6 +175,21 @@ void ReplicaFeeds::Run(Feed* feed, PsyncRequest request) {
       return;
     }
     resume = s.ok();  // Incomplete: the WAL no longer holds it, a full sync
+  }
+  const std::string who = feed->ip + ":" + std::to_string(feed->port);
+  if (resume) {
+    std::fprintf(stderr, "teksdb-server: replica %s continues history %s from sequence %llu\n",
+                 who.c_str(), request.replid.c_str(), static_cast<unsigned long long>(request.next));
+  } else {
+    std::fprintf(stderr,
+                 "teksdb-server: full sync for replica %s: it asked for history %s from sequence "
+                 "%llu; here history %s to %llu, and %s up to %llu%s\n",
+                 who.c_str(), request.replid.c_str(), static_cast<unsigned long long>(request.next),
+                 history.replid.c_str(), static_cast<unsigned long long>(latest), history.replid2.c_str(),
+                 static_cast<unsigned long long>(history.replid2_end),
+                 history.MayContinue(request.replid, request.next - 1, latest)
+                     ? " (the WAL no longer holds it)"
+                     : "");
   }
   if (!resume) {
     Status s = FullSync(feed, request);

@@ -16,6 +16,7 @@ Replication::Replication(ROCKSDB_NAMESPACE::DB* db, Options options, Hooks hooks
     : db_(db), options_(std::move(options)), hooks_(std::move(hooks)), masterauth_(options_.masterauth) {}
 
 Replication::~Replication() {
+  switchover_.reset();
   {
     std::lock_guard<std::mutex> lock(role_mu_);
     StopLinkLocked();
@@ -37,7 +38,14 @@ Status Replication::Start() {
   feed_options.checkpoint_dir = options_.dir + ".checkpoints";
   feed_options.timeout_ms = options_.timeout_ms;
   feed_options.max_bytes_per_second = options_.max_bytes_per_second;
-  feeds_ = std::make_unique<ReplicaFeeds>(db_, history_.get(), feed_options, hooks_.acked);
+  feeds_ = std::make_unique<ReplicaFeeds>(db_, history_.get(), feed_options, hooks_.progress);
+  switchover_ = std::make_unique<Switchover>(
+      db_, feeds_.get(),
+      [this](const std::string& host, int port) {
+        bool already = false;
+        return Follow(host, port, &already).ok();
+      },
+      hooks_.progress);
   sync_files::RemoveTree(feed_options.checkpoint_dir);  // a crash's leftovers
   std::lock_guard<std::mutex> lock(role_mu_);
   replica_ = history.replica();

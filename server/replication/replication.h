@@ -5,7 +5,8 @@
 // - the history (history_keeper.h), in the data directory's file;
 // - as a primary, or a replica with replicas of its own, the feeds of its
 //   replicas (replica_feeds.h);
-// - as a replica, the link to its primary (primary_link.h).
+// - as a replica, the link to its primary (primary_link.h);
+// - a planned switchover, FAILOVER (switchover.h).
 // A primary starts a new history at every start (an unsynced tail it lost
 // in a crash may have reached a replica: that replica must not resume as
 // if nothing happened) and at every promotion.
@@ -27,6 +28,7 @@
 #include "primary_link.h"
 #include "replica_feeds.h"
 #include "rocksdb/db.h"
+#include "switchover.h"
 
 namespace teksdb::server {
 
@@ -45,7 +47,9 @@ class Replication {
   struct Hooks {
     std::function<void(bool replica)> role_changed;  // after a change
     std::function<void()> copy_ready;  // a full sync's copy waits in sync_dir()
-    std::function<void()> acked;       // a replica acknowledged (WAIT)
+    // A replica acknowledged, or paused writes resumed: WAIT and the
+    // writers FAILOVER held back look again.
+    std::function<void()> progress;
   };
   // Settings CONFIG reads and sets.
   struct Settings {
@@ -74,6 +78,9 @@ class Replication {
   // history (never an empty or half-synced copy).
   bool promotable() const;
   ReplicaFeeds& feeds() { return *feeds_; }
+  // FAILOVER (switchover.h); writes wait while writes_paused().
+  Switchover& switchover() { return *switchover_; }
+  bool writes_paused() const { return switchover_ != nullptr && switchover_->paused(); }
   Settings& settings() { return settings_; }
   // CONFIG masterauth.
   void set_masterauth(const std::string& password);
@@ -98,6 +105,7 @@ class Replication {
   Settings settings_;
   std::unique_ptr<HistoryKeeper> history_;
   std::unique_ptr<ReplicaFeeds> feeds_;
+  std::unique_ptr<Switchover> switchover_;
   std::atomic<bool> replica_{false};
   mutable std::mutex role_mu_;
   std::unique_ptr<PrimaryLink> link_;  // guarded by role_mu_

@@ -18,7 +18,10 @@ the loopback, with every data type on the primary:
     reason in INFO, and the replica keeps serving its data; REPLICAOF NO
     ONE brings it back;
   - min-replicas-to-write refuses writes (NOREPLICAS) without enough
-    replicas in reach; WAIT times out with 0 when no replica acknowledges.
+    replicas in reach; WAIT times out with 0 when no replica acknowledges;
+  - FAILOVER (a planned switchover) while a writer increments a counter:
+    the roles swap and every acknowledged increment is on the new primary;
+    its errors are Redis's.
 
 Usage: server_replication_test.py PATH/TO/teksdb-server
 """
@@ -27,6 +30,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -39,24 +43,27 @@ check = checks.check
 
 class Server:
     """A connection to one server that reconnects when the server closed it
-    (a replica closes every connection to swap a full sync's copy in)."""
+    (a replica closes every connection to swap a full sync's copy in, and
+    may close a new one while it does)."""
 
     def __init__(self, port):
         self.port, self.client = port, Client(port)
 
+    def _retrying(self, call):
+        for attempt in range(50):
+            try:
+                return call(self.client)
+            except (ConnectionError, OSError):
+                if attempt == 49:
+                    raise
+                time.sleep(0.1)
+                self.client = Client(self.port)
+
     def command(self, *args):
-        try:
-            return self.client.command(*args)
-        except (ConnectionError, OSError):
-            self.client = Client(self.port)
-            return self.client.command(*args)
+        return self._retrying(lambda c: c.command(*args))
 
     def pipeline(self, commands):
-        try:
-            return self.client.pipeline(commands)
-        except (ConnectionError, OSError):
-            self.client = Client(self.port)
-            return self.client.pipeline(commands)
+        return self._retrying(lambda c: c.pipeline(commands))
 
 
 def snapshot(c):
@@ -192,11 +199,14 @@ def restarts(cluster, primary):
 
 def behind_the_retention(cluster, primary, replica):
     cluster.kill("replica")
-    write_mix(primary, "e", 200)
+    # Each SAVE moves the WAL files it flushed to the archive, and drops the
+    # archived ones older than the primary's 1 s retention: after a few,
+    # the replica's next sequence is gone.
+    for round_number in range(4):
+        write_mix(primary, f"e{round_number}", 50)
+        primary.command("SAVE")
+        time.sleep(1.2)
     primary.command("SAVE")
-    time.sleep(1.5)
-    write_mix(primary, "f", 50)
-    primary.command("SAVE")  # the archive past its 1 s retention goes
     replica = cluster.start("replica")
     check(in_sync(primary, replica) and snapshot(replica) == snapshot(primary),
           "a replica behind the WAL's retention is caught up")
@@ -219,9 +229,13 @@ def failover_by_hand(cluster, primary, replica):
     old = cluster.start("primary")
     if old.command("GET", "unreplicated")[1] is None:
         print("(the write reached the replica before the stop; the divergence is not tested this time)")
+    syncs_before = full_syncs(cluster.log("primary"))
     old.command("REPLICAOF", "127.0.0.1", cluster.ports["replica"])
     check(in_sync(new_primary, old) and snapshot(old) == snapshot(new_primary),
           "the old primary, made a replica of the promoted one, holds the new history exactly")
+    time.sleep(2)
+    syncs = full_syncs(cluster.log("primary")) - syncs_before
+    check(syncs <= 1, f"... after at most one full sync, then it continues ({syncs})")
     check(old.command("GET", "unreplicated") == new_primary.command("GET", "unreplicated"),
           "its write the new history lacks is gone (resynced, never continued)")
     old.command("REPLICAOF", "NO", "ONE")
@@ -265,6 +279,44 @@ def min_replicas_and_wait(server):
           "WAIT 1 200 without a replica: 0 after the timeout")
 
 
+def planned_failover(cluster, primary, replica, replica_port):
+    """FAILOVER while a writer increments a counter: every acknowledged
+    increment is on the new primary, and the roles swap."""
+    check(replica.command("FAILOVER")[1] == b"ERR FAILOVER is not valid when server is a replica.",
+          "FAILOVER on a replica: Redis's error")
+    check(primary.command("FAILOVER", "FORCE")[1] ==
+          b"ERR FAILOVER with force option requires both a timeout and target HOST and IP.",
+          "FAILOVER FORCE without a timeout and target: Redis's error")
+    check(primary.command("FAILOVER", "ABORT")[1] == b"ERR No failover in progress.",
+          "FAILOVER ABORT with none: Redis's error")
+    acknowledged = [0]
+    done = threading.Event()
+
+    def increments():
+        c = Client(primary.port)
+        while not done.is_set():
+            try:
+                if c.command("INCR", "switch-counter")[0] == b":":
+                    acknowledged[0] += 1
+            except (ConnectionError, OSError):
+                return
+    writer = threading.Thread(target=increments)
+    writer.start()
+    time.sleep(0.3)
+    check(primary.command("FAILOVER", "TO", "127.0.0.1", replica_port, "TIMEOUT", "5000") == (b"+", b"OK"),
+          "FAILOVER TO replica TIMEOUT 5000: OK")
+    switched = wait_for("the switch", lambda: info(replica)["role"] == "master" and
+                        info(primary).get("master_port") == str(replica_port), 15)
+    time.sleep(0.3)
+    done.set()
+    writer.join()
+    check(switched, "the roles swap")
+    got = int(replica.command("GET", "switch-counter")[1])
+    check(got == acknowledged[0] > 0, f"every acknowledged INCR is on the new primary ({got} of {acknowledged[0]})")
+    check(in_sync(replica, primary), "the old primary follows the new one")
+    check(info(primary)["master_failover_state"] == "no-failover", "INFO: no failover in progress after it")
+
+
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-replication-")
@@ -277,8 +329,12 @@ def main():
         primary, replica = restarts(cluster, primary)
         replica = behind_the_retention(cluster, primary, replica)
         survivor = failover_by_hand(cluster, primary, replica)
-        bad_input(cluster, Server(cluster.ports["primary"]))
+        old_primary = Server(cluster.ports["primary"])
+        bad_input(cluster, old_primary)
         min_replicas_and_wait(survivor)
+        old_primary.command("REPLICAOF", "127.0.0.1", cluster.ports["replica"])
+        check(in_sync(survivor, old_primary), "a replica again, in sync")
+        planned_failover(cluster, survivor, old_primary, cluster.ports["primary"])
     finally:
         cluster.stop_all()
     return checks.finish(tmp)
