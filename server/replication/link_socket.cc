@@ -35,9 +35,10 @@ Status Await(int fd, short events, int timeout_ms) {
   }
 }
 
-// What is left until `deadline`, at least 0: a read polls at least once.
+// What is left until `deadline`, rounded up (a wait of 1 ms waits), at
+// least 0 (a read polls at least once).
 int MillisecondsLeft(std::chrono::steady_clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
   return static_cast<int>(std::max<int64_t>(0, left.count()));
 }

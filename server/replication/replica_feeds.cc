@@ -27,6 +27,7 @@ constexpr size_t kBurstBytes = 256 * 1024;  // batches per write to the link
 constexpr size_t kChunkBytes = 1 << 20;     // a CHUNK frame's bytes at most
 constexpr int64_t kPingMs = 1000;
 constexpr int kWriteTimeoutMs = 10000;
+constexpr int kBurstPauseUs = 500;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -331,7 +332,10 @@ Status ReplicaFeeds::Stream(Feed* feed, WalReader* reader, std::vector<ShippedBa
       if (!s.ok()) return s;
       last_write_ms = now;
     }
-    // Idle, the wait for acknowledgements is the wait for new writes.
+    // Paced: after a burst, the writes of the next kBurstPauseUs go out
+    // together (a syscall or two a burst, not a batch); idle, the wait for
+    // acknowledgements is the wait for new writes.
+    if (sent) std::this_thread::sleep_for(std::chrono::microseconds(kBurstPauseUs));
     Status s = ReadAcks(feed, sent ? 0 : 1);
     if (!s.ok()) return s;
     if (NowMs() - feed->last_ack_ms.load() > options_.timeout_ms) {

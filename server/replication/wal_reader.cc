@@ -12,8 +12,15 @@ using ROCKSDB_NAMESPACE::Status;
 Status WalReader::Read(size_t max_bytes, std::vector<ShippedBatch>* batches) {
   size_t bytes = 0;
   while (bytes < max_bytes) {
+    if (db_->GetLatestSequenceNumber() < next_) return Status::OK();  // caught up
+    if (it_ != nullptr && at_end_) {
+      // Tailing: the iterator reads on in its last WAL file. (A new file
+      // since it was made leaves it invalid: it is made again below.)
+      at_end_ = false;
+      it_->Next();
+      if (!it_->Valid()) it_.reset();
+    }
     if (it_ == nullptr) {
-      if (db_->GetLatestSequenceNumber() < next_) return Status::OK();  // caught up
       Status s = db_->GetUpdatesSince(next_, &it_);
       if (!s.ok()) {
         it_.reset();
@@ -25,9 +32,13 @@ Status WalReader::Read(size_t max_bytes, std::vector<ShippedBatch>* batches) {
     }
     if (!it_->Valid()) {
       Status s = it_->status();
+      if (s.ok()) {
+        at_end_ = true;  // at the end of what is written: Next() reads on later
+        return Status::OK();
+      }
       it_.reset();
-      if (!s.ok() && !s.IsTryAgain()) return s;
-      return Status::OK();  // at the end of what is written; opened again later
+      if (!s.IsTryAgain()) return s;
+      return Status::OK();  // a new WAL file: made again next time
     }
     ROCKSDB_NAMESPACE::BatchResult result = it_->GetBatch();
     const uint64_t count = result.writeBatchPtr->Count();

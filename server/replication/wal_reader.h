@@ -51,9 +51,11 @@ class WalReader {
  private:
   ROCKSDB_NAMESPACE::DB* const db_;
   uint64_t next_;
-  // Kept while it has batches; dropped at its end, and opened again (at
-  // next_) once the DB's latest sequence has passed it.
+  // Kept across calls: at the end of what is written (at_end_) it reads on
+  // with Next() once the DB's latest sequence has passed next_; made again
+  // (at next_) when RocksDB says the tail moved to a new WAL file.
   std::unique_ptr<ROCKSDB_NAMESPACE::TransactionLogIterator> it_;
+  bool at_end_ = false;
 };
 
 }  // namespace teksdb::server

@@ -4,7 +4,8 @@
 // a checkpoint of the primary, fed the primary's batches, holds exactly the
 // primary's records at exactly the primary's sequence, across random
 // writes (puts small and large, deletes, range deletes, several per batch),
-// flushes and a replica restart; a sequence the WAL no longer holds, or
+// flushes and a replica restart, and while the reader tails a WAL being
+// written and switched; a sequence the WAL no longer holds, or
 // one inside a batch, is refused (Incomplete), never skipped; a batch out
 // of order writes nothing.
 #include <gtest/gtest.h>
@@ -144,6 +145,30 @@ TEST_P(WalShippingTest, ReplicaFromACheckpointKeepsThePrimarysRecordsAndSequence
   WalApplier applier(replica.get(), true);
   Ship(&resumed, &applier);
   EXPECT_EQ(replica->GetLatestSequenceNumber(), primary->GetLatestSequenceNumber());
+  EXPECT_EQ(Records(replica.get()), Records(primary.get()));
+}
+
+// The reader tails the WAL while a writer appends to it and switches it
+// (flushes): batch by batch, none skipped or shipped twice.
+TEST_P(WalShippingTest, TailsTheWalWhileItIsWrittenAndSwitched) {
+  SCOPED_TRACE(ReplayHint(SeedFor(20261127)));
+  std::unique_ptr<DB> primary, replica;
+  ASSERT_TRUE(Open(dir_.path() + "/primary", true, &primary).ok());
+  ASSERT_TRUE(Open(dir_.path() + "/replica", false, &replica).ok());
+  WalReader reader(primary.get(), 1);
+  WalApplier applier(replica.get(), false);
+  for (int round = 0; round < 40; ++round) {
+    for (int i = 0; i < 1 + round % 5; ++i) WriteRandomBatch(primary.get());
+    if (round % 10 == 9) {
+      ASSERT_TRUE(primary->Flush({}).ok());  // a new WAL file
+    }
+    std::vector<ShippedBatch> batches;
+    const Status s = reader.Read(1 + round * 64, &batches);  // small reads, then larger
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (const ShippedBatch& batch : batches) ASSERT_TRUE(applier.Apply(batch).ok());
+  }
+  Ship(&reader, &applier);
+  EXPECT_EQ(applier.applied(), primary->GetLatestSequenceNumber());
   EXPECT_EQ(Records(replica.get()), Records(primary.get()));
 }
 
