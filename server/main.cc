@@ -264,6 +264,15 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
       copy_ready = true;
       server.Stop();
     };
+    // Function libraries the primary changed reach the script engine.
+    hooks.applied = [&db, &scripts](const std::string& batch) {
+      if (!teksdb::server::function_store::TouchesLibraries(batch)) return;
+      const ROCKSDB_NAMESPACE::Status reloaded =
+          teksdb::server::function_store::ReloadAll(db.get(), &scripts);
+      if (!reloaded.ok()) {
+        std::fprintf(stderr, "teksdb-server: replication: %s\n", reloaded.ToString().c_str());
+      }
+    };
     hooks.progress = [&keyspace] { keyspace.waiters().Touch(teksdb::server::ReplicationWakeKey()); };
     replication_options.masterauth = flags.masterauth;
     replication_options.max_bytes_per_second = int64_t{flags.repl_max_mbps} << 20;

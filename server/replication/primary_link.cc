@@ -47,11 +47,13 @@ struct IncomingFile {
 }  // namespace
 
 PrimaryLink::PrimaryLink(ROCKSDB_NAMESPACE::DB* db, HistoryKeeper* history, Options options,
-                         std::function<void()> on_copy_ready)
+                         std::function<void()> on_copy_ready,
+                         std::function<void(const std::string&)> on_applied)
     : db_(db),
       history_(history),
       options_(std::move(options)),
-      on_copy_ready_(std::move(on_copy_ready)) {
+      on_copy_ready_(std::move(on_copy_ready)),
+      on_applied_(std::move(on_applied)) {
   info_.down_since_ms = NowMs();
   thread_ = std::thread([this] { Run(); });
 }
@@ -240,7 +242,9 @@ Status PrimaryLink::Stream(LinkSocket* link) {
     wait_ms = 0;
     int64_t sequence = 0;
     if (frame.size() == 3 && frame[0] == "BATCH" && ParseStrictInt64(frame[1], &sequence) && sequence > 0) {
-      s = applier.Apply(ShippedBatch{static_cast<uint64_t>(sequence), std::move(frame[2])});
+      const ShippedBatch batch{static_cast<uint64_t>(sequence), std::move(frame[2])};
+      s = applier.Apply(batch);
+      if (s.ok() && on_applied_) on_applied_(batch.data);
       if (s.IsIncomplete()) {
         // The replica's sequence is not where its primary's stream is: a
         // write of its own got in. Its copy is no longer the primary's

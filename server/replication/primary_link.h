@@ -54,8 +54,10 @@ class PrimaryLink {
     std::string last_error;
   };
 
+  // `on_applied`: called (on the link's thread) with each batch applied.
   PrimaryLink(ROCKSDB_NAMESPACE::DB* db, HistoryKeeper* history, Options options,
-              std::function<void()> on_copy_ready);
+              std::function<void()> on_copy_ready,
+              std::function<void(const std::string& batch)> on_applied);
   ~PrimaryLink();
   PrimaryLink(const PrimaryLink&) = delete;
   PrimaryLink& operator=(const PrimaryLink&) = delete;
@@ -80,6 +82,7 @@ class PrimaryLink {
   HistoryKeeper* const history_;
   const Options options_;
   const std::function<void()> on_copy_ready_;
+  const std::function<void(const std::string&)> on_applied_;
   mutable std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stop_ = false;

@@ -63,7 +63,8 @@ void Replication::StartLinkLocked() {
   link_options.masterauth = masterauth_;
   link_options.sync_writes = options_.sync_writes;
   link_options.timeout_ms = options_.timeout_ms;
-  link_ = std::make_unique<PrimaryLink>(db_, history_.get(), link_options, hooks_.copy_ready);
+  link_ = std::make_unique<PrimaryLink>(db_, history_.get(), link_options, hooks_.copy_ready,
+                                       hooks_.applied);
 }
 
 void Replication::StopLinkLocked() {

@@ -47,6 +47,8 @@ class Replication {
   struct Hooks {
     std::function<void(bool replica)> role_changed;  // after a change
     std::function<void()> copy_ready;  // a full sync's copy waits in sync_dir()
+    // A replica applied one of its primary's batches (RocksDB's bytes).
+    std::function<void(const std::string& batch)> applied;
     // A replica acknowledged, or paused writes resumed: WAIT and the
     // writers FAILOVER held back look again.
     std::function<void()> progress;

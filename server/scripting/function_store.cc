@@ -3,6 +3,8 @@
 
 #include <memory>
 
+#include "rocksdb/write_batch.h"
+
 #include "storage_format.h"
 
 namespace teksdb::server::function_store {
@@ -50,6 +52,47 @@ Status LoadAll(ROCKSDB_NAMESPACE::DB* db, ScriptEngine* engine) {
     return true;
   });
   return s.ok() ? failed : s;
+}
+
+}  // namespace teksdb::server::function_store
+
+namespace teksdb::server::function_store {
+namespace {
+
+// Finds whether a batch touches a key under the libraries' prefix.
+class LibraryKeys : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
+ public:
+  bool touched = false;
+  Status PutCF(uint32_t, const Slice& key, const Slice&) override { return Note(key); }
+  Status DeleteCF(uint32_t, const Slice& key) override { return Note(key); }
+  Status SingleDeleteCF(uint32_t, const Slice& key) override { return Note(key); }
+  Status DeleteRangeCF(uint32_t, const Slice& begin, const Slice& end) override {
+    touched |= begin.compare(Slice(prefix_)) <= 0 ? end.compare(Slice(prefix_)) > 0 : begin.starts_with(prefix_);
+    return Status::OK();
+  }
+  Status MergeCF(uint32_t, const Slice& key, const Slice&) override { return Note(key); }
+  void LogData(const Slice&) override {}
+
+ private:
+  Status Note(const Slice& key) {
+    touched |= key.starts_with(prefix_);
+    return Status::OK();
+  }
+  const std::string prefix_ = storage_format::FunctionLibraryPrefix();
+};
+
+}  // namespace
+
+bool TouchesLibraries(const std::string& batch) {
+  ROCKSDB_NAMESPACE::WriteBatch read(batch);
+  LibraryKeys keys;
+  return read.Iterate(&keys).ok() && keys.touched;
+}
+
+Status ReloadAll(ROCKSDB_NAMESPACE::DB* db, ScriptEngine* engine) {
+  const auto changing = engine->LockLibraryChanges();
+  engine->FlushLibraries();
+  return LoadAll(db, engine);
 }
 
 }  // namespace teksdb::server::function_store

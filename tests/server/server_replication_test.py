@@ -4,6 +4,7 @@ the loopback, with every data type on the primary:
   - REPLICAOF at run time: a full sync of what the primary holds, then its
     writes streamed; the replica holds exactly the primary's data, is
     read-only (READONLY), and ROLE, INFO replication and WAIT 1 say so;
+  - function libraries loaded on the primary run on the replica;
   - the role survives a restart of the replica (it continues, no second
     full sync), and a restart of the primary (a new history that the
     replica continues from, still no full sync);
@@ -174,6 +175,11 @@ def sync_and_stream(cluster):
     check(fields["connected_slaves"] == "1" and "state=online" in fields["slave0"] and
           f"port={cluster.ports['replica']}" in fields["slave0"], f"INFO slave0: {fields['slave0']}")
     check(len(info(primary, "server")["run_id"]) == 40, "INFO has a run_id")
+    library = ("#!lua name=replicated\nredis.register_function{function_name='hello', "
+               "callback=function() return 'hi' end, flags={'no-writes'}}")
+    check(primary.command("FUNCTION", "LOAD", library) == (b"$", b"replicated"), "FUNCTION LOAD on the primary")
+    check(in_sync(primary, replica) and replica.command("FCALL_RO", "hello", "0") == (b"$", b"hi"),
+          "the library reaches the replica's script engine")
     check(full_syncs(cluster.log("replica")) == 1, "one full sync so far")
     return primary, replica
 
