@@ -20,6 +20,7 @@
 #include "expiry_sweeper.h"
 #include "stale_member_filter.h"
 #include "glob_match.h"
+#include "monotonic_clock.h"
 #include "replication.h"
 #include "resp_reply.h"
 #include "script_engine.h"
@@ -258,9 +259,7 @@ std::string ReplicationSection(ServerState& s) {
   std::string lines;
   if (replication.replica()) {
     const PrimaryLink::Info link = replication.link_info();
-    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::steady_clock::now().time_since_epoch())
-                            .count();
+    const int64_t now = MonotonicMs();
     lines += InfoField("role", "slave") + InfoField("master_host", history.primary_host) +
              InfoField("master_port", history.primary_port) +
              InfoField("master_link_status", link.up ? "up" : "down") +

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "link_frames.h"
+#include "monotonic_clock.h"
 #include "strict_integer.h"
 #include "sync_files.h"
 #include "wal_applier.h"
@@ -29,12 +30,6 @@ constexpr int kConnectTimeoutMs = 5000;
 constexpr int kReplyTimeoutMs = 60000;  // a PSYNC may wait for a checkpoint
 constexpr int64_t kAckEveryMs = 1000;
 constexpr int kRetryPauseMs = 1000;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // A file being received: where it is written and its checksum so far.
 struct IncomingFile {
@@ -54,7 +49,7 @@ PrimaryLink::PrimaryLink(ROCKSDB_NAMESPACE::DB* db, HistoryKeeper* history, Opti
       options_(std::move(options)),
       on_copy_ready_(std::move(on_copy_ready)),
       on_applied_(std::move(on_applied)) {
-  info_.down_since_ms = NowMs();
+  info_.down_since_ms = MonotonicMs();
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -96,7 +91,7 @@ void PrimaryLink::Run() {
     if (Session()) return;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (info_.up) info_.down_since_ms = NowMs();
+      if (info_.up) info_.down_since_ms = MonotonicMs();
       info_.up = false;
       info_.syncing = false;
     }
@@ -210,7 +205,7 @@ Status PrimaryLink::Stream(LinkSocket* link) {
     std::lock_guard<std::mutex> lock(mu_);
     info_.up = true;
     info_.synced_once = true;
-    info_.last_io_ms = NowMs();
+    info_.last_io_ms = MonotonicMs();
     info_.last_error.clear();
   }
   uint64_t acked = 0;
@@ -219,7 +214,7 @@ Status PrimaryLink::Stream(LinkSocket* link) {
   std::vector<std::string> frame;
   for (;;) {
     Status s = link->ReadFrame(&frame, wait_ms);
-    const int64_t now = NowMs();
+    const int64_t now = MonotonicMs();
     if (s.IsTimedOut()) {
       const uint64_t applied = applier.applied();
       if (applied != acked || now - last_ack_ms >= kAckEveryMs) {
@@ -270,7 +265,7 @@ Status PrimaryLink::ReceiveCopy(LinkSocket* link, const std::string& replid, uin
     std::lock_guard<std::mutex> lock(mu_);
     info_.syncing = true;
     info_.sync_bytes = 0;
-    info_.last_io_ms = NowMs();
+    info_.last_io_ms = MonotonicMs();
   }
   std::set<std::string> in_copy;
   IncomingFile incoming;
@@ -285,7 +280,7 @@ Status PrimaryLink::ReceiveCopy(LinkSocket* link, const std::string& replid, uin
     if (!s.ok()) break;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      info_.last_io_ms = NowMs();
+      info_.last_io_ms = MonotonicMs();
     }
     int64_t number = 0;
     if (frame.size() == 4 && frame[0] == "CHUNK" && sync_files::PlainName(frame[1]) &&

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "link_frames.h"
+#include "monotonic_clock.h"
 #include "rocksdb/utilities/checkpoint.h"
 #include "strict_integer.h"
 
@@ -28,12 +29,6 @@ constexpr size_t kChunkBytes = 1 << 20;     // a CHUNK frame's bytes at most
 constexpr int64_t kPingMs = 1000;
 constexpr int kWriteTimeoutMs = 10000;
 constexpr int kBurstPauseUs = 500;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -89,7 +84,7 @@ void ReplicaFeeds::Serve(std::unique_ptr<LinkSocket> socket, PsyncRequest reques
   feed->ip = socket->PeerAddress();
   feed->port = request.listening_port;
   feed->socket = std::move(socket);
-  feed->last_ack_ms = NowMs();
+  feed->last_ack_ms = MonotonicMs();
   Feed* raw = feed.get();
   feeds_.push_back(std::move(feed));
   raw->thread = std::thread([this, raw, request = std::move(request)]() mutable {
@@ -113,7 +108,7 @@ void ReplicaFeeds::ReapLocked() {
 std::vector<ReplicaFeeds::ReplicaInfo> ReplicaFeeds::Replicas() const {
   static const char* const kStates[] = {"wait_bgsave", "send_bulk", "online"};
   std::vector<ReplicaInfo> infos;
-  const int64_t now = NowMs();
+  const int64_t now = MonotonicMs();
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& feed : feeds_) {
     if (feed->done) continue;
@@ -131,7 +126,7 @@ int ReplicaFeeds::CountAcked(uint64_t sequence) const {
 }
 
 int ReplicaFeeds::CountInReach(int64_t max_lag_s) const {
-  const int64_t now = NowMs();
+  const int64_t now = MonotonicMs();
   std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int>(std::count_if(feeds_.begin(), feeds_.end(), [&](const auto& feed) {
     return !feed->done && feed->state == 2 && (now - feed->last_ack_ms) / 1000 <= max_lag_s;
@@ -144,7 +139,7 @@ void ReplicaFeeds::DisconnectAll() {
 }
 
 void ReplicaFeeds::ReleaseHolds(uint64_t acked) {
-  const int64_t now = NowMs();
+  const int64_t now = MonotonicMs();
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = holds_.begin(); it != holds_.end();) {
     if (acked >= it->sequence || now >= it->deadline_ms) {
@@ -225,7 +220,7 @@ Status ReplicaFeeds::FullSync(Feed* feed, const PsyncRequest& request) {
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    holds_.push_back(Hold{sequence, NowMs() + options_.sync_retention_ms});
+    holds_.push_back(Hold{sequence, MonotonicMs() + options_.sync_retention_ms});
   }
   const std::string replid = history_->Get().replid;
   s = feed->socket->WriteAll("+FULLRESYNC " + replid + " " + std::to_string(sequence) + "\r\n",
@@ -237,7 +232,7 @@ Status ReplicaFeeds::FullSync(Feed* feed, const PsyncRequest& request) {
   }
   std::sort(names.begin(), names.end());
   uint64_t sent = 0;
-  const int64_t started_ms = NowMs();
+  const int64_t started_ms = MonotonicMs();
   for (const std::string& name : names) {
     if (!s.ok()) break;
     const auto held = request.held.find(name);
@@ -291,7 +286,7 @@ Status ReplicaFeeds::SendFile(Feed* feed, const std::string& dir, const std::str
     const int64_t rate = max_bytes_per_second_.load();
     if (rate > 0) {
       const int64_t due_ms = static_cast<int64_t>(*sent_bytes * 1000 / static_cast<uint64_t>(rate));
-      const int64_t ahead_ms = due_ms - (NowMs() - started_ms);
+      const int64_t ahead_ms = due_ms - (MonotonicMs() - started_ms);
       if (ahead_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ahead_ms));
     }
   }
@@ -304,7 +299,7 @@ Status ReplicaFeeds::SendFile(Feed* feed, const std::string& dir, const std::str
 
 Status ReplicaFeeds::Stream(Feed* feed, WalReader* reader, std::vector<ShippedBatch> batches) {
   LinkSocket& link = *feed->socket;
-  int64_t last_write_ms = NowMs();
+  int64_t last_write_ms = MonotonicMs();
   std::string out;
   for (;;) {
     if (batches.empty()) {
@@ -322,7 +317,7 @@ Status ReplicaFeeds::Stream(Feed* feed, WalReader* reader, std::vector<ShippedBa
     }
     const bool sent = !batches.empty();
     batches.clear();
-    const int64_t now = NowMs();
+    const int64_t now = MonotonicMs();
     if (!sent && now - last_write_ms >= kPingMs) {
       out = link_frames::Frame({"PING"});
       ReleaseHolds(0);  // those whose time is up
@@ -338,7 +333,7 @@ Status ReplicaFeeds::Stream(Feed* feed, WalReader* reader, std::vector<ShippedBa
     if (sent) std::this_thread::sleep_for(std::chrono::microseconds(kBurstPauseUs));
     Status s = ReadAcks(feed, sent ? 0 : 1);
     if (!s.ok()) return s;
-    if (NowMs() - feed->last_ack_ms.load() > options_.timeout_ms) {
+    if (MonotonicMs() - feed->last_ack_ms.load() > options_.timeout_ms) {
       return Status::TimedOut("the replica acknowledged nothing for " +
                               std::to_string(options_.timeout_ms) + " ms");
     }
@@ -354,7 +349,7 @@ Status ReplicaFeeds::ReadAcks(Feed* feed, int wait_ms) {
     int64_t acked = 0;
     if (frame.size() == 3 && frame[1] == "ACK" && ParseStrictInt64(frame[2], &acked) && acked >= 0) {
       feed->acked = static_cast<uint64_t>(acked);
-      feed->last_ack_ms = NowMs();
+      feed->last_ack_ms = MonotonicMs();
       ReleaseHolds(static_cast<uint64_t>(acked));
       if (on_ack_) on_ack_();
     }

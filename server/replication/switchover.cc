@@ -6,6 +6,7 @@
 
 #include "link_frames.h"
 #include "link_socket.h"
+#include "monotonic_clock.h"
 
 namespace teksdb::server {
 
@@ -13,12 +14,6 @@ namespace {
 
 constexpr int kPollMs = 10;
 constexpr int kConnectTimeoutMs = 5000;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // AUTH (when a password is set) and REPLICAOF NO ONE on `host`:`port`.
 bool Promote(const std::string& host, int port, const std::string& masterauth, std::string* error) {
@@ -101,7 +96,7 @@ void Switchover::Finish() {
 }
 
 void Switchover::Run(Request request, std::string masterauth) {
-  const int64_t deadline = request.timeout_ms > 0 ? NowMs() + request.timeout_ms : 0;
+  const int64_t deadline = request.timeout_ms > 0 ? MonotonicMs() + request.timeout_ms : 0;
   std::string host;
   int port = 0;
   for (;;) {
@@ -112,7 +107,7 @@ void Switchover::Run(Request request, std::string masterauth) {
       lock.unlock();
       return Finish();
     }
-    if (deadline != 0 && NowMs() >= deadline) {
+    if (deadline != 0 && MonotonicMs() >= deadline) {
       lock.unlock();
       if (!request.force) {
         std::fprintf(stderr, "teksdb-server: FAILOVER timed out with no replica in sync\n");
