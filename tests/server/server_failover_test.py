@@ -167,6 +167,7 @@ def main():
         writer.start()
         check(wait_for(lambda: len(writer.acknowledged) > 20, 30), "writes acknowledged by WAIT 1")
         failover_times = []
+        started = time.time()
         for round_number in range(rounds + 1):
             primary = sentinels.primary()
             hang = round_number == rounds  # the last round: a hang, not a crash
@@ -189,7 +190,8 @@ def main():
             else:
                 start(ports.index(primary))
             check(wait_for(lambda: all_in_sync(ports, sentinels.primary()), 90),
-                  f"round {round_number}: the old primary rejoins as a replica, all in sync")
+                  f"round {round_number}: the old primary rejoins as a replica, all in sync "
+                  f"({len(writer.acknowledged)} writes acknowledged so far, {time.time() - started:.0f} s)")
         # A replica's link cut (SIGSTOP) while writes go on, then back.
         primary = sentinels.primary()
         replica = next(p for p in ports if p != primary)
@@ -211,8 +213,11 @@ def main():
               f"{len(lost)} lost ({lost[:5]})")
         same = [snapshot(p) == data for p in ports]
         check(all(same), f"all three servers hold the same data ({len(data)} keys; {same})")
-        print("failover times (kill to the first acknowledged write on the new primary): " +
-              ", ".join(f"{t:.2f} s" for t in failover_times))
+        if failover_times:
+            ordered = sorted(failover_times)
+            print(f"failover times (kill to the first acknowledged write on the new primary), "
+                  f"{len(ordered)} rounds: min {ordered[0]:.2f} s, median {ordered[len(ordered) // 2]:.2f} s, "
+                  f"max {ordered[-1]:.2f} s")
     finally:
         if writer is not None:
             writer.stop_flag.set()
