@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""redis-py's Sentinel support against teksdb-servers: a primary, a replica
+and three Sentinels; `redis.sentinel.Sentinel(...).master_for()` writes to
+the primary and `slave_for()` reads from the replica, as an application
+does. After SIGKILL of the primary, the same master_for() finds the
+promoted replica by itself (retrying as an application would) and what
+it wrote before the failover, acknowledged by WAIT 1, is there.
+
+Usage (through tests/server/with_redis_py.sh, which provides redis-py):
+  server_sentinel_clients_test.py PATH/TO/teksdb-server
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import redis
+from redis.sentinel import Sentinel
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from server_checks import Checks, stop  # noqa: E402
+from resp_client import free_port  # noqa: E402
+
+checks = Checks("server_sentinel_clients")
+check = checks.check
+NAME = "teks"
+
+
+def main():
+    server_bin = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="teksdb-sentinel-clients-")
+    procs = []
+    try:
+        primary_port, primary = checks.start_server(server_bin, os.path.join(tmp, "primary"))
+        procs.append(primary)
+        replica_port, replica = checks.start_server(server_bin, os.path.join(tmp, "replica"),
+                                                    "--replicaof", f"127.0.0.1 {primary_port}")
+        procs.append(replica)
+        sentinel_ports = []
+        for i in range(3):
+            port = free_port()
+            conf = os.path.join(tmp, f"sentinel{i}.conf")
+            with open(conf, "w") as f:
+                f.write(f"port {port}\nbind 127.0.0.1\ndir {tmp}\n"
+                        f"sentinel monitor {NAME} 127.0.0.1 {primary_port} 2\n"
+                        f"sentinel down-after-milliseconds {NAME} 1000\n"
+                        f"sentinel failover-timeout {NAME} 10000\n")
+            procs.append(subprocess.Popen(["redis-server", conf, "--sentinel"], stdout=subprocess.DEVNULL))
+            sentinel_ports.append(port)
+        sentinel = Sentinel([("127.0.0.1", p) for p in sentinel_ports], socket_timeout=2)
+        deadline = time.time() + 60
+        while time.time() < deadline and len(sentinel.discover_slaves(NAME)) < 1:
+            time.sleep(0.2)
+        check(sentinel.discover_master(NAME) == ("127.0.0.1", primary_port), "discover_master: the primary")
+        check(sentinel.discover_slaves(NAME) == [("127.0.0.1", replica_port)], "discover_slaves: the replica")
+        master = sentinel.master_for(NAME, socket_timeout=2)
+        for i in range(100):
+            master.set(f"before{i}", i)
+        check(master.wait(1, 5000) == 1, "master_for() writes; WAIT 1 answers 1")
+        reader = sentinel.slave_for(NAME, socket_timeout=2)
+        check(reader.get("before99") == b"99", "slave_for() reads the replica")
+        try:
+            reader.set("x", "y")
+            check(False, "slave_for() refuses writes")
+        except redis.exceptions.ReadOnlyError:
+            check(True, "slave_for() refuses writes (ReadOnlyError)")
+
+        stop([primary])
+        killed = time.time()
+        written = False
+        while time.time() - killed < 60 and not written:
+            try:
+                master.set("after", "failover")
+                written = True
+            except (redis.exceptions.ConnectionError, redis.exceptions.ReadOnlyError,
+                    redis.exceptions.TimeoutError):
+                time.sleep(0.2)
+        check(written and sentinel.discover_master(NAME) == ("127.0.0.1", replica_port),
+              f"after SIGKILL of the primary, master_for() writes to the promoted replica "
+              f"({time.time() - killed:.1f} s)")
+        check(all(master.get(f"before{i}") == str(i).encode() for i in range(100)),
+              "every write acknowledged by WAIT 1 before the failover is there")
+    finally:
+        stop(procs)
+    return checks.finish(tmp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
