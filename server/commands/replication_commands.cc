@@ -24,8 +24,17 @@ namespace {
 // end of a pause touch (replication.h's progress hook).
 const char kWakeKey[] = "\xff" "replication-progress";
 
+// Each replica takes a thread and may hold the primary's file deletions
+// (a full sync): PSYNC beyond this many is refused.
+constexpr size_t kMaxReplicas = 64;
+
 void ReplicaOf(Request& r) {
   Replication& replication = *r.server.replication;
+  // This pipeline's writes go first: the role change waits for the expiry
+  // sweep, which may wait for the stripes this connection's group holds.
+  if (const ROCKSDB_NAMESPACE::Status s = r.keyspace->FlushGroup(); !s.ok()) {
+    return ReplyStorageError(r, s);
+  }
   if (AsciiLower(r.args[1]) == "no" && AsciiLower(r.args[2]) == "one") {
     const ROCKSDB_NAMESPACE::Status s = replication.Promote();
     if (!s.ok()) return ReplyStorageError(r, s);
@@ -149,6 +158,10 @@ void PSync(Request& r) {
   Replication& replication = *r.server.replication;
   if (replication.replica() && !replication.promotable()) {
     return reply::Error(r.out, "NOMASTERLINK Can't SYNC while not connected with my master");
+  }
+  if (replication.feeds().Replicas().size() >= kMaxReplicas) {
+    return reply::Error(r.out, "ERR this primary serves " + std::to_string(kMaxReplicas) +
+                                   " replicas already");
   }
   int64_t next;
   if (!ParseStrictInt64(r.args[2], &next) || next < 0) return reply::Error(r.out, kNotInteger);

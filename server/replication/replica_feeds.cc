@@ -75,7 +75,7 @@ ReplicaFeeds::~ReplicaFeeds() {
 }
 
 void ReplicaFeeds::Serve(std::unique_ptr<LinkSocket> socket, PsyncRequest request) {
-  ReleaseHolds(0);  // those whose time is up
+  ReleaseHolds(nullptr, 0);  // those whose time is up
   std::lock_guard<std::mutex> lock(mu_);
   ReapLocked();
   if (stopping_) return;
@@ -138,11 +138,12 @@ void ReplicaFeeds::DisconnectAll() {
   for (auto& feed : feeds_) feed->socket->Shutdown();
 }
 
-void ReplicaFeeds::ReleaseHolds(uint64_t acked) {
+void ReplicaFeeds::ReleaseHolds(const Feed* feed, uint64_t acked) {
   const int64_t now = MonotonicMs();
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = holds_.begin(); it != holds_.end();) {
-    if (acked >= it->sequence || now >= it->deadline_ms) {
+    const bool its_replica = feed != nullptr && feed->ip == it->ip && feed->port == it->port;
+    if ((its_replica && acked >= it->sequence) || now >= it->deadline_ms) {
       db_->EnableFileDeletions(false);
       it = holds_.erase(it);
     } else {
@@ -220,7 +221,7 @@ Status ReplicaFeeds::FullSync(Feed* feed, const PsyncRequest& request) {
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    holds_.push_back(Hold{sequence, MonotonicMs() + options_.sync_retention_ms});
+    holds_.push_back(Hold{sequence, MonotonicMs() + options_.sync_retention_ms, feed->ip, feed->port});
   }
   const std::string replid = history_->Get().replid;
   s = feed->socket->WriteAll("+FULLRESYNC " + replid + " " + std::to_string(sequence) + "\r\n",
@@ -320,7 +321,7 @@ Status ReplicaFeeds::Stream(Feed* feed, WalReader* reader, std::vector<ShippedBa
     const int64_t now = MonotonicMs();
     if (!sent && now - last_write_ms >= kPingMs) {
       out = link_frames::Frame({"PING"});
-      ReleaseHolds(0);  // those whose time is up
+      ReleaseHolds(nullptr, 0);  // those whose time is up
     }
     if (!out.empty()) {
       Status s = link.WriteAll(out, kWriteTimeoutMs);
@@ -350,7 +351,7 @@ Status ReplicaFeeds::ReadAcks(Feed* feed, int wait_ms) {
     if (frame.size() == 3 && frame[1] == "ACK" && ParseStrictInt64(frame[2], &acked) && acked >= 0) {
       feed->acked = static_cast<uint64_t>(acked);
       feed->last_ack_ms = MonotonicMs();
-      ReleaseHolds(static_cast<uint64_t>(acked));
+      ReleaseHolds(feed, static_cast<uint64_t>(acked));
       if (on_ack_) on_ack_();
     }
     wait_ms = 0;

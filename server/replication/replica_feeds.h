@@ -7,8 +7,8 @@
 //   RocksDB checkpoint (hard links, taken while writes go on) file by file
 //   with checksums, skipping the files the replica already holds whole (a
 //   sync cut off resumes), at most max_bytes_per_second; file deletions
-//   stay disabled from the checkpoint until a replica acknowledges its
-//   sequence (or sync_retention_ms passes), so the WAL the replica then
+//   stay disabled from the checkpoint until that replica (its address and
+//   listening port) acknowledges its sequence (or sync_retention_ms passes), so the WAL the replica then
 //   asks for is still there: a write burst during a sync cannot force
 //   another one. The replica closes the link to swap its copy in, and
 //   comes back asking to continue;
@@ -103,10 +103,13 @@ class ReplicaFeeds {
     std::atomic<bool> done{false};
     std::thread thread;
   };
-  // A full sync's hold on file deletions.
+  // A full sync's hold on file deletions, until the replica it was for
+  // (its address and port) acknowledges `sequence`, or the deadline.
   struct Hold {
     uint64_t sequence;
     int64_t deadline_ms;
+    std::string ip;
+    int port;
   };
 
   void Run(Feed* feed, PsyncRequest request);
@@ -119,8 +122,9 @@ class ReplicaFeeds {
                                    std::vector<ShippedBatch> batches);
   // Reads what acknowledgements came within wait_ms.
   ROCKSDB_NAMESPACE::Status ReadAcks(Feed* feed, int wait_ms);
-  // Lets go of the holds a replica's acknowledgement or time has ended.
-  void ReleaseHolds(uint64_t acked);
+  // Lets go of the holds that `feed`'s acknowledgement of `acked` (null:
+  // none, only the time) has ended.
+  void ReleaseHolds(const Feed* feed, uint64_t acked);
   // Joins the threads of feeds that ended. REQUIRES: mu_.
   void ReapLocked();
 
