@@ -151,6 +151,8 @@ Flags ParseFlags(int argc, char** argv) {
     }
   }
   if (f.dir.empty()) Fail("--dir is required");
+  // (Replication keeps DIR.sync, DIR.checkpoints and DIR.old beside DIR.)
+  while (f.dir.size() > 1 && f.dir.back() == '/') f.dir.pop_back();
   if (f.block_cache_given && !f.rocksdb_options.empty()) {
     Fail("--block-cache-mb applies to the server's defaults only; with --rocksdb-options set "
          "the block cache in the OPTIONS file ([TableOptions/BlockBasedTable \"default\"])");
