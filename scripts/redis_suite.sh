@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Redis's own test suite (Redis 7.0.15's tests/, from ../shared/redis/)
+# against teksdb-server, in the suite's external-server mode: each file
+# against a fresh teksdb-server, with the suite's per-test timeout and an
+# outer timeout per file, so nothing hangs. Prints per file the tests run,
+# passed and failed, and for each failure whether it is expected
+# (tests/tools/redis_suite_expected_failures.txt: "FILE<TAB>TEST<TAB>why",
+# one a line) or new; exits non-zero when a test newly fails (or a file
+# times out). The tarball is unpacked once, outside the work tree.
+#
+# Usage: scripts/redis_suite.sh [--server PATH] [--files "unit/type/string unit/expire ..."]
+#          [--record]   (writes the failures of this run as the expected list,
+#                        keeping the reasons already there; new ones say "not triaged")
+# Environment: TEKSDB_REDIS_SUITE_DIR (where the suite is unpacked:
+#   ~/.cache/teksdb/redis-7.0.15), TEKSDB_SERVER (a teksdb-server to use as
+#   it is; else build/'s, built first: scripts/server_binary.sh).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tarball=$root/../shared/redis/redis-7.0.15.tar.gz
+expected=$root/tests/tools/redis_suite_expected_failures.txt
+suite=${TEKSDB_REDIS_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/teksdb/redis-7.0.15}
+files="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/list-3 unit/type/set
+unit/type/zset unit/expire unit/keyspace unit/multi unit/pubsub unit/scripting unit/bitops
+unit/info-command unit/protocol unit/introspection-2 unit/other unit/tracking"
+server=${TEKSDB_SERVER:-}
+record=0
+file_timeout=900
+while (($#)); do
+  case $1 in
+    --server) server=$2; shift 2 ;;
+    --files) files=$2; shift 2 ;;
+    --record) record=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "redis_suite: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+command -v tclsh >/dev/null || { echo "redis_suite: tclsh not found (scripts/setup.sh installs tcl)" >&2; exit 1; }
+[[ -f $tarball ]] || { echo "redis_suite: $tarball not found" >&2; exit 1; }
+[[ -n $server ]] || server=$(bash "$root/scripts/server_binary.sh")
+
+if [[ ! -x $suite/runtest ]]; then
+  echo "[redis_suite] unpacking $(basename "$tarball") into $suite" >&2
+  mkdir -p "$suite"
+  tar xzf "$tarball" -C "$suite" --strip-components=1
+fi
+
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+  [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+printf '%-24s %5s %6s %6s %9s %5s\n' file run passed failed expected new
+new_failures=0
+: >"$work/failures"
+for file in $files; do
+  port=$(free_port)
+  "$server" --dir "$work/db-${file//\//-}" --port "$port" 2>"$work/server.log" &
+  server_pid=$!
+  for _ in $(seq 1 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  status=0
+  (cd "$suite" && timeout "$file_timeout" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" \
+     --single "$file" --tags -slow --durable --clients 1 --timeout 120) >"$work/out" 2>&1 || status=$?
+  kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null || true
+  server_pid=
+  # Results, colours stripped: "[ok]: NAME (N ms)", "[err]: NAME in FILE", "[exception]: ...".
+  sed 's/\x1b\[[0-9;]*m//g' "$work/out" >"$work/plain"
+  passed=$(grep -c '^\[ok\]: ' "$work/plain" || true)
+  grep -E '^\[(err|exception)\]: ' "$work/plain" |
+    sed -E 's/^\[(err|exception)\]: //; s/ in tests\/.*$//; s/ \([0-9]+ ms\)$//' >"$work/failed" || true
+  failed=$(wc -l <"$work/failed")
+  expected_here=0 new_here=0
+  while IFS= read -r name; do
+    if awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { found = 1 } END { exit !found }' \
+         "$expected" 2>/dev/null; then
+      expected_here=$((expected_here + 1))
+    else
+      new_here=$((new_here + 1))
+      echo "  new failure in $file: $name" >&2
+    fi
+    printf '%s\t%s\n' "$file" "$name" >>"$work/failures"
+  done <"$work/failed"
+  if ((status == 124)); then
+    echo "  $file: timed out after ${file_timeout} s" >&2
+    new_here=$((new_here + 1))
+  fi
+  new_failures=$((new_failures + new_here))
+  printf '%-24s %5d %6d %6d %9d %5d\n' "$file" $((passed + failed)) "$passed" "$failed" "$expected_here" "$new_here"
+done
+
+if ((record)); then
+  # Keep the reasons already written; new failures say they are not triaged.
+  {
+    echo "# Redis 7.0.15's tests that teksdb-server fails, and why (scripts/redis_suite.sh)."
+    echo "# FILE<TAB>TEST<TAB>reason"
+    while IFS=$'\t' read -r file name; do
+      reason=$(awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { print $3; exit }' "$expected" 2>/dev/null)
+      printf '%s\t%s\t%s\n' "$file" "$name" "${reason:-not triaged}"
+    done <"$work/failures"
+  } >"$work/expected"
+  mv "$work/expected" "$expected"
+  echo "[redis_suite] wrote $expected" >&2
+fi
+echo "redis_suite: $new_failures new failure(s)"
+((new_failures == 0))
