@@ -110,6 +110,7 @@ struct ClientState {
   bool block_rerun = false;
   bool may_block = true;
   bool block_timed_out = false;  // Block::rerun_at_deadline's last run
+  uint64_t wait_target = 0;       // WAIT's sequence, fixed at its first run
   // A replica's handshake (REPLCONF), and PSYNC's hand-over: once its
   // replies are written, the connection gives its socket to the replica
   // feeds (replica_feeds.h).
