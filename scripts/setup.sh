@@ -17,7 +17,9 @@ packages=(
   liblua5.1-0-dev nettle-dev pkg-config  # teksdb-server's EVAL (Lua 5.1, as Redis; SHA1)
   lua-cjson-dev lua-bitop-dev         # the cjson and bit libraries scripts use
   liblzf-dev                          # FUNCTION RESTORE's LZF-compressed payloads
-  redis-server redis-tools            # tests: real Redis to compare with, redis-cli, redis-benchmark
+  redis-server redis-tools            # tests: real Redis to compare with, redis-cli, redis-benchmark,
+                                      # Redis Sentinel (redis-server --sentinel) for failover
+  tcl                                 # scripts/redis_suite.sh: Redis's own test suite
   nutcracker                          # scripts/cluster.sh: twemproxy in front of several servers
   time                                # GNU /usr/bin/time, peak RSS in bench.sh
   python3 python3-venv                # bench.sh report; plots (matplotlib from PyPI, in a venv)
