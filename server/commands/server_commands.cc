@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <functional>
 #include <iomanip>
+#include <mutex>
 #include <sstream>
 
 #include "ascii_case.h"
@@ -214,18 +215,56 @@ std::string InfoField(const std::string& name, const Value& value) {
   return line.str();
 }
 
-// The keyspace section: a walk over every meta record, so only INFO calls
-// that ask for it pay for it.
+// The keyspace section: counts from a walk over every meta record. A walk
+// is made only when the last one is older than ten times what it took (so
+// a small keyspace is counted afresh at almost every INFO, a large one at
+// most a tenth of the time), by one caller at a time; the others get the
+// last counts, so INFO stays cheap however often it is asked (Sentinel asks
+// every second) and however many keys there are.
+int64_t MonotonicUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string KeyspaceSection(ServerState& s) {
+  ServerState::KeyspaceCounts& counts = s.keyspace_counts;
+  auto section = [&counts] {
+    std::lock_guard<std::mutex> lock(counts.mu);
+    if (counts.keys == 0) return std::string();
+    return InfoField("db0", "keys=" + std::to_string(counts.keys) + ",expires=" +
+                                std::to_string(counts.expires) + ",avg_ttl=0");
+  };
+  {
+    std::lock_guard<std::mutex> lock(counts.mu);
+    if (counts.valid && MonotonicUs() - counts.at_us < 10 * counts.walk_us) return section();
+  }
+  std::unique_lock<std::mutex> walking(counts.walking, std::try_to_lock);
+  if (!walking.owns_lock()) {
+    {
+      std::lock_guard<std::mutex> lock(counts.mu);
+      if (counts.valid) return section();  // another caller walks: its last counts
+    }
+    walking.lock();  // the first counts: wait for them
+    std::lock_guard<std::mutex> lock(counts.mu);
+    if (counts.valid) return section();
+  }
   int64_t keys = 0, expires = 0;
+  const int64_t started_us = MonotonicUs();
   s.keyspace->ForEachKey([&](const std::string&, const Keyspace::Value& v) {
     ++keys;
     expires += v.expire_ms != 0 ? 1 : 0;
     return true;
   });
-  if (keys == 0) return std::string();
-  return InfoField("db0", "keys=" + std::to_string(keys) + ",expires=" + std::to_string(expires) +
-                              ",avg_ttl=0");
+  {
+    std::lock_guard<std::mutex> lock(counts.mu);
+    counts.valid = true;
+    counts.keys = keys;
+    counts.expires = expires;
+    counts.at_us = MonotonicUs();
+    counts.walk_us = counts.at_us - started_us;
+  }
+  return section();
 }
 
 // The commandstats and latencystats sections: a line per command run so far.

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -59,6 +60,16 @@ struct ServerState {
   const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
   const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
   std::function<void()> shutdown;  // SHUTDOWN: stops the server
+  // INFO's keyspace counts: a walk of every meta record, so made again only
+  // when the last is old for its cost, by one caller at a time
+  // (server_commands.cc); Sentinel sends INFO every second.
+  struct KeyspaceCounts {
+    std::mutex walking;  // held by the caller that walks
+    std::mutex mu;       // guards the fields below
+    bool valid = false;
+    int64_t keys = 0, expires = 0;
+    int64_t at_us = 0, walk_us = 0;  // when the last walk ended, what it took
+  } keyspace_counts;
 };
 
 // One connection's state.
