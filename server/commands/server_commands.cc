@@ -229,27 +229,27 @@ int64_t MonotonicUs() {
 
 std::string KeyspaceSection(ServerState& s) {
   ServerState::KeyspaceCounts& counts = s.keyspace_counts;
-  auto section = [&counts] {
-    std::lock_guard<std::mutex> lock(counts.mu);
-    if (counts.keys == 0) return std::string();
-    return InfoField("db0", "keys=" + std::to_string(counts.keys) + ",expires=" +
-                                std::to_string(counts.expires) + ",avg_ttl=0");
+  int64_t keys = 0, expires = 0;
+  auto section = [&keys, &expires] {
+    if (keys == 0) return std::string();
+    return InfoField("db0", "keys=" + std::to_string(keys) + ",expires=" + std::to_string(expires) +
+                                ",avg_ttl=0");
   };
-  {
+  // The last counts, if they are fresh for their cost (or `any`).
+  auto last = [&](bool any) {
     std::lock_guard<std::mutex> lock(counts.mu);
-    if (counts.valid && MonotonicUs() - counts.at_us < 10 * counts.walk_us) return section();
-  }
+    if (!counts.valid || (!any && MonotonicUs() - counts.at_us >= 10 * counts.walk_us)) return false;
+    keys = counts.keys;
+    expires = counts.expires;
+    return true;
+  };
+  if (last(false)) return section();
   std::unique_lock<std::mutex> walking(counts.walking, std::try_to_lock);
   if (!walking.owns_lock()) {
-    {
-      std::lock_guard<std::mutex> lock(counts.mu);
-      if (counts.valid) return section();  // another caller walks: its last counts
-    }
-    walking.lock();  // the first counts: wait for them
-    std::lock_guard<std::mutex> lock(counts.mu);
-    if (counts.valid) return section();
+    if (last(true)) return section();  // another caller walks: its last counts
+    walking.lock();                    // the first counts: wait for them
+    if (last(true)) return section();
   }
-  int64_t keys = 0, expires = 0;
   const int64_t started_us = MonotonicUs();
   s.keyspace->ForEachKey([&](const std::string&, const Keyspace::Value& v) {
     ++keys;
