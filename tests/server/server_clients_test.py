@@ -116,6 +116,24 @@ def main():
         check(len(set(popped)) == 3 and sorted(popped + left) == [b"a", b"b", b"c", b"d", b"e"],
               f"SPOP 3 of 5 returns 3 distinct members and removes them ({popped}, left {left})")
 
+        # --- INFO, asked often and at once (as Sentinels ask it) -----------------
+        answers = []
+
+        def infos():
+            c = Client(port)
+            c.sock.settimeout(10)
+            for _ in range(20):
+                answers.append(c.command("INFO")[0] == b"$")
+        threads = [threading.Thread(target=infos) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        c = Client(port)
+        keys = c.command("INFO", "keyspace")[1].decode().split("keys=")[1].split(",")[0]
+        check(len(answers) == 60 and all(answers) and int(keys) == int(c.command("DBSIZE")[1]),
+              f"3 clients x 20 INFO at once all answered; INFO keyspace agrees with DBSIZE ({keys})")
+
         # --- pipelining -------------------------------------------------------
         c = Client(port)
         n = 10000
