@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from resp_client import Client, free_port
 
@@ -22,7 +23,17 @@ def start_server(server_bin, directory, *flags, threads=2, port=None):
     with open(log, "a") as out:
         proc = subprocess.Popen([server_bin, "--dir", directory, "--port", str(port),
                                  "--threads", str(threads), *flags], stdout=out, stderr=out)
-    Client(port).command("PING")
+    # (A replica started with --replicaof may close its first connections
+    # once, to swap in its first full sync: PING again until it answers.)
+    deadline = time.time() + 20
+    while True:
+        try:
+            Client(port).command("PING")
+            break
+        except (ConnectionError, OSError):
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)
     return port, proc, log
 
 
