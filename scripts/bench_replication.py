@@ -42,6 +42,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 from text_table import print_table  # noqa: E402
 from resp_client import Client, free_port  # noqa: E402
+from server_checks import start_sentinels  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -100,18 +101,9 @@ class Servers:
         Client(port).command("PING")
         return port, proc
 
-    def sentinels(self, primary_port, n=3):
-        ports = []
-        for i in range(n):
-            port = free_port()
-            conf = os.path.join(self.tmp, f"sentinel{i}-{primary_port}.conf")
-            with open(conf, "w") as f:
-                f.write(f"port {port}\nbind 127.0.0.1\ndir {self.tmp}\n"
-                        f"sentinel monitor m 127.0.0.1 {primary_port} 2\n"
-                        "sentinel down-after-milliseconds m 1000\nsentinel failover-timeout m 10000\n")
-            self.procs.append(subprocess.Popen(["redis-server", conf, "--sentinel"],
-                                               stdout=subprocess.DEVNULL))
-            ports.append(port)
+    def sentinels(self, primary_port):
+        ports, procs = start_sentinels(self.tmp, "m", primary_port)
+        self.procs.extend(procs)
         return ports
 
     def stop(self):

@@ -19,14 +19,13 @@ Usage: server_failover_test.py PATH/TO/teksdb-server [ROUNDS]
 
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks, stop  # noqa: E402
+from server_checks import Checks, start_sentinels, stop  # noqa: E402
 from resp_client import Client, free_port  # noqa: E402
 
 checks = Checks("server_failover")
@@ -45,21 +44,9 @@ def query(port, *args, timeout=2):
 
 
 class Sentinels:
-    def __init__(self, tmp, primary_port, n=3):
-        self.ports, self.procs = [], []
-        for i in range(n):
-            port = free_port()
-            conf = os.path.join(tmp, f"sentinel{i}.conf")
-            with open(conf, "w") as f:
-                f.write(f"port {port}\nbind 127.0.0.1\ndir {tmp}\n"
-                        f"logfile {os.path.join(tmp, f'sentinel{i}.log')}\n"
-                        f"sentinel monitor {NAME} 127.0.0.1 {primary_port} 2\n"
-                        f"sentinel down-after-milliseconds {NAME} 1000\n"
-                        f"sentinel failover-timeout {NAME} 10000\n")
-            self.procs.append(subprocess.Popen(["redis-server", conf, "--sentinel"],
-                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            self.ports.append(port)
-        checks.logs.extend(os.path.join(tmp, f"sentinel{i}.log") for i in range(n))
+    def __init__(self, tmp, primary_port):
+        self.ports, self.procs = start_sentinels(tmp, NAME, primary_port)
+        checks.logs.extend(os.path.join(tmp, f"sentinel{i}.log") for i in range(len(self.ports)))
 
     def primary(self):
         """The primary's port as the Sentinels' majority names it, or None."""

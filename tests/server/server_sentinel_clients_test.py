@@ -11,7 +11,6 @@ Usage (through tests/server/with_redis_py.sh, which provides redis-py):
 """
 
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -20,8 +19,7 @@ import redis
 from redis.sentinel import Sentinel
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks, stop  # noqa: E402
-from resp_client import free_port  # noqa: E402
+from server_checks import Checks, start_sentinels, stop  # noqa: E402
 
 checks = Checks("server_sentinel_clients")
 check = checks.check
@@ -38,17 +36,8 @@ def main():
         replica_port, replica = checks.start_server(server_bin, os.path.join(tmp, "replica"),
                                                     "--replicaof", f"127.0.0.1 {primary_port}")
         procs.append(replica)
-        sentinel_ports = []
-        for i in range(3):
-            port = free_port()
-            conf = os.path.join(tmp, f"sentinel{i}.conf")
-            with open(conf, "w") as f:
-                f.write(f"port {port}\nbind 127.0.0.1\ndir {tmp}\n"
-                        f"sentinel monitor {NAME} 127.0.0.1 {primary_port} 2\n"
-                        f"sentinel down-after-milliseconds {NAME} 1000\n"
-                        f"sentinel failover-timeout {NAME} 10000\n")
-            procs.append(subprocess.Popen(["redis-server", conf, "--sentinel"], stdout=subprocess.DEVNULL))
-            sentinel_ports.append(port)
+        sentinel_ports, sentinel_procs = start_sentinels(tmp, NAME, primary_port)
+        procs.extend(sentinel_procs)
         sentinel = Sentinel([("127.0.0.1", p) for p in sentinel_ports], socket_timeout=2)
         deadline = time.time() + 60
         while time.time() < deadline and len(sentinel.discover_slaves(NAME)) < 1:

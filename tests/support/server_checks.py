@@ -1,7 +1,7 @@
 """What the teksdb-server client tests share: named checks that go on after
 a failure, the servers they start (teksdb-server, and redis-server to
-compare with) with the logs to show when a check failed, a whole run over
-one server, and the closing line.
+compare with, Redis Sentinels) with the logs to show when a check failed, a
+whole run over one server, and the closing line.
 """
 
 import os
@@ -45,6 +45,27 @@ def start_redis(directory, *flags):
                              "--appendonly", "no", "--dir", directory, *flags],
                             stdout=subprocess.DEVNULL)
     return port, proc
+
+
+def start_sentinels(directory, name, primary_port, n=3, quorum=2):
+    """Starts n Redis Sentinels (redis-server --sentinel) watching the
+    primary at primary_port as `name` (down-after 1000 ms, failover-timeout
+    10 s), each logging to directory/sentinelI.log; returns (ports,
+    processes)."""
+    ports, procs = [], []
+    for i in range(n):
+        port = free_port()
+        conf = os.path.join(directory, f"sentinel{i}-{primary_port}.conf")
+        with open(conf, "w") as f:
+            f.write(f"port {port}\nbind 127.0.0.1\ndir {directory}\n"
+                    f"logfile {os.path.join(directory, f'sentinel{i}.log')}\n"
+                    f"sentinel monitor {name} 127.0.0.1 {primary_port} {quorum}\n"
+                    f"sentinel down-after-milliseconds {name} 1000\n"
+                    f"sentinel failover-timeout {name} 10000\n")
+        procs.append(subprocess.Popen(["redis-server", conf, "--sentinel"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        ports.append(port)
+    return ports, procs
 
 
 def stop(procs):
