@@ -2,26 +2,20 @@
 // them (the connections: client_registry.h). A CLIENT LIST line has Redis's
 // fields; those that describe Redis's own buffers and memory (qbuf, omem,
 // tot-mem, ...) are 0 here, fd is -1.
-#include <chrono>
 #include <set>
 
 #include "ascii_case.h"
 #include "commands.h"
+#include "monotonic_clock.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
 
 namespace teksdb::server {
 namespace {
 
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // One CLIENT LIST / CLIENT INFO line.
 std::string Line(const ClientRegistry::Info& c) {
-  const int64_t now = SteadyMs();
+  const int64_t now = MonotonicMs();
   const int64_t last = c.last_command_ms.load(std::memory_order_relaxed);
   const int subs = c.channels.load(std::memory_order_relaxed);
   const int psubs = c.patterns.load(std::memory_order_relaxed);
@@ -123,7 +117,7 @@ void Kill(Request& r) {
       return reply::Error(r.out, kSyntaxError);
     }
   }
-  const int64_t now = SteadyMs();
+  const int64_t now = MonotonicMs();
   auto matches = [&](const ClientRegistry::Info& c) {
     if (id != 0 && c.id != id) return false;
     if (!addr.empty() && c.address != addr) return false;

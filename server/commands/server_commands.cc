@@ -221,12 +221,6 @@ std::string InfoField(const std::string& name, const Value& value) {
 // most a tenth of the time), by one caller at a time; the others get the
 // last counts, so INFO stays cheap however often it is asked (Sentinel asks
 // every second) and however many keys there are.
-int64_t MonotonicUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string KeyspaceSection(ServerState& s) {
   ServerState::KeyspaceCounts& counts = s.keyspace_counts;
   int64_t keys = 0, expires = 0;

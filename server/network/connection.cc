@@ -10,6 +10,7 @@
 
 #include "ascii_case.h"
 #include "link_socket.h"
+#include "monotonic_clock.h"
 #include "replication.h"
 #include "resp_reply.h"
 
@@ -26,9 +27,7 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
   client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
   client_.info = std::make_shared<ClientRegistry::Info>();
   client_.info->id = client_.id;
-  client_.info->created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count();
+  client_.info->created_ms = MonotonicMs();
   asio::error_code error;
   const asio::ip::tcp::endpoint peer = socket_.remote_endpoint(error);
   if (!error) client_.address = peer.address().to_string() + ":" + std::to_string(peer.port());
