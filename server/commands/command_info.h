@@ -12,6 +12,7 @@
 // Thread safety: immutable tables.
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,8 @@ struct CommandInfo {
 
 // The command's info; null for a name the server does not know.
 const CommandInfo* FindCommandInfo(std::string_view lower_case_name);
+// Whether the command writes (COMMAND's "write" flag).
+inline bool Writes(const CommandInfo& info) { return std::strstr(info.flags, "write") != nullptr; }
 // How many commands the info table describes (one entry per command of
 // CommandTable(), tests/server/server_command_table_test.cc checks).
 size_t CommandInfoCount();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstring>
 #include <unordered_map>
 
 #include "ascii_case.h"
@@ -43,12 +42,12 @@ const std::vector<bool>& WithSubcommands() {
 }
 
 // Whether each command of the table writes (COMMAND's "write" flag).
-const std::vector<bool>& Writes() {
+const std::vector<bool>& WritesByIndex() {
   static const std::vector<bool> writes = [] {
     std::vector<bool> flags;
     for (const Command& c : CommandTable()) {
       const CommandInfo* info = FindCommandInfo(c.name);
-      flags.push_back(info != nullptr && std::strstr(info->flags, "write") != nullptr);
+      flags.push_back(info != nullptr && Writes(*info));
     }
     return flags;
   }();
@@ -58,11 +57,11 @@ const std::vector<bool>& Writes() {
 // Whether the command may write: a write command, a script that may call
 // one, or an EXEC that queued one (what FAILOVER's pause holds back).
 bool MayWrite(const ClientState& client, const std::string& name, size_t index) {
-  if (Writes()[index] || name == "eval" || name == "evalsha" || name == "fcall") return true;
+  if (WritesByIndex()[index] || name == "eval" || name == "evalsha" || name == "fcall") return true;
   if (name != "exec") return false;
   return std::any_of(client.queued.begin(), client.queued.end(), [](const auto& queued) {
     const Command* command = LookupCommand(AsciiLower(queued[0]));
-    return command != nullptr && Writes()[static_cast<size_t>(command - CommandTable().data())];
+    return command != nullptr && WritesByIndex()[static_cast<size_t>(command - CommandTable().data())];
   });
 }
 
@@ -151,7 +150,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
     ReplyRefused(client, name, "ERR writes are paused by a FAILOVER in progress", out);
     return;
   }
-  if (Writes()[it->second]) {
+  if (WritesByIndex()[it->second]) {
     // A replica takes writes from its primary's WAL only; a primary with
     // min-replicas-to-write takes them only with enough replicas in reach.
     if (server.replication->replica()) {

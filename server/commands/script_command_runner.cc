@@ -3,8 +3,6 @@
 // denied in scripts).
 #include "script_command_runner.h"
 
-#include <cstring>
-
 #include "ascii_case.h"
 #include "command_info.h"
 #include "commands.h"
@@ -25,7 +23,7 @@ std::string ScriptCommandRunner::Refusal(const std::vector<std::string>& args,
     return "Wrong number of args calling Redis command from script";
   }
   if (DeniedInScripts(args)) return "This Redis command is not allowed from script";
-  *writes = std::strstr(info->flags, "write") != nullptr;
+  *writes = Writes(*info);
   return "";
 }
 
