@@ -231,6 +231,8 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   filter->Attach(db.get());
 
   teksdb::server::Keyspace keyspace(db.get(), flags.sync);
+  s = keyspace.LoadDatabases();
+  if (!s.ok()) Fail(flags.dir + ": " + s.ToString());
   auto sweeper = std::make_unique<teksdb::server::ExpirySweeper>(&keyspace);
   teksdb::server::ServerState state(teksdb::server::CommandCount());
   const teksdb::server::ScriptCommandRunner script_commands;
@@ -266,8 +268,10 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
       copy_ready = true;
       server.Stop();
     };
-    // Function libraries the primary changed reach the script engine.
-    hooks.applied = [&db, &scripts](const std::string& batch) {
+    // What the primary changed reaches the keyspace (SWAPDB, watchers,
+    // blocked clients) and the script engine (function libraries).
+    hooks.applied = [&db, &scripts, &keyspace](const std::string& batch) {
+      keyspace.Applied(ROCKSDB_NAMESPACE::WriteBatch(batch));
       if (!teksdb::server::function_store::TouchesLibraries(batch)) return;
       const ROCKSDB_NAMESPACE::Status reloaded =
           teksdb::server::function_store::ReloadAll(db.get(), &scripts);

@@ -37,6 +37,7 @@ inline bool ParseBlockTimeout(Request& r, const std::string& arg, int64_t* deadl
 // command may not block (inside EXEC), replies the null array at once.
 inline void BlockOrNull(Request& r, std::vector<std::string> keys, int64_t deadline_ms) {
   if (!r.client.may_block) return reply::NullArray(r.out, r.protocol());
+  for (std::string& key : keys) key = r.keyspace->Name(key);
   r.client.block = ClientState::Block{std::move(keys), deadline_ms};
 }
 

@@ -31,7 +31,8 @@ std::string Line(const ClientRegistry::Info& c) {
   return "id=" + std::to_string(c.id) + " addr=" + c.address + " laddr=" + c.local_address +
          " fd=-1 name=" + c.name() + " age=" + std::to_string((now - c.created_ms) / 1000) +
          " idle=" + std::to_string(last == 0 ? (now - c.created_ms) / 1000 : (now - last) / 1000) +
-         " flags=" + flags + " db=0 sub=" + std::to_string(subs) + " psub=" + std::to_string(psubs) +
+         " flags=" + flags + " db=" + std::to_string(c.db.load(std::memory_order_relaxed)) +
+         " sub=" + std::to_string(subs) + " psub=" + std::to_string(psubs) +
          " ssub=" + std::to_string(ssubs) + " multi=" + std::to_string(multi) +
          " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0"
          " events=r cmd=" + cmd + " user=default redir=-1 resp=" +

@@ -100,6 +100,7 @@ const std::vector<Command>& CommandTable() {
     AddScriptCommands(&commands);
     AddPersistenceCommands(&commands);
     AddCopyCommands(&commands);
+    AddDatabaseCommands(&commands);
     AddClientCommands(&commands);
     AddIntrospectionCommands(&commands);
     AddLcsCommand(&commands);

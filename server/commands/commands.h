@@ -75,6 +75,7 @@ void AddPubSubCommands(std::vector<Command>* table);
 void AddScriptCommands(std::vector<Command>* table);
 void AddPersistenceCommands(std::vector<Command>* table);
 void AddCopyCommands(std::vector<Command>* table);
+void AddDatabaseCommands(std::vector<Command>* table);
 void AddClientCommands(std::vector<Command>* table);
 void AddIntrospectionCommands(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);

@@ -1,4 +1,4 @@
-// COPY source destination [DB 0] [REPLACE] and RANDOMKEY, as Redis 7.0
+// COPY source destination [DB db] [REPLACE] and RANDOMKEY, as Redis 7.0
 // answers them. COPY of a string is one write; of a collection, a new
 // version holding a copy of every member (and score index) record, O(n) as
 // in Redis, the TTL kept. RANDOMKEY seeks to a random point of the key
@@ -8,9 +8,9 @@
 
 #include "ascii_case.h"
 #include "commands.h"
+#include "database_selection.h"
 #include "random_choice.h"
 #include "resp_reply.h"
-#include "strict_integer.h"
 
 namespace teksdb::server {
 namespace {
@@ -19,33 +19,32 @@ using ROCKSDB_NAMESPACE::Status;
 
 void Copy(Request& r) {
   bool replace = false;
+  int db = r.keyspace->database();
   for (size_t i = 3; i < r.args.size(); ++i) {
     const std::string opt = AsciiLower(r.args[i]);
     if (opt == "replace") {
       replace = true;
     } else if (opt == "db" && i + 1 < r.args.size()) {
-      int64_t db;
-      if (!ParseStrictInt64(r.args[++i], &db)) return reply::Error(r.out, kNotInteger);
-      if (db != 0) return reply::Error(r.out, "ERR DB index is out of range");
+      if (!ParseDatabaseIndex(r, r.args[++i], &db)) return;
     } else {
       return reply::Error(r.out, kSyntaxError);
     }
   }
   const std::string& source = r.args[1];
   const std::string& destination = r.args[2];
-  if (source == destination) {
+  if (source == destination && db == r.keyspace->database()) {
     return reply::Error(r.out, "ERR source and destination objects are the same");
   }
   auto locks = r.keyspace->LockKeys({source, destination});
   std::optional<Keyspace::Value> from, to;
   Status s = r.keyspace->Read(source, &from);
-  if (s.ok() && from) s = r.keyspace->Read(destination, &to);
+  if (s.ok() && from) s = r.keyspace->InDatabase(db).Read(destination, &to);
   if (!s.ok()) return ReplyStorageError(r, s);
   if (!from || (to && !replace)) return reply::Integer(r.out, 0);
   Keyspace::Batch batch;
   Keyspace::Value copy = *from;
   if (!storage_format::IsCollection(from->type)) {
-    batch.Put(destination, copy);
+    batch.PutIn(db, destination, copy);
   } else {
     s = r.keyspace->NewVersion(&copy.version);
     if (s.ok()) {
@@ -61,7 +60,7 @@ void Copy(Request& r) {
       });
     }
     if (!s.ok()) return ReplyStorageError(r, s);
-    batch.PutNew(destination, copy);
+    batch.PutNewIn(db, destination, copy);
   }
   s = r.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s);

@@ -198,15 +198,18 @@ void DbSize(Request& r) {
   reply::Integer(r.out, n);
 }
 
-void Flush(Request& r) {
+// FLUSHALL (`every_database`) and FLUSHDB.
+void Flush(Request& r, bool every_database) {
   if (r.args.size() > 2 || (r.args.size() == 2 && AsciiLower(r.args[1]) != "sync" &&
                             AsciiLower(r.args[1]) != "async")) {
     return reply::Error(r.out, kSyntaxError);
   }
-  const Status s = r.keyspace->Clear();
+  const Status s = every_database ? r.keyspace->Clear() : r.keyspace->ClearDatabase();
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::Ok(r.out);
 }
+void FlushAll(Request& r) { Flush(r, true); }
+void FlushDb(Request& r) { Flush(r, false); }
 
 }  // namespace
 
@@ -216,7 +219,7 @@ void AddKeyCommands(std::vector<Command>* table) {
       {"expire", -3, Expire},     {"pexpire", -3, PExpire},     {"expireat", -3, ExpireAt},
       {"pexpireat", -3, PExpireAt}, {"ttl", 2, Ttl},            {"pttl", 2, PTtl},
       {"persist", 2, Persist},    {"keys", 2, Keys},            {"dbsize", 1, DbSize},
-      {"flushdb", -1, Flush},     {"flushall", -1, Flush},      {"unlink", -2, Del},
+      {"flushdb", -1, FlushDb},   {"flushall", -1, FlushAll},      {"unlink", -2, Del},
       {"touch", -2, Exists},      {"rename", 3, RenameCommand}, {"renamenx", 3, RenameNx},
       {"expiretime", 2, ExpireTime}, {"pexpiretime", 2, PExpireTime},
   });

@@ -1,14 +1,12 @@
-// Persistence and database commands of a single RocksDB-backed server, as
+// Persistence commands of a single RocksDB-backed server, as
 // a client of Redis 7.0 expects them: SAVE (flushes RocksDB's memtables to
 // SST files; with the WAL every acknowledged write is already durable),
 // BGSAVE (the same, not waited for), LASTSAVE (the last SAVE or BGSAVE, or
-// the start), SWAPDB and MOVE (one database: only 0, and moving a key to
-// the database it is in is Redis's error).
+// the start). SELECT's databases: database_commands.cc.
 #include <chrono>
 
 #include "commands.h"
 #include "resp_reply.h"
-#include "strict_integer.h"
 
 namespace teksdb::server {
 namespace {
@@ -38,29 +36,11 @@ void BgSave(Request& r) {
 
 void LastSave(Request& r) { reply::Integer(r.out, r.server.last_save_s.load()); }
 
-void SwapDb(Request& r) {
-  int64_t first, second;
-  if (!ParseStrictInt64(r.args[1], &first)) return reply::Error(r.out, "ERR invalid first DB index");
-  if (!ParseStrictInt64(r.args[2], &second)) {
-    return reply::Error(r.out, "ERR invalid second DB index");
-  }
-  if (first != 0 || second != 0) return reply::Error(r.out, "ERR DB index is out of range");
-  reply::Ok(r.out);
-}
-
-void Move(Request& r) {
-  int64_t db;
-  if (!ParseStrictInt64(r.args[2], &db)) return reply::Error(r.out, kNotInteger);
-  if (db != 0) return reply::Error(r.out, "ERR DB index is out of range");
-  reply::Error(r.out, "ERR source and destination objects are the same");
-}
-
 }  // namespace
 
 void AddPersistenceCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
-      {"save", 1, Save},     {"bgsave", -1, BgSave},  {"lastsave", 1, LastSave},
-      {"swapdb", 3, SwapDb}, {"move", 3, Move},
+      {"save", 1, Save}, {"bgsave", -1, BgSave}, {"lastsave", 1, LastSave},
   });
 }
 

@@ -20,7 +20,8 @@
 namespace teksdb::server {
 namespace {
 
-// Where WAIT and paused writes block: a key that acknowledgements and the
+// Where WAIT and paused writes block: a key name (no database's: its first
+// byte is no database's number) that acknowledgements and the
 // end of a pause touch (replication.h's progress hook).
 const char kWakeKey[] = "\xff" "replication-progress";
 

@@ -1,11 +1,10 @@
-// Connection and server commands: PING ECHO SELECT QUIT AUTH HELLO COMMAND
+// Connection and server commands: PING ECHO QUIT AUTH HELLO COMMAND
 // (command_info.h) CONFIG INFO SHUTDOWN TIME SLOWLOG (CLIENT:
 // client_commands.cc). INFO's sections follow Redis's names and fields
 // where they exist (Server, Clients, Memory with memtable_bytes, Stats with
 // instantaneous_ops_per_sec, expired_keys and stale_records_removed,
-// Commandstats, Latencystats, Keyspace). One database (SELECT 0 only); CONFIG GET answers the
-// few parameters clients ask about (redis-benchmark asks "save" and
-// "appendonly").
+// Commandstats, Latencystats, Keyspace: a line per database that holds
+// keys). CONFIG: config_parameters.h.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -43,13 +42,6 @@ void Ping(Request& r) {
 }
 
 void Echo(Request& r) { reply::Bulk(r.out, r.args[1]); }
-
-void Select(Request& r) {
-  int64_t db;
-  if (!ParseStrictInt64(r.args[1], &db)) return reply::Error(r.out, kNotInteger);
-  if (db != 0) return reply::Error(r.out, "ERR DB index is out of range");
-  reply::Ok(r.out);
-}
 
 void Quit(Request& r) {
   r.client.close_after_reply = true;
@@ -223,18 +215,24 @@ std::string InfoField(const std::string& name, const Value& value) {
 // every second) and however many keys there are.
 std::string KeyspaceSection(ServerState& s) {
   ServerState::KeyspaceCounts& counts = s.keyspace_counts;
-  int64_t keys = 0, expires = 0;
+  constexpr int kDatabases = Keyspace::kDatabases;
+  int64_t keys[kDatabases] = {}, expires[kDatabases] = {};
   auto section = [&keys, &expires] {
-    if (keys == 0) return std::string();
-    return InfoField("db0", "keys=" + std::to_string(keys) + ",expires=" + std::to_string(expires) +
-                                ",avg_ttl=0");
+    std::string lines;
+    for (int db = 0; db < kDatabases; ++db) {
+      if (keys[db] == 0) continue;
+      lines += InfoField("db" + std::to_string(db), "keys=" + std::to_string(keys[db]) +
+                                                        ",expires=" + std::to_string(expires[db]) +
+                                                        ",avg_ttl=0");
+    }
+    return lines;
   };
   // The last counts, if they are fresh for their cost (or `any`).
   auto last = [&](bool any) {
     std::lock_guard<std::mutex> lock(counts.mu);
     if (!counts.valid || (!any && MonotonicUs() - counts.at_us >= 10 * counts.walk_us)) return false;
-    keys = counts.keys;
-    expires = counts.expires;
+    std::copy(counts.keys, counts.keys + kDatabases, keys);
+    std::copy(counts.expires, counts.expires + kDatabases, expires);
     return true;
   };
   if (last(false)) return section();
@@ -245,16 +243,18 @@ std::string KeyspaceSection(ServerState& s) {
     if (last(true)) return section();
   }
   const int64_t started_us = MonotonicUs();
-  s.keyspace->ForEachKey([&](const std::string&, const Keyspace::Value& v) {
-    ++keys;
-    expires += v.expire_ms != 0 ? 1 : 0;
-    return true;
-  });
+  for (int db = 0; db < kDatabases; ++db) {
+    s.keyspace->InDatabase(db).ForEachKey([&](const std::string&, const Keyspace::Value& v) {
+      ++keys[db];
+      expires[db] += v.expire_ms != 0 ? 1 : 0;
+      return true;
+    });
+  }
   {
     std::lock_guard<std::mutex> lock(counts.mu);
     counts.valid = true;
-    counts.keys = keys;
-    counts.expires = expires;
+    std::copy(keys, keys + kDatabases, counts.keys);
+    std::copy(expires, expires + kDatabases, counts.expires);
     counts.at_us = MonotonicUs();
     counts.walk_us = counts.at_us - started_us;
   }
@@ -397,7 +397,7 @@ void Shutdown(Request& r) {
 
 void AddServerCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
-      {"ping", -1, Ping},       {"echo", 2, Echo},       {"select", 2, Select},
+      {"ping", -1, Ping},       {"echo", 2, Echo},
       {"quit", -1, Quit},       {"auth", -2, Auth},      {"hello", -1, Hello},      {"command", -1, CommandCommand},
          {"config", -2, Config},  {"info", -1, Info},
       {"shutdown", -1, Shutdown}, {"time", 1, Time},      {"slowlog", -2, Slowlog},

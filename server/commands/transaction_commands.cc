@@ -21,6 +21,7 @@
 #include "ascii_case.h"
 #include "command_info.h"
 #include "commands.h"
+#include "database_selection.h"
 #include "resp_reply.h"
 
 namespace teksdb::server {
@@ -61,10 +62,11 @@ void Discard(Request& r) {
 bool WatchBroken(Request& r, bool* failed) {
   std::vector<std::string> live_at_watch;
   if (r.keyspace->watched().Dirty(&r.client.watcher, &live_at_watch)) return true;
-  for (const std::string& key : live_at_watch) {
+  for (const std::string& name : live_at_watch) {
     std::optional<Keyspace::Value> value;
     bool expired = false;
-    const ROCKSDB_NAMESPACE::Status s = r.keyspace->ReadAny(key, &value, &expired);
+    const ROCKSDB_NAMESPACE::Status s = r.keyspace->InDatabase(Keyspace::NameDatabase(name))
+                                            .ReadAny(Keyspace::NameKey(name), &value, &expired);
     if (!s.ok()) {
       ReplyStorageError(r, s);
       *failed = true;
@@ -84,7 +86,8 @@ void Exec(Request& r) {
     Unwatch(r);
     return reply::Error(r.out, "EXECABORT Transaction discarded because of previous errors.");
   }
-  std::vector<std::string> keys = r.client.watcher.keys;
+  std::vector<std::string> keys;  // to lock: stripes go by key, whatever the database
+  for (const std::string& name : r.client.watcher.keys) keys.push_back(Keyspace::NameKey(name));
   bool whole_keyspace = false;
   for (const std::vector<std::string>& command : queued) {
     AppendRequestKeys(command, &keys, &whole_keyspace);
@@ -118,7 +121,7 @@ void Watch(Request& r) {
     bool expired = false;
     const ROCKSDB_NAMESPACE::Status s = r.keyspace->ReadAny(key, &value, &expired);
     if (!s.ok()) return ReplyStorageError(r, s);
-    r.keyspace->watched().Watch(&r.client.watcher, key, expired);
+    r.keyspace->watched().Watch(&r.client.watcher, r.keyspace->Name(key), expired);
   }
   reply::Ok(r.out);
 }
@@ -128,7 +131,7 @@ void UnwatchCommand(Request& r) {
   reply::Ok(r.out);
 }
 
-// RESET: the connection as new (RESP2, no name, no transaction, nothing
+// RESET: the connection as new (RESP2, database 0, no name, no transaction, nothing
 // watched, no subscription), still authenticated only if no password is
 // set.
 void Reset(Request& r) {
@@ -137,6 +140,7 @@ void Reset(Request& r) {
   UnsubscribeAll(r.server, r.client);
   SetClientProtocol(r.client, 2);
   SetClientName(r.client, "");
+  SelectDatabase(r, 0);
   r.client.authenticated = r.server.requirepass.empty();
   reply::Simple(r.out, "RESET");
 }

@@ -202,9 +202,13 @@ void ScriptEngine::RunIn(State* state, Request& r, void* context, bool function,
                          const std::string& name) {
   lua_State* L = state->lua;
   const size_t reply_start = r.out->size();
+  // A script's SELECT holds for the script only (Redis 7.0).
+  const int database = r.keyspace->database();
   running_.Begin(r.client.id, function, name, r.args);
   const int status = lua_cpcall(L, script_run::RunProtected, context);
   running_.End();
+  r.keyspace->Select(database);
+  if (r.client.info) r.client.info->db.store(database, std::memory_order_relaxed);
   script_run::EndRun(L);
   if (status != 0) {
     r.out->resize(reply_start);

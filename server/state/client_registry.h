@@ -33,6 +33,7 @@ class ClientRegistry {
     std::atomic<int> protocol{2};
     std::atomic<int> channels{0}, patterns{0}, shard_channels{0};
     std::atomic<int> multi{-1};  // commands queued in MULTI, -1 outside
+    std::atomic<int> db{0};      // the database SELECTed
     std::atomic<bool> blocked{false};
 
     std::string name() const {

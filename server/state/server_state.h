@@ -60,14 +60,14 @@ struct ServerState {
   const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
   const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
   std::function<void()> shutdown;  // SHUTDOWN: stops the server
-  // INFO's keyspace counts: a walk of every meta record, so made again only
+  // INFO's keyspace counts, per database: a walk of every meta record, so made again only
   // when the last is old for its cost, by one caller at a time
   // (server_commands.cc); Sentinel sends INFO every second.
   struct KeyspaceCounts {
     std::mutex walking;  // held by the caller that walks
     std::mutex mu;       // guards the fields below
     bool valid = false;
-    int64_t keys = 0, expires = 0;
+    int64_t keys[Keyspace::kDatabases] = {}, expires[Keyspace::kDatabases] = {};
     int64_t at_us = 0, walk_us = 0;  // when the last walk ended, what it took
   } keyspace_counts;
 };
@@ -93,7 +93,8 @@ struct ClientState {
   bool in_multi = false;
   bool multi_refused = false;
   std::vector<std::vector<std::string>> queued;
-  // WATCH's keys; the connection unwatches them when it closes.
+  // WATCH's keys, by name (Keyspace::Name); the connection unwatches them
+  // when it closes.
   WatchedKeys::Watcher watcher;
   // Pub/Sub (pubsub_commands.cc): what the connection subscribed to, and
   // the connection as a subscriber (expired for requests without one).
@@ -111,7 +112,7 @@ struct ClientState {
   // deadline (then replies a null array). Inside EXEC `may_block` is
   // false: they answer at once.
   struct Block {
-    std::vector<std::string> keys;
+    std::vector<std::string> keys;  // by name (Keyspace::Name)
     int64_t deadline_ms = 0;  // 0: none
     // At the deadline the command runs once more (block_timed_out set)
     // and replies itself, rather than the null array (WAIT).

@@ -41,38 +41,46 @@ void ExpirySweeper::Pause(bool paused) {
 }
 
 void ExpirySweeper::Tick() {
-  const int64_t now = Keyspace::NowMs();
-  std::vector<std::string> expired;
-  std::string last;
+  // Up to kBatchKeys meta records, through as many databases as it takes.
   int seen = 0;
-  ROCKSDB_NAMESPACE::Status s = keyspace_->ForEachKey(
-      [&](const std::string& key, const Keyspace::Value& value) {
-        last = key;
-        pass_saw_expiry_ |= value.expire_ms != 0;
-        if (value.expire_ms != 0 && value.expire_ms <= now) expired.push_back(key);
-        return ++seen < kBatchKeys;
-      },
-      position_, /*include_expired=*/true);
-  for (const std::string& key : expired) {
-    bool reclaimed = false;
-    if (s.ok()) s = keyspace_->ReclaimIfExpired(key, &reclaimed);
-    if (reclaimed) reclaimed_.fetch_add(1, std::memory_order_relaxed);
+  while (seen < kBatchKeys) {
+    const int64_t now = Keyspace::NowMs();
+    std::vector<std::string> expired;
+    std::string last;
+    int seen_here = 0;
+    Keyspace view = keyspace_->InDatabase(database_);
+    ROCKSDB_NAMESPACE::Status s = view.ForEachKey(
+        [&](const std::string& key, const Keyspace::Value& value) {
+          last = key;
+          pass_saw_expiry_ |= value.expire_ms != 0;
+          if (value.expire_ms != 0 && value.expire_ms <= now) expired.push_back(key);
+          return ++seen_here < kBatchKeys - seen;
+        },
+        position_, /*include_expired=*/true);
+    for (const std::string& key : expired) {
+      bool reclaimed = false;
+      if (s.ok()) s = view.ReclaimIfExpired(key, &reclaimed);
+      if (reclaimed) reclaimed_.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (!s.ok()) {
+      // Try again next tick from the same place (a full disk, a closing DB).
+      std::fprintf(stderr, "teksdb-server: expiry sweep: %s\n", s.ToString().c_str());
+      return;
+    }
+    if (seen_here == kBatchKeys - seen) {
+      position_ = last + '\0';  // the smallest key after `last`
+      return;
+    }
+    seen += seen_here;
+    position_.clear();
+    if (++database_ == Keyspace::kDatabases) break;
   }
-  if (!s.ok()) {
-    // Try again next tick from the same place (a full disk, a closing DB).
-    std::fprintf(stderr, "teksdb-server: expiry sweep: %s\n", s.ToString().c_str());
-    return;
-  }
-  if (seen == kBatchKeys) {
-    position_ = last + '\0';  // the smallest key after `last`
-    return;
-  }
+  database_ = 0;
   // The pass is over: start again from the first key, or sleep until an
   // expiry is written if this pass met none.
   // (One read of the counter: a write after it wakes the sweep.)
   const uint64_t writes = keyspace_->expiry_writes();
   idle_.store(!pass_saw_expiry_ && writes == pass_expiry_writes_, std::memory_order_relaxed);
-  position_.clear();
   pass_saw_expiry_ = false;
   pass_expiry_writes_ = writes;
 }

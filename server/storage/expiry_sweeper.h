@@ -2,9 +2,9 @@
 // TTL that nobody reads again does not keep its meta record and members on
 // disk forever (reads already treat it as absent: keyspace.h).
 //
-// A thread walks the meta records in key order, kBatchKeys per tick (one
-// tick every kTickMs), from where the last tick stopped, wrapping around at
-// the end; each expired key it meets is deleted by
+// A thread walks the meta records in key order, database by database,
+// kBatchKeys per tick (one tick every kTickMs), from where the last tick
+// stopped, wrapping around after the last database; each expired key it meets is deleted by
 // Keyspace::ReclaimIfExpired, under the key's lock, after checking again
 // that it is still expired: one write of its meta record, whatever its
 // size (its members, under a version no meta record names any more, go
@@ -63,6 +63,7 @@ class ExpirySweeper {
   Keyspace* const keyspace_;
   std::atomic<uint64_t> reclaimed_{0};
   // Where the next tick starts (inclusive); empty: the first key.
+  int database_ = 0;  // the database position_ is in
   std::string position_;
   // This pass: whether it met a key with an expiry, and the keyspace's
   // expiry_writes() when it began.

@@ -36,4 +36,12 @@ void KeyWaiters::Touch(const std::string& key) {
   for (const auto& w : woken) w->Wake();
 }
 
+std::vector<std::string> KeyWaiters::Keys() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> keys;
+  keys.reserve(by_key_.size());
+  for (const auto& [key, entries] : by_key_) keys.push_back(key);
+  return keys;
+}
+
 }  // namespace teksdb::server

@@ -37,6 +37,8 @@ class KeyWaiters {
   bool any() const { return waiting_.load(std::memory_order_relaxed) != 0; }
   // Wakes the waiters of `key`.
   void Touch(const std::string& key);
+  // Every key waited on (SWAPDB wakes those of its databases).
+  std::vector<std::string> Keys() const;
 
  private:
   struct Entry {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <limits>
 
@@ -15,7 +16,6 @@ using ROCKSDB_NAMESPACE::Status;
 using storage_format::DecodeMeta;
 using storage_format::IndexPrefix;
 using storage_format::MemberPrefix;
-using storage_format::MetaKey;
 
 Keyspace::Shared::Shared(ROCKSDB_NAMESPACE::DB* db_in, bool sync)
     : db(db_in),
@@ -23,6 +23,7 @@ Keyspace::Shared::Shared(ROCKSDB_NAMESPACE::DB* db_in, bool sync)
       gates(new std::shared_mutex[kGates]),
       versions(db_in) {
   write_options.sync = sync;
+  for (int db = 0; db < kDatabases; ++db) slots[db].store(static_cast<uint8_t>(db));
 }
 
 Keyspace::Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync)
@@ -33,6 +34,50 @@ Keyspace Keyspace::InGroup(WriteGroup* group) const {
   view.group_ = group;
   view.gate_ = shared_->views.fetch_add(1, std::memory_order_relaxed) % kGates;
   return view;
+}
+
+Keyspace Keyspace::InDatabase(int db) const {
+  Keyspace view = *this;
+  view.db_ = db;
+  return view;
+}
+
+void Keyspace::Select(int db) {
+  prefetched_.Clear();
+  db_ = db;
+}
+
+std::string Keyspace::Name(const std::string& key) const {
+  std::string name(1, static_cast<char>(db_));
+  name += key;
+  return name;
+}
+
+int Keyspace::NameDatabase(const std::string& name) { return static_cast<uint8_t>(name[0]); }
+
+std::string Keyspace::NameKey(const std::string& name) { return name.substr(1); }
+
+Status Keyspace::LoadDatabases() {
+  std::string bytes;
+  Status s = db()->Get(ROCKSDB_NAMESPACE::ReadOptions(), storage_format::DatabaseSlotsKey(), &bytes);
+  if (s.IsNotFound()) {
+    for (int db = 0; db < kDatabases; ++db) shared_->slots[db].store(static_cast<uint8_t>(db));
+    return Status::OK();
+  }
+  if (!s.ok()) return s;
+  // A permutation of the slots, or the record is damaged.
+  bool seen[kDatabases] = {};
+  bool valid = bytes.size() == kDatabases;
+  for (size_t db = 0; valid && db < bytes.size(); ++db) {
+    const uint8_t slot = static_cast<uint8_t>(bytes[db]);
+    valid = slot < kDatabases && !seen[slot];
+    if (valid) seen[slot] = true;
+  }
+  if (!valid) return Status::Corruption("the databases' slot record (db-slots)");
+  for (int db = 0; db < kDatabases; ++db) {
+    shared_->slots[db].store(static_cast<uint8_t>(bytes[db]), std::memory_order_release);
+  }
+  return Status::OK();
 }
 
 Status Keyspace::FlushGroup() {
@@ -136,7 +181,7 @@ void Keyspace::MultiGet(const std::vector<std::string>& records,
 }
 
 void Keyspace::Prefetch(const std::vector<Slice>& keys) {
-  prefetched_.Prepare(keys);
+  prefetched_.Prepare(slot(), keys);
   if (keys.empty()) return;
   // Keys past the limit come back Aborted and are read one by one later.
   MultiGet(prefetched_.size(), prefetched_.records(), kPrefetchBytes, prefetched_.values(),
@@ -296,51 +341,96 @@ Status Keyspace::ForEachMember(
                     });
 }
 
-void Keyspace::Batch::Put(const std::string& key, const Value& value) {
-  batch_.Put(MetaKey(key), storage_format::EncodeMeta(value));
+void Keyspace::Batch::PutIn(int db, const std::string& key, const Value& value) {
+  metas_.push_back(MetaWrite{db, key, storage_format::EncodeMeta(value), false, false, 0});
   sets_expiry_ |= value.expire_ms != 0;
 }
 
-void Keyspace::Batch::PutNew(const std::string& key, const Value& value) {
-  Put(key, value);
-  batch_.Put(storage_format::OwnerKey(value.version), key);
+void Keyspace::Batch::PutNewIn(int db, const std::string& key, const Value& value) {
+  PutIn(db, key, value);
+  metas_.back().owner = true;
+  metas_.back().version = value.version;
 }
 
-void Keyspace::Batch::Delete(const std::string& key) { batch_.Delete(MetaKey(key)); }
+void Keyspace::Batch::DeleteIn(int db, const std::string& key) {
+  metas_.push_back(MetaWrite{db, key, std::string(), true, false, 0});
+}
 
 namespace {
 
-// The keys whose meta records a batch writes, for WATCH and for the
-// connections blocked on them.
+// The keys whose meta records a batch writes, by name (database and key),
+// for WATCH and for the connections blocked on them.
 class TouchMetaRecords : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
  public:
-  TouchMetaRecords(WatchedKeys* watched, KeyWaiters* waiters)
-      : watched_(watched), waiters_(waiters) {}
+  TouchMetaRecords(WatchedKeys* watched, KeyWaiters* waiters, const uint8_t* database_of_slot)
+      : watched_(watched), waiters_(waiters), database_of_slot_(database_of_slot) {}
   void Put(const Slice& record, const Slice&) override { Touch(record, false); }
   void Delete(const Slice& record) override { Touch(record, true); }
 
  private:
-  void Touch(Slice record, bool deleted) {
-    if (record.empty() || record[0] != storage_format::kMetaTag) return;
-    record.remove_prefix(1);
-    const std::string key = record.ToString();
-    if (watched_->any()) watched_->Touch(key, deleted);
-    if (!deleted && waiters_->any()) waiters_->Touch(key);
+  void Touch(const Slice& record, bool deleted) {
+    uint8_t slot;
+    Slice key;
+    if (!storage_format::ParseMetaKey(record, &slot, &key) || slot >= storage_format::kDatabases) return;
+    std::string name(1, static_cast<char>(database_of_slot_[slot]));
+    name.append(key.data(), key.size());
+    if (watched_->any()) watched_->Touch(name, deleted);
+    if (!deleted && waiters_->any()) waiters_->Touch(name);
   }
   WatchedKeys* const watched_;
   KeyWaiters* const waiters_;
+  const uint8_t* const database_of_slot_;
+};
+
+// Whether a batch rewrites the databases' slots (a replicated SWAPDB).
+class FindSlotsRecord : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
+ public:
+  void Put(const Slice& record, const Slice&) override {
+    found_ |= record == storage_format::DatabaseSlotsKey();
+  }
+  bool found() const { return found_; }
+
+ private:
+  bool found_ = false;
 };
 
 }  // namespace
 
 void Keyspace::TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const {
   if (!shared_->watched.any() && !shared_->waiters.any()) return;
-  TouchMetaRecords touch(&shared_->watched, &shared_->waiters);
+  uint8_t database_of_slot[kDatabases];
+  for (int db = 0; db < kDatabases; ++db) database_of_slot[SlotOf(db)] = static_cast<uint8_t>(db);
+  TouchMetaRecords touch(&shared_->watched, &shared_->waiters, database_of_slot);
   batch.Iterate(&touch);
+}
+
+void Keyspace::Applied(const ROCKSDB_NAMESPACE::WriteBatch& batch) {
+  FindSlotsRecord slots;
+  batch.Iterate(&slots);
+  if (slots.found()) {
+    const Status s = LoadDatabases();
+    if (!s.ok()) {
+      std::fprintf(stderr, "teksdb-server: a replicated SWAPDB: %s\n", s.ToString().c_str());
+    }
+  }
+  TouchWatched(batch);
 }
 
 Status Keyspace::Commit(Batch* batch) {
   prefetched_.Clear();
+  for (Batch::MetaWrite& m : batch->metas_) {
+    const uint8_t slot = SlotOf(m.db == Batch::kViewsDatabase ? db_ : m.db);
+    const std::string record = storage_format::MetaKey(slot, m.key);
+    if (m.erase) {
+      batch->batch_.Delete(record);
+    } else {
+      batch->batch_.Put(record, m.value);
+    }
+    if (m.owner) {
+      batch->batch_.Put(storage_format::OwnerKey(m.version), storage_format::OwnerValue(slot, m.key));
+    }
+  }
+  batch->metas_.clear();
   TouchWatched(batch->batch_);
   if (group_ != nullptr) return group_->Stage(batch->batch_, batch->sets_expiry_);
   const Status s = db()->Write(shared_->write_options, &batch->batch_);
@@ -420,15 +510,19 @@ void Keyspace::EndTransaction() { group_->set_in_transaction(false); }
 
 Status Keyspace::ForEachKey(const std::function<bool(const std::string&, const Value&)>& visit,
                             const std::string& start, bool include_expired) const {
-  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it = NewIterator(ROCKSDB_NAMESPACE::ReadOptions());
+  const std::string prefix = storage_format::MetaPrefix(slot());
+  const std::string end = storage_format::PrefixEnd(prefix);
+  const Slice upper(end);
+  ROCKSDB_NAMESPACE::ReadOptions read;
+  read.iterate_upper_bound = &upper;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it = NewIterator(read);
   const int64_t now = NowMs();
   Value value;
-  const Slice meta_tag(&storage_format::kMetaTag, 1);
-  for (it->Seek(MetaKey(start)); it->Valid() && it->key().starts_with(meta_tag); it->Next()) {
+  for (it->Seek(prefix + start); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     if (!DecodeMeta(it->value(), &value)) return Status::Corruption("meta record");
     if (!include_expired && value.expire_ms != 0 && value.expire_ms <= now) continue;
     Slice key = it->key();
-    key.remove_prefix(1);
+    key.remove_prefix(prefix.size());
     if (!visit(key.ToString(), value)) break;
   }
   return it->status();
@@ -448,21 +542,83 @@ Status Keyspace::ReclaimIfExpired(const std::string& key, bool* reclaimed) {
   return s;
 }
 
-Status Keyspace::Clear() {
-  prefetched_.Clear();
-  // Watched keys that the range deletion removes are modified.
-  for (const std::string& key : shared_->watched.Keys()) {
+Status Keyspace::TouchWatchedBeforeClear(const std::vector<int>& databases) {
+  for (const std::string& name : shared_->watched.Keys()) {
+    const int db = NameDatabase(name);
+    if (std::find(databases.begin(), databases.end(), db) == databases.end()) continue;
     std::optional<Value> value;
     bool expired;
-    const Status s = ReadAny(key, &value, &expired);
+    const Status s = InDatabase(db).ReadAny(NameKey(name), &value, &expired);
     if (!s.ok()) return s;
-    if (value) shared_->watched.Touch(key, /*deleted=*/true);
+    if (value) shared_->watched.Touch(name, /*deleted=*/true);
   }
+  return Status::OK();
+}
+
+Status Keyspace::Clear() {
+  prefetched_.Clear();
+  std::vector<int> every;
+  for (int db = 0; db < kDatabases; ++db) every.push_back(db);
+  Status s = TouchWatchedBeforeClear(every);
+  if (!s.ok()) return s;
   // A range deletion cannot be staged: what the group holds goes first.
-  const Status flushed = FlushGroup();
-  if (!flushed.ok()) return flushed;
+  s = FlushGroup();
+  if (!s.ok()) return s;
   return db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), Slice(""),
                           storage_format::ServerRecords());
+}
+
+Status Keyspace::ClearDatabase() {
+  prefetched_.Clear();
+  Status s = TouchWatchedBeforeClear({db_});
+  if (!s.ok()) return s;
+  s = FlushGroup();
+  if (!s.ok()) return s;
+  // The members of the collections removed go with compactions: their
+  // owner records name meta records that are gone (stale_member_filter.h).
+  const std::string prefix = storage_format::MetaPrefix(slot());
+  return db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), prefix,
+                          storage_format::PrefixEnd(prefix));
+}
+
+Status Keyspace::SwapDatabases(int a, int b) {
+  assert(group_ != nullptr && group_->whole_keyspace());
+  prefetched_.Clear();
+  Status s = FlushGroup();
+  if (!s.ok()) return s;
+  if (a == b) return Status::OK();
+  // WATCH, as Redis 7.0's touchAllWatchedKeysInDb both ways: a key watched
+  // in one database is modified if it is stored in either, except where
+  // an expired key stays expired or gives way to none.
+  for (const std::string& name : shared_->watched.Keys()) {
+    const int db = NameDatabase(name);
+    if (db != a && db != b) continue;
+    const std::string key = NameKey(name);
+    std::optional<Value> before, after;
+    bool before_expired = false, after_expired = false;
+    s = InDatabase(db).ReadAny(key, &before, &before_expired);
+    if (s.ok()) s = InDatabase(db == a ? b : a).ReadAny(key, &after, &after_expired);
+    if (!s.ok()) return s;
+    shared_->watched.Replace(name, before.has_value(), after.has_value(), after_expired);
+  }
+  std::string slots(kDatabases, '\0');
+  for (int db = 0; db < kDatabases; ++db) slots[db] = static_cast<char>(SlotOf(db));
+  std::swap(slots[a], slots[b]);
+  ROCKSDB_NAMESPACE::WriteBatch batch;
+  batch.Put(storage_format::DatabaseSlotsKey(), slots);
+  s = db()->Write(shared_->write_options, &batch);
+  if (!s.ok()) return s;
+  const uint8_t slot_a = SlotOf(a);
+  shared_->slots[a].store(SlotOf(b), std::memory_order_release);
+  shared_->slots[b].store(slot_a, std::memory_order_release);
+  // Clients blocked on keys of either database look again.
+  if (shared_->waiters.any()) {
+    for (const std::string& name : shared_->waiters.Keys()) {
+      const int db = NameDatabase(name);
+      if (db == a || db == b) shared_->waiters.Touch(name);
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace teksdb::server

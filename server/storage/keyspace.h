@@ -24,6 +24,11 @@
 // find records of the version it read removed by a compaction once another
 // write replaced it: Unchanged tells such a read to start again.
 //
+// Databases. SELECT's 16 databases: a view reads and writes one (Select),
+// each kept under one slot of the records (storage_format.h); SWAPDB
+// exchanges two databases' slots. WATCH and blocked clients name a key with
+// its database (Name).
+//
 // Views. A Keyspace is a view of shared state (the database, the stripes,
 // the version allocator): the server's own commits each write at once; a
 // connection's view (InGroup) stages its writes in the connection's
@@ -32,6 +37,7 @@
 // DB::Write. Copies are cheap; the shared state lives while any view does.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -70,8 +76,35 @@ class Keyspace {
   // REQUIRES: storage_format::Prepare(db) accepted the database.
   Keyspace(ROCKSDB_NAMESPACE::DB* db, bool sync);
 
+  static constexpr int kDatabases = storage_format::kDatabases;
+
   // A view whose writes are staged in `group` (see Views above).
   Keyspace InGroup(WriteGroup* group) const;
+  // This view in database `db` (0 <= db < kDatabases): the same group,
+  // nothing prefetched.
+  Keyspace InDatabase(int db) const;
+  // SELECT: this view reads and writes database `db` from now on.
+  void Select(int db);
+  int database() const { return db_; }
+  // A key's name across databases, for WATCH and blocked clients: its
+  // database's number (one byte), then the key.
+  std::string Name(const std::string& key) const;
+  static int NameDatabase(const std::string& name);
+  static std::string NameKey(const std::string& name);
+
+  // At start, and after a replica's full sync: reads which slot holds each
+  // database (storage_format.h).
+  ROCKSDB_NAMESPACE::Status LoadDatabases();
+  // SWAPDB: databases `a` and `b` exchange their keys, O(1); watchers and
+  // blocked clients of both are touched as Redis 7.0 touches them.
+  // REQUIRES: a group's view holding the whole keyspace (BeginTransaction).
+  ROCKSDB_NAMESPACE::Status SwapDatabases(int a, int b);
+  // FLUSHDB: removes every key of this view's database.
+  ROCKSDB_NAMESPACE::Status ClearDatabase();
+  // A batch a replica applied (replication/): the databases' slots read
+  // again if it rewrote them, and the watchers and blocked clients of the
+  // keys it wrote touched, as for a commit.
+  void Applied(const ROCKSDB_NAMESPACE::WriteBatch& batch);
   // Writes what this view's group staged, releasing its stripes (nothing
   // to do without a group). On failure the group has rewritten the replies
   // it vouched for; the status is returned all the same.
@@ -116,15 +149,22 @@ class Keyspace {
     return shared_->versions.Next(version);
   }
 
-  // A batch of writes, applied atomically by Commit.
+  // A batch of writes, applied atomically by Commit. Its keys are in the
+  // database of the view that commits it, unless named (the ...In forms).
   class Batch {
    public:
     // Writes the meta record of `key`, replacing whatever it held.
-    void Put(const std::string& key, const Value& value);
-    // Put of a collection whose version is new (NewVersion): its owner
-    // record too.
-    void PutNew(const std::string& key, const Value& value);
-    void Delete(const std::string& key);
+    void Put(const std::string& key, const Value& value) { PutIn(kViewsDatabase, key, value); }
+    // Put of a collection whose version is new (NewVersion), or that moves
+    // to another key (RENAME, MOVE): its owner record too.
+    void PutNew(const std::string& key, const Value& value) {
+      PutNewIn(kViewsDatabase, key, value);
+    }
+    void Delete(const std::string& key) { DeleteIn(kViewsDatabase, key); }
+    // The same in database `db` (MOVE, COPY ... DB).
+    void PutIn(int db, const std::string& key, const Value& value);
+    void PutNewIn(int db, const std::string& key, const Value& value);
+    void DeleteIn(int db, const std::string& key);
     void PutMember(uint64_t version, const std::string& member, const std::string& value);
     void DeleteMember(uint64_t version, const std::string& member);
     // Score index entries of a sorted set (`entry`: encoded score + member).
@@ -133,7 +173,18 @@ class Keyspace {
 
    private:
     friend class Keyspace;
+    static constexpr int kViewsDatabase = -1;
+    // A meta record's write, kept until Commit knows the database's slot.
+    struct MetaWrite {
+      int db;
+      std::string key;
+      std::string value;  // the encoded meta record
+      bool erase;
+      bool owner;  // PutNew: the owner record too
+      uint64_t version;
+    };
     ROCKSDB_NAMESPACE::WriteBatch batch_;
+    std::vector<MetaWrite> metas_;
     bool sets_expiry_ = false;
   };
   // Writes `batch` (in a group's view: stages it, REQUIRES the batch's keys
@@ -215,7 +266,8 @@ class Keyspace {
     return shared_->expiry_writes.load(std::memory_order_relaxed);
   }
 
-  // Removes every key (the server records stay).
+  // FLUSHALL: removes every key of every database (the server records
+  // stay).
   ROCKSDB_NAMESPACE::Status Clear();
 
   static int64_t NowMs();
@@ -250,6 +302,13 @@ class Keyspace {
                                 ROCKSDB_NAMESPACE::PinnableSlice* value) const;
   std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> NewIterator(
       const ROCKSDB_NAMESPACE::ReadOptions& read) const;
+  // The slot of database `db`, and of this view's.
+  uint8_t SlotOf(int db) const { return shared_->slots[db].load(std::memory_order_acquire); }
+  uint8_t slot() const { return SlotOf(db_); }
+  std::string MetaKey(const std::string& key) const { return storage_format::MetaKey(slot(), key); }
+  // Touches the watched keys of `databases` that are stored (expired or
+  // not), before Clear or ClearDatabase empties them.
+  ROCKSDB_NAMESPACE::Status TouchWatchedBeforeClear(const std::vector<int>& databases);
 
   static constexpr size_t kStripes = 1024;
   static constexpr size_t kGates = 16;
@@ -264,6 +323,9 @@ class Keyspace {
     VersionAllocator versions;
     WatchedKeys watched;
     KeyWaiters waiters;
+    // slots[db]: database db's slot (storage_format.h); written only under
+    // every gate, exclusively (SwapDatabases) or at start.
+    std::array<std::atomic<uint8_t>, kDatabases> slots;
   };
   // Touches the watched keys whose meta records `batch` writes, and wakes
   // the waiters of those it stores.
@@ -278,6 +340,7 @@ class Keyspace {
   std::shared_ptr<Shared> shared_;
   WriteGroup* group_ = nullptr;
   size_t gate_ = 0;  // the gate this view's writers hold shared
+  int db_ = 0;       // the database this view reads and writes
 };
 
 }  // namespace teksdb::server

@@ -9,7 +9,7 @@ namespace teksdb::server {
 
 using ROCKSDB_NAMESPACE::Slice;
 
-void PrefetchedMeta::Prepare(const std::vector<Slice>& keys) {
+void PrefetchedMeta::Prepare(uint8_t slot, const std::vector<Slice>& keys) {
   Clear();
   size_ = keys.size();
   next_ = 0;
@@ -22,7 +22,7 @@ void PrefetchedMeta::Prepare(const std::vector<Slice>& keys) {
   }
   for (size_t i = 0; i < size_; ++i) {
     keys_[i].assign(keys[i].data(), keys[i].size());
-    storage_format::AssignMetaKey(keys[i], &records_[i]);
+    storage_format::AssignMetaKey(slot, keys[i], &records_[i]);
     record_slices_[i] = records_[i];
     statuses_[i] = ROCKSDB_NAMESPACE::Status::Aborted();
   }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,9 @@ class PrefetchedMeta {
   }
 
   // Drops what was kept (and releases what its values pin), and makes room
-  // for the meta records of `keys`: then records() names them, and the
+  // for the meta records of `keys` in `slot`: then records() names them, and the
   // reader fills values() and statuses() (one MultiGet).
-  void Prepare(const std::vector<ROCKSDB_NAMESPACE::Slice>& keys);
+  void Prepare(uint8_t slot, const std::vector<ROCKSDB_NAMESPACE::Slice>& keys);
   size_t size() const { return size_; }
   const ROCKSDB_NAMESPACE::Slice* records() const { return record_slices_.data(); }
   ROCKSDB_NAMESPACE::PinnableSlice* values() { return values_.data(); }

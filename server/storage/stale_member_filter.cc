@@ -43,7 +43,7 @@ class StaleMemberFilter : public ROCKSDB_NAMESPACE::CompactionFilter {
     if (s.IsNotFound()) return true;
     if (!s.ok()) return false;
     std::string bytes;
-    s = db_->Get(read, storage_format::MetaKey(owner), &bytes);
+    s = db_->Get(read, storage_format::MetaKeyOfOwner(owner), &bytes);
     if (s.IsNotFound()) return true;
     storage_format::Meta meta;
     if (!s.ok() || !storage_format::DecodeMeta(bytes, &meta)) return false;

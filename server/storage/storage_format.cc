@@ -31,6 +31,7 @@ std::string FormatKey() { return ServerRecords().ToString() + "format"; }
 std::string VersionCeilingKey() { return ServerRecords().ToString() + "version-ceiling"; }
 std::string FunctionLibraryPrefix() { return ServerRecords().ToString() + "function-library:"; }
 std::string FunctionLibraryKey(const std::string& name) { return FunctionLibraryPrefix() + name; }
+std::string DatabaseSlotsKey() { return ServerRecords().ToString() + "db-slots"; }
 
 void AppendU64(std::string* out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (56 - 8 * i)));
@@ -49,15 +50,41 @@ std::string PrefixEnd(const std::string& prefix) {
   return end;
 }
 
-std::string MetaKey(const Slice& key) {
+std::string MetaPrefix(uint8_t slot) {
+  std::string prefix(1, kMetaTag);
+  prefix.push_back(static_cast<char>(slot));
+  return prefix;
+}
+
+std::string MetaKey(uint8_t slot, const Slice& key) {
   std::string meta_key;
-  AssignMetaKey(key, &meta_key);
+  AssignMetaKey(slot, key, &meta_key);
   return meta_key;
 }
 
-void AssignMetaKey(const Slice& key, std::string* out) {
+void AssignMetaKey(uint8_t slot, const Slice& key, std::string* out) {
   out->assign(1, kMetaTag);
+  out->push_back(static_cast<char>(slot));
   out->append(key.data(), key.size());
+}
+
+bool ParseMetaKey(const Slice& record, uint8_t* slot, Slice* key) {
+  if (record.size() < 2 || record[0] != kMetaTag) return false;
+  *slot = static_cast<uint8_t>(record[1]);
+  *key = Slice(record.data() + 2, record.size() - 2);
+  return true;
+}
+
+std::string OwnerValue(uint8_t slot, const Slice& key) {
+  std::string owner(1, static_cast<char>(slot));
+  owner.append(key.data(), key.size());
+  return owner;
+}
+
+std::string MetaKeyOfOwner(const Slice& owner) {
+  std::string meta_key(1, kMetaTag);
+  meta_key.append(owner.data(), owner.size());
+  return meta_key;
 }
 
 std::string EncodeMeta(const Meta& meta) {

@@ -1,5 +1,5 @@
-// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 2,
-// versioned collections), in one place: the record keys, the meta record's
+// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 3,
+// versioned collections in 16 databases), in one place: the record keys, the meta record's
 // encoding, and the format record that a database carries from its
 // creation. Keyspace (keyspace.h) reads and writes through it; the stale
 // member filter (stale_member_filter.h) decodes with it.
@@ -10,20 +10,28 @@
 //                               list element (member: its index biased by
 //                               2^63, big-endian), a sorted-set member
 //                               (value: its score)
-//   "M" key                     the key's meta record: [type][expiry][version]
-//                               [payload], below
+//   "M" slot key                the key's meta record: [type][expiry][version]
+//                               [payload], below; `slot` (one byte, 0-15)
+//                               is the database's slot, below
 //   "O" version                 owner record of a collection version: the
-//                               key it was created for (the stale member
+//                               slot and key that hold it (the stale member
 //                               filter's way from a member to its meta)
 //   "Z" version score member    a sorted set's score index
 //   "\xff" name                 server records: the format, the version
 //                               ceiling (version_allocator.h), the
 //                               function libraries ("function-library:"
-//                               name, value: the library's code); FLUSHALL
+//                               name, value: the library's code), the
+//                               databases' slots ("db-slots"); FLUSHALL
 //                               keeps them, every other record sorts below
 //                               kServerRecords
 // versions are 8 bytes big-endian, so one version's members are contiguous
 // and in member order (a whole hash is a seek and a scan).
+//
+// Databases and slots: SELECT's databases 0-15 each keep their meta
+// records under one slot; the "db-slots" record (16 bytes, byte i: the
+// slot of database i; absent: database i in slot i) says which. SWAPDB
+// swaps two of its bytes, O(1) whatever the databases hold; a record's
+// slot never changes, so members and owner records are never rewritten.
 //
 // Meta value: the type byte ('s' string, 'h' hash, 'S' set, 'l' list, 'z'
 // sorted set), the expiry (milliseconds since the epoch, 8 bytes
@@ -51,8 +59,10 @@ namespace teksdb::server::storage_format {
 
 // Bumped whenever a record's layout changes; a database of another format
 // is refused at start (Prepare).
-constexpr int kFormat = 2;
-// The format record's value, "teksdb-server format 2": also what a replica
+constexpr int kFormat = 3;
+// SELECT's databases, each in one slot.
+constexpr int kDatabases = 16;
+// The format record's value, "teksdb-server format 3": also what a replica
 // and its primary compare (both must read the same records).
 std::string FormatName();
 
@@ -74,6 +84,7 @@ std::string VersionCeilingKey();
 // The function libraries' records: every one starts with the prefix.
 std::string FunctionLibraryPrefix();
 std::string FunctionLibraryKey(const std::string& name);
+std::string DatabaseSlotsKey();
 
 // A meta record's contents. `version` is 0 for strings.
 struct Meta {
@@ -94,9 +105,17 @@ struct MetaView {
   uint64_t version = 0;
 };
 
-std::string MetaKey(const ROCKSDB_NAMESPACE::Slice& key);
+// "M" slot: the prefix of one slot's meta records.
+std::string MetaPrefix(uint8_t slot);
+std::string MetaKey(uint8_t slot, const ROCKSDB_NAMESPACE::Slice& key);
 // MetaKey into `out`, reusing its buffer.
-void AssignMetaKey(const ROCKSDB_NAMESPACE::Slice& key, std::string* out);
+void AssignMetaKey(uint8_t slot, const ROCKSDB_NAMESPACE::Slice& key, std::string* out);
+// The slot and key of a meta record's key; false for any other record.
+bool ParseMetaKey(const ROCKSDB_NAMESPACE::Slice& record, uint8_t* slot,
+                  ROCKSDB_NAMESPACE::Slice* key);
+// An owner record's value (slot, key), and the meta record it names.
+std::string OwnerValue(uint8_t slot, const ROCKSDB_NAMESPACE::Slice& key);
+std::string MetaKeyOfOwner(const ROCKSDB_NAMESPACE::Slice& owner);
 std::string EncodeMeta(const Meta& meta);
 // False for bytes no meta record holds (too short, an unknown type).
 bool DecodeMeta(const ROCKSDB_NAMESPACE::Slice& bytes, Meta* meta);
@@ -120,8 +139,8 @@ uint64_t ReadU64(const char* bytes);
 // At start: writes the format record into a database with no records at
 // all, accepts one that has this format's, and refuses (InvalidArgument,
 // saying what it found and what this server reads) any other: data of an
-// older teksdb-server (format 1 had no format record) or of another
-// program.
+// older teksdb-server (format 1 had no format record; format 2 had one
+// database) or of another program.
 ROCKSDB_NAMESPACE::Status Prepare(ROCKSDB_NAMESPACE::DB* db);
 
 }  // namespace teksdb::server::storage_format

@@ -56,6 +56,27 @@ void WatchedKeys::Touch(const std::string& key, bool deleted) {
   }
 }
 
+void WatchedKeys::Replace(const std::string& key, bool existed, bool replacement_exists,
+                          bool replacement_expired) {
+  if (!existed && !replacement_exists) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = by_key_.find(key);
+  if (it == by_key_.end()) return;
+  for (Entry& e : it->second) {
+    if (e.expired) {
+      if (!replacement_exists) {
+        e.expired = false;  // the expired key is gone: logically no change
+        continue;
+      }
+      if (replacement_expired) continue;  // still expired
+    } else if (!existed && replacement_expired) {
+      e.expired = true;  // none gave way to an expired key
+      continue;
+    }
+    e.watcher->dirty = true;
+  }
+}
+
 std::vector<std::string> WatchedKeys::Keys() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> keys;

@@ -45,6 +45,13 @@ class WatchedKeys {
   bool any() const { return watches_.load(std::memory_order_relaxed) != 0; }
   // `key` was written; `deleted`: it is absent after the write.
   void Touch(const std::string& key, bool deleted);
+  // SWAPDB put another database's key in place of `key`: `existed` (stored,
+  // expired or not) before, `replacement_exists` (and
+  // `replacement_expired`) after. As Redis 7.0: modified unless an expired
+  // key gives way to none or to another expired one, or none gives way to
+  // an expired one (then it counts as expired at watch).
+  void Replace(const std::string& key, bool existed, bool replacement_exists,
+               bool replacement_expired);
   // Every watched key (for FLUSHALL, which touches those it removes).
   std::vector<std::string> Keys() const;
 

@@ -29,9 +29,9 @@ using ROCKSDB_NAMESPACE::Status;
 TEST(PrefetchedMetaTest, FindsWhatWasReadAndNothingElse) {
   PrefetchedMeta kept;
   const std::vector<Slice> keys = {"found", "absent", "cut-short"};
-  kept.Prepare(keys);
+  kept.Prepare(0, keys);
   ASSERT_EQ(kept.size(), 3u);
-  EXPECT_EQ(kept.records()[0], storage_format::MetaKey("found"));
+  EXPECT_EQ(kept.records()[0], storage_format::MetaKey(0, "found"));
   kept.values()[0].PinSelf("bytes");
   kept.statuses()[0] = Status::OK();
   kept.statuses()[1] = Status::NotFound();
@@ -51,7 +51,7 @@ TEST(PrefetchedMetaTest, FindsWhatWasReadAndNothingElse) {
   EXPECT_FALSE(copy.Find("found", &found, &bytes));
 
   // A shorter run reuses the buffers and forgets the longer one's keys.
-  kept.Prepare({Slice("absent")});
+  kept.Prepare(0, {Slice("absent")});
   EXPECT_FALSE(kept.Find("found", &found, &bytes));
   EXPECT_FALSE(kept.Find("absent", &found, &bytes));  // not read yet
   kept.Clear();

@@ -150,7 +150,7 @@ def random_command(rng):
         lambda: ["DBSIZE"],
         lambda: ["PING"] + rng.choice([[], ["hi"]]),
         lambda: ["ECHO", value(rng)],
-        lambda: ["SELECT", rng.choice(["0", "1", "x"])],
+        lambda: ["SELECT", rng.choice(["0", "0", "1", "2", "15", "16", "-1", "x"])],
         lambda: ["GET"],
         lambda: ["SET", k()],
         lambda: ["NOSUCHCOMMAND", k()],
@@ -238,10 +238,11 @@ def random_command(rng):
              ["COUNT", "2"], ["COUNT", "-1"], ["MAXLEN", "2"], ["MAXLEN", "x"], ["RANK", "-2", "COUNT", "0"],
              ["RANK"], ["BOGUS", "1"]]),
         lambda: ["RPOPLPUSH", k(), k()],
-        lambda: ["COPY", k(), k()] + rng.choice([[], ["REPLACE"], ["DB", "0"], ["DB", "1"], ["DB", "x"],
+        lambda: ["COPY", k(), k()] + rng.choice([[], ["REPLACE"], ["DB", "0"], ["DB", "1"], ["DB", "2"], ["DB", "16"], ["DB", "x"],
                                                  ["REPLACE", "DB", "0"], ["BOGUS"]]),
-        lambda: ["MOVE", k(), rng.choice(["0", "1", "x"])],
-        lambda: ["SWAPDB", rng.choice(["0", "1", "x"]), rng.choice(["0", "1", "x"])],
+        lambda: ["MOVE", k(), rng.choice(["0", "1", "2", "16", "x"])],
+        lambda: ["SWAPDB", rng.choice(["0", "1", "2", "16", "x"]), rng.choice(["0", "1", "2", "x"])],
+        lambda: ["FLUSHDB"] if rng.random() < 0.1 else ["DBSIZE"],
         # (WAIT 1 0 would wait for ever on Redis: no replica ever acknowledges.)
         lambda: ["WAIT"] + rng.choice([["0", "0"], ["1", "10"], ["x", "0"], ["0", "x"], ["0", "-1"]]),
         lambda: ["ROLE"],
@@ -804,7 +805,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="teksdb-diff-")
     procs = []
     try:
-        redis_port, redis_proc = start_redis(tmp, "--databases", "1")
+        redis_port, redis_proc = start_redis(tmp)
         procs.append(redis_proc)
         teks_port, teks_proc, _ = start_server(server_bin, os.path.join(tmp, "teks"))
         procs.append(teks_proc)

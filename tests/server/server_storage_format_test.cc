@@ -5,10 +5,13 @@
 // versions are never handed out twice, across reopens and ceiling raises;
 // a compaction removes exactly the records of versions no meta record
 // names (deleted, replaced, expired and swept collections), counted, and
-// keeps a live collection's, also one whose version moved to another key.
+// keeps a live collection's, also one whose version moved to another key
+// or database; SELECT's databases are apart, and SWAPDB's exchange of two
+// of them outlives a reopen.
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -20,6 +23,7 @@
 #include "server_test_support.h"
 #include "test_support.h"
 #include "version_allocator.h"
+#include "write_group.h"
 
 namespace teksdb::server {
 namespace {
@@ -239,6 +243,85 @@ TEST_F(StorageFormatTest, FlushAllKeepsTheServerRecords) {
   ASSERT_TRUE(keyspace_->NewVersion(&v).ok());
   std::string ceiling;
   EXPECT_TRUE(db_->Get({}, storage_format::VersionCeilingKey(), &ceiling).ok());
+}
+
+// A string value `text` under `key`, through `view`.
+void PutString(Keyspace view, const std::string& key, const std::string& text) {
+  Keyspace::Batch batch;
+  batch.Put(key, Keyspace::Value{Keyspace::kString, 0, text, 0});
+  ASSERT_TRUE(view.Commit(&batch).ok());
+}
+
+std::string GetString(const Keyspace& view, const std::string& key) {
+  std::optional<Keyspace::Value> value;
+  EXPECT_TRUE(view.Read(key, &value).ok());
+  return value ? value->payload : "(absent)";
+}
+
+TEST_F(StorageFormatTest, DatabasesAreApartAndFlushDbEmptiesOne) {
+  StartServer();
+  Keyspace db5 = keyspace_->InDatabase(5);
+  PutString(*keyspace_, "k", "zero");
+  PutString(db5, "k", "five");
+  EXPECT_EQ(GetString(*keyspace_, "k"), "zero");
+  EXPECT_EQ(GetString(db5, "k"), "five");
+  EXPECT_EQ(GetString(keyspace_->InDatabase(6), "k"), "(absent)");
+  ASSERT_TRUE(db5.ClearDatabase().ok());
+  EXPECT_EQ(GetString(db5, "k"), "(absent)");
+  EXPECT_EQ(GetString(*keyspace_, "k"), "zero");
+}
+
+TEST_F(StorageFormatTest, SwapDbExchangesTwoDatabasesAndOutlivesAReopen) {
+  StartServer();
+  const uint64_t version = PutCollection("hash", Keyspace::kHash, 4);
+  PutString(keyspace_->InDatabase(3), "k", "three");
+  {
+    std::string out;
+    WriteGroup group(&out);
+    Keyspace view = keyspace_->InGroup(&group);
+    view.BeginTransaction({}, /*whole_keyspace=*/true);
+    ASSERT_TRUE(view.SwapDatabases(0, 3).ok());
+    view.EndTransaction();
+    ASSERT_TRUE(view.FlushGroup().ok());
+  }
+  EXPECT_EQ(GetString(*keyspace_, "k"), "three");
+  std::optional<Keyspace::Value> hash;
+  ASSERT_TRUE(keyspace_->InDatabase(3).Read("hash", &hash).ok());
+  ASSERT_TRUE(hash.has_value());
+  EXPECT_EQ(hash->version, version);
+  // The swapped collection is live for the stale member filter.
+  CompactAll();
+  EXPECT_EQ(CountMembers(version), 4);
+  Reopen();
+  StartServer();
+  ASSERT_TRUE(keyspace_->LoadDatabases().ok());
+  EXPECT_EQ(GetString(*keyspace_, "k"), "three");
+  EXPECT_EQ(GetString(keyspace_->InDatabase(3), "k"), "(absent)");
+  ASSERT_TRUE(keyspace_->InDatabase(3).Read("hash", &hash).ok());
+  EXPECT_TRUE(hash.has_value());
+}
+
+TEST_F(StorageFormatTest, AMovedCollectionStaysLiveAndGoesWithItsNewDatabase) {
+  StartServer();
+  const uint64_t version = PutCollection("hash", Keyspace::kHash, 3);
+  std::optional<Keyspace::Value> hash;
+  ASSERT_TRUE(keyspace_->Read("hash", &hash).ok());
+  Keyspace::Batch move;  // MOVE hash 7
+  move.Delete("hash");
+  move.PutNewIn(7, "hash", *hash);
+  ASSERT_TRUE(keyspace_->Commit(&move).ok());
+  CompactAll();
+  EXPECT_EQ(CountMembers(version), 3);
+  ASSERT_TRUE(keyspace_->InDatabase(7).ClearDatabase().ok());
+  CompactAll();
+  EXPECT_EQ(CountMembers(version), 0);
+}
+
+TEST_F(StorageFormatTest, ADamagedSlotRecordIsRefused) {
+  StartServer();
+  ASSERT_TRUE(db_->Put({}, storage_format::DatabaseSlotsKey(), std::string(16, '\0')).ok());
+  const Status s = keyspace_->LoadDatabases();
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
 }
 
 }  // namespace
