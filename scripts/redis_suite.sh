@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Redis's own test suite (Redis 7.0.15's tests/, from ../shared/redis/)
-# against teksdb-server, in the suite's external-server mode: each file
-# against a fresh teksdb-server, with the suite's per-test timeout and an
-# outer timeout per file, so nothing hangs. Prints per file the tests run,
-# passed and failed, and for each failure whether it is expected
+# against teksdb-server, in the suite's external-server mode, the harness
+# unpatched: each file against a fresh teksdb-server, with the suite's
+# per-test timeout and an outer timeout per file, so nothing hangs. Prints
+# per file the tests run, passed and failed, what redis-server 7.0 passes
+# of the same file (tests/tools/redis_suite_redis_passes.txt) and the share
+# of that teksdb-server passes, and for each failure whether it is expected
 # (tests/tools/redis_suite_expected_failures.txt: "FILE<TAB>TEST<TAB>why",
-# one a line) or new; exits non-zero when a test newly fails (or a file
-# times out). The tarball is unpacked once, outside the work tree.
+# one a line) or new. Exits non-zero when a test newly fails, or a file
+# times out. The tarball is unpacked once, outside the work tree.
 #
 # Usage: scripts/redis_suite.sh [--server PATH] [--files "unit/type/string unit/expire ..."]
-#          [--record]   (writes the failures of this run as the expected list,
-#                        keeping the reasons already there; new ones say "not triaged")
+#          [--record]   writes the failures of this run as the expected list,
+#                       keeping the reasons already there (new ones: "not triaged")
+#          [--redis]    runs the files against Debian's redis-server instead;
+#                       with --record, writes its pass counts (the baseline)
 # Environment: TEKSDB_REDIS_SUITE_DIR (where the suite is unpacked:
 #   ~/.cache/teksdb/redis-7.0.15), TEKSDB_SERVER (a teksdb-server to use as
 #   it is; else build/'s, built first: scripts/server_binary.sh).
@@ -19,25 +23,32 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tarball=$root/../shared/redis/redis-7.0.15.tar.gz
 expected=$root/tests/tools/redis_suite_expected_failures.txt
+baseline=$root/tests/tools/redis_suite_redis_passes.txt
 suite=${TEKSDB_REDIS_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/teksdb/redis-7.0.15}
 files="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/list-3 unit/type/set
 unit/type/zset unit/expire unit/keyspace unit/multi unit/pubsub unit/scripting unit/bitops
 unit/info-command unit/protocol unit/introspection-2 unit/other unit/tracking"
 server=${TEKSDB_SERVER:-}
 record=0
+against_redis=0
 file_timeout=900
 while (($#)); do
   case $1 in
     --server) server=$2; shift 2 ;;
     --files) files=$2; shift 2 ;;
     --record) record=1; shift ;;
+    --redis) against_redis=1; shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "redis_suite: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 command -v tclsh >/dev/null || { echo "redis_suite: tclsh not found (scripts/setup.sh installs tcl)" >&2; exit 1; }
 [[ -f $tarball ]] || { echo "redis_suite: $tarball not found" >&2; exit 1; }
-[[ -n $server ]] || server=$(bash "$root/scripts/server_binary.sh")
+if ((against_redis)); then
+  command -v redis-server >/dev/null || { echo "redis_suite: redis-server not found" >&2; exit 1; }
+elif [[ -z $server ]]; then
+  server=$(bash "$root/scripts/server_binary.sh")
+fi
 
 if [[ ! -x $suite/runtest ]]; then
   echo "[redis_suite] unpacking $(basename "$tarball") into $suite" >&2
@@ -54,15 +65,29 @@ cleanup() {
 trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+start_server() {  # file, port
+  local dir=$work/db-${1//\//-}
+  if ((against_redis)); then
+    mkdir -p "$dir"
+    redis-server --port "$2" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
+      --enable-debug-command yes >"$work/server.log" 2>&1 &
+  else
+    "$server" --dir "$dir" --port "$2" 2>"$work/server.log" &
+  fi
+  server_pid=$!
+  for _ in $(seq 1 100); do redis-cli -p "$2" ping >/dev/null 2>&1 && return; sleep 0.1; done
+}
+redis_passes() {  # file: what redis-server 7.0 passes of it, or "-"
+  awk -F'\t' -v f="$1" '$1 == f { print $2; found = 1 } END { if (!found) print "-" }' "$baseline" 2>/dev/null || echo -
+}
 
-printf '%-24s %5s %6s %6s %9s %5s\n' file run passed failed expected new
+printf '%-24s %5s %6s %6s %6s %6s %9s %5s\n' file run passed failed redis share expected new
 new_failures=0
 : >"$work/failures"
+: >"$work/passes"
 for file in $files; do
   port=$(free_port)
-  "$server" --dir "$work/db-${file//\//-}" --port "$port" 2>"$work/server.log" &
-  server_pid=$!
-  for _ in $(seq 1 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  start_server "$file" "$port"
   status=0
   (cd "$suite" && timeout "$file_timeout" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" \
      --single "$file" --tags -slow --durable --clients 1 --timeout 120) >"$work/out" 2>&1 || status=$?
@@ -74,9 +99,12 @@ for file in $files; do
   grep -E '^\[(err|exception)\]: ' "$work/plain" |
     sed -E 's/^\[(err|exception)\]: //; s/ in tests\/.*$//; s/ \([0-9]+ ms\)$//' >"$work/failed" || true
   failed=$(wc -l <"$work/failed")
+  printf '%s\t%s\n' "$file" "$passed" >>"$work/passes"
   expected_here=0 new_here=0
   while IFS= read -r name; do
-    if awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { found = 1 } END { exit !found }' \
+    if ((against_redis)); then
+      echo "  redis-server fails in $file: $name" >&2
+    elif awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { found = 1 } END { exit !found }' \
          "$expected" 2>/dev/null; then
       expected_here=$((expected_here + 1))
     else
@@ -90,10 +118,19 @@ for file in $files; do
     new_here=$((new_here + 1))
   fi
   new_failures=$((new_failures + new_here))
-  printf '%-24s %5d %6d %6d %9d %5d\n' "$file" $((passed + failed)) "$passed" "$failed" "$expected_here" "$new_here"
+  reference=$(redis_passes "$file")
+  share=-
+  [[ $reference != - && $reference -gt 0 ]] && share="$((100 * passed / reference))%"
+  printf '%-24s %5d %6d %6d %6s %6s %9d %5d\n' "$file" $((passed + failed)) "$passed" "$failed" \
+    "$reference" "$share" "$expected_here" "$new_here"
 done
 
-if ((record)); then
+if ((record && against_redis)); then
+  { echo "# What redis-server 7.0 passes of each file, run as scripts/redis_suite.sh --redis runs it."
+    echo "# FILE<TAB>passed"
+    cat "$work/passes"; } >"$baseline"
+  echo "[redis_suite] wrote $baseline" >&2
+elif ((record)); then
   # Keep the reasons already written; new failures say they are not triaged.
   {
     echo "# Redis 7.0.15's tests that teksdb-server fails, and why (scripts/redis_suite.sh)."

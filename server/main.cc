@@ -242,7 +242,9 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   state.sweeper = sweeper.get();
   state.db = db.get();
   state.stale_filter = filter.get();
-  state.requirepass = flags.requirepass;
+  state.requirepass.Set(flags.requirepass);
+  state.dir = flags.dir;
+  state.bind = flags.bind;
   state.memtable = memtable;
   state.run_id = run_id;
   state.started_ms = teksdb::server::Keyspace::NowMs();
@@ -259,6 +261,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
     replication_options.dir = flags.dir;
     replication_options.format = teksdb::server::storage_format::FormatName();
     replication_options.run_id = run_id;
+    state.port = server.port();
     replication_options.listening_port = server.port();
     replication_options.sync_writes = flags.sync;
     teksdb::server::Replication::Hooks hooks;

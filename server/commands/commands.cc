@@ -131,7 +131,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
     ReplyRefused(client, name, "ERR wrong number of arguments for '" + name + "' command", out);
     return;
   }
-  if (!server.requirepass.empty() && !client.authenticated && name != "auth" &&
+  if (server.requirepass.required() && !client.authenticated && name != "auth" &&
       name != "hello" && name != "quit") {
     ReplyRefused(client, name, "NOAUTH Authentication required.", out);
     return;

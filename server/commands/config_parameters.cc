@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "config_kept_parameters.h"
 #include "replication.h"
 #include "script_engine.h"
 #include "strict_integer.h"
@@ -32,6 +33,37 @@ int64_t Integer(const std::string& value) {
 
 std::string Fixed(const char* value) { return value; }
 
+// What CONFIG SET answers for a parameter that cannot change at run time.
+std::string Immutable(const std::string&) { return "can't set immutable config"; }
+
+// The kept parameters (config_kept_parameters.h), by name and by alias:
+// the value set last, or the default.
+void AddKeptParameters(std::vector<ConfigParameter>* parameters) {
+  for (const KeptParameter& k : KeptParameters()) {
+    const KeptParameter* kept = &k;
+    auto get = [kept](ServerState& s) {
+      std::lock_guard<std::mutex> lock(s.kept_config.mu);
+      const auto it = s.kept_config.values.find(kept->name);
+      return it == s.kept_config.values.end() ? std::string(kept->default_value) : it->second;
+    };
+    std::function<std::string(const std::string&)> check = Immutable;
+    if (!k.immutable) {
+      check = [kept](const std::string& value) {
+        std::string shown;
+        return CheckKeptValue(*kept, value, &shown);
+      };
+    }
+    auto set = [kept](ServerState& s, const std::string& value) {
+      std::string shown;
+      CheckKeptValue(*kept, value, &shown);
+      std::lock_guard<std::mutex> lock(s.kept_config.mu);
+      s.kept_config.values[kept->name] = shown;
+    };
+    parameters->push_back({k.name, get, check, set, k.hidden});
+    if (k.alias != nullptr) parameters->push_back({k.alias, get, check, set, k.hidden});
+  }
+}
+
 constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
@@ -58,11 +90,22 @@ std::vector<ConfigParameter> MakeParameters() {
   auto set_max_lag = [](ServerState& s, const std::string& v) {
     s.replication->settings().min_replicas_max_lag = static_cast<int>(Integer(v));
   };
-  return {
-      {"save", [](ServerState&) { return Fixed(""); }, nullptr, nullptr},
-      {"appendonly", [](ServerState&) { return Fixed("no"); }, nullptr, nullptr},
-      {"databases", [](ServerState&) { return Fixed("1"); }, nullptr, nullptr},
-      {"maxmemory", [](ServerState&) { return Fixed("0"); }, nullptr, nullptr},
+  auto replicaof = [](ServerState& s) {
+    const ReplicationHistory history = s.replication->history();
+    return history.replica() ? history.primary_host + " " + std::to_string(history.primary_port)
+                             : std::string();
+  };
+  std::vector<ConfigParameter> parameters = {
+      {"databases", [](ServerState&) { return std::to_string(Keyspace::kDatabases); }, Immutable,
+       nullptr},
+      {"port", [](ServerState& s) { return std::to_string(s.port.load()); }, Immutable, nullptr},
+      {"bind", [](ServerState& s) { return s.bind; }, Immutable, nullptr},
+      {"dir", [](ServerState& s) { return s.dir; }, Immutable, nullptr},
+      {"replicaof", replicaof, Immutable, nullptr},
+      {"slaveof", replicaof, Immutable, nullptr},
+      {"requirepass", [](ServerState& s) { return s.requirepass.Get(); },
+       [](const std::string&) { return std::string(); },
+       [](ServerState& s, const std::string& v) { s.requirepass.Set(v); }},
       {"slowlog-max-len", [](ServerState& s) { return std::to_string(s.slowlog.max_len()); },
        IntegerIn(0, kLongMax),
        [](ServerState& s, const std::string& v) { s.slowlog.set_max_len(Integer(v)); }},
@@ -80,8 +123,8 @@ std::vector<ConfigParameter> MakeParameters() {
       {"min-slaves-to-write", to_write, IntegerIn(0, kIntMax), set_to_write},
       {"min-replicas-max-lag", max_lag, IntegerIn(0, kIntMax), set_max_lag},
       {"min-slaves-max-lag", max_lag, IntegerIn(0, kIntMax), set_max_lag},
-      {"replica-read-only", [](ServerState&) { return Fixed("yes"); }, nullptr, nullptr},
-      {"slave-read-only", [](ServerState&) { return Fixed("yes"); }, nullptr, nullptr},
+      {"replica-read-only", [](ServerState&) { return Fixed("yes"); }, Immutable, nullptr},
+      {"slave-read-only", [](ServerState&) { return Fixed("yes"); }, Immutable, nullptr},
       {"repl-max-mbps",
        [](ServerState& s) {
          return std::to_string(s.replication->feeds().max_bytes_per_second() >> 20);
@@ -91,6 +134,8 @@ std::vector<ConfigParameter> MakeParameters() {
          s.replication->feeds().set_max_bytes_per_second(Integer(v) << 20);
        }},
   };
+  AddKeptParameters(&parameters);
+  return parameters;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The parameters CONFIG GET answers and CONFIG SET changes, in one table:
-// each with its value as CONFIG GET shows it and, where it can change at
-// run time, a check of a new value and the change itself. CONFIG SET checks
-// every value before it changes any (all or nothing, as Redis 7.0).
+// each with its value as CONFIG GET shows it, a check of a new value and
+// the change itself. Those that act here first, then Redis 7.0's others,
+// kept without effect (config_kept_parameters.h). CONFIG SET checks every
+// value before it changes any (all or nothing, as Redis 7.0).
 //
 // Thread safety: the values live in thread-safe objects (the slow log, the
 // running script, replication's settings).
@@ -18,10 +19,11 @@ namespace teksdb::server {
 struct ConfigParameter {
   const char* name;  // lower case
   std::function<std::string(ServerState&)> get;
-  // Redis's complaint about `value` ("argument must be ..."), or empty.
-  // Null: CONFIG SET refuses the parameter.
+  // Redis's complaint about `value` ("argument must be ...", "can't set
+  // immutable config"), or empty.
   std::function<std::string(const std::string& value)> check;
-  std::function<void(ServerState&, const std::string& value)> set;
+  std::function<void(ServerState&, const std::string& value)> set;  // null: immutable
+  bool hidden = false;  // CONFIG GET shows it only by its exact name
 };
 
 const std::vector<ConfigParameter>& ConfigParameters();

@@ -51,13 +51,13 @@ void Quit(Request& r) {
 // AUTH's check, shared with HELLO's AUTH option: true if (`user`,
 // `password`) open the server; otherwise replies Redis's error.
 bool CheckPassword(Request& r, const std::string* user, const std::string& password) {
-  if (r.server.requirepass.empty()) {
+  if (!r.server.requirepass.required()) {
     reply::Error(r.out,
                  "ERR AUTH <password> called without any password configured for the "
                  "default user. Are you sure your configuration is correct?");
     return false;
   }
-  if ((user && *user != "default") || password != r.server.requirepass) {
+  if ((user && *user != "default") || !r.server.requirepass.Matches(password)) {
     reply::Error(r.out, "WRONGPASS invalid username-password pair or user is disabled.");
     return false;
   }
@@ -144,23 +144,34 @@ void Config(Request& r) {
     std::vector<std::pair<const ConfigParameter*, const std::string*>> changes;
     for (size_t i = 2; i + 1 < r.args.size(); i += 2) {
       const ConfigParameter* parameter = FindConfigParameter(AsciiLower(r.args[i]));
-      if (parameter == nullptr || !parameter->check) {
+      if (parameter == nullptr) {
         return reply::Error(r.out, "ERR Unknown option or number of arguments for CONFIG SET - '" +
                                        r.args[i] + "'");
       }
+      auto failed = [&](const std::string& complaint) {
+        reply::Error(r.out, "ERR CONFIG SET failed (possibly related to argument '" + r.args[i] +
+                                "') - " + complaint);
+      };
+      for (const auto& change : changes) {
+        if (change.first == parameter) return failed("duplicate parameter");
+      }
       if (const std::string complaint = parameter->check(r.args[i + 1]); !complaint.empty()) {
-        return reply::Error(r.out, "ERR CONFIG SET failed (possibly related to argument '" +
-                                       r.args[i] + "') - " + complaint);
+        return failed(complaint);
       }
       changes.emplace_back(parameter, &r.args[i + 1]);
     }
     for (const auto& [parameter, value] : changes) parameter->set(r.server, *value);
     return reply::Ok(r.out);
   }
+  // A name gets its parameter, hidden or not; a pattern every parameter
+  // it matches but the hidden ones.
   std::vector<std::pair<std::string, std::string>> found;
   for (const ConfigParameter& parameter : ConfigParameters()) {
     for (size_t i = 2; i < r.args.size(); ++i) {
-      if (GlobMatch(AsciiLower(r.args[i]), parameter.name)) {
+      const std::string pattern = AsciiLower(r.args[i]);
+      const bool exact = pattern == parameter.name;
+      const bool glob = pattern.find_first_of("*?[") != std::string::npos;
+      if (exact || (glob && !parameter.hidden && GlobMatch(pattern, parameter.name))) {
         found.emplace_back(parameter.name, parameter.get(r.server));
         break;
       }

@@ -141,7 +141,7 @@ void Reset(Request& r) {
   SetClientProtocol(r.client, 2);
   SetClientName(r.client, "");
   SelectDatabase(r, 0);
-  r.client.authenticated = r.server.requirepass.empty();
+  r.client.authenticated = !r.server.requirepass.required();
   reply::Simple(r.out, "RESET");
 }
 

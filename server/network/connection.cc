@@ -23,7 +23,7 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
       block_timer_(strand_),
       keyspace_(server->keyspace->InGroup(&group_)) {
   client_.keyspace = &keyspace_;
-  client_.authenticated = server_->requirepass.empty();
+  client_.authenticated = !server_->requirepass.required();
   client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
   client_.info = std::make_shared<ClientRegistry::Info>();
   client_.info->id = client_.id;

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "client_registry.h"
 #include "keyspace.h"
 #include "pubsub.h"
+#include "required_password.h"
 #include "replica_feeds.h"
 #include "scan_cursors.h"
 #include "server_stats.h"
@@ -42,7 +44,15 @@ struct ServerState {
 
   Keyspace* keyspace = nullptr;
   ROCKSDB_NAMESPACE::DB* db = nullptr;
-  std::string requirepass;   // empty: no AUTH needed
+  RequiredPassword requirepass;
+  std::string dir, bind;     // --dir, --bind (CONFIG GET)
+  std::atomic<int> port{0};  // where the server listens (CONFIG GET)
+  // CONFIG's parameters kept without effect (config_kept_parameters.h),
+  // those set so far: name to value.
+  struct KeptConfig {
+    std::mutex mu;
+    std::map<std::string, std::string> values;
+  } kept_config;
   std::string memtable;      // the memtable factory's Name(), for INFO
   int64_t started_ms = 0;
   std::atomic<uint64_t> commands{0};
