@@ -101,6 +101,7 @@ const std::vector<Command>& CommandTable() {
     AddPersistenceCommands(&commands);
     AddCopyCommands(&commands);
     AddDatabaseCommands(&commands);
+    AddInfoCommand(&commands);
     AddClientCommands(&commands);
     AddIntrospectionCommands(&commands);
     AddLcsCommand(&commands);
@@ -123,23 +124,27 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   const std::string name = AsciiLower(args[0]);
   const auto it = IndexByName().find(name);
   if (it == IndexByName().end()) {
+    server.stats.RecordError(UnknownCommand(args));
     ReplyRefused(client, name, UnknownCommand(args), out);
     return;
   }
+  // A command refused before it runs: INFO's rejected_calls and errorstats.
+  auto refuse = [&](const std::string& error) {
+    server.stats.command(it->second).rejected.fetch_add(1, std::memory_order_relaxed);
+    server.stats.RecordError(error);
+    ReplyRefused(client, name, error, out);
+  };
   const Command& command = CommandTable()[it->second];
   if (!ArityFits(command, args.size())) {
-    ReplyRefused(client, name, "ERR wrong number of arguments for '" + name + "' command", out);
-    return;
+    return refuse("ERR wrong number of arguments for '" + name + "' command");
   }
   if (server.requirepass.required() && !client.authenticated && name != "auth" &&
       name != "hello" && name != "quit") {
-    ReplyRefused(client, name, "NOAUTH Authentication required.", out);
-    return;
+    return refuse("NOAUTH Authentication required.");
   }
   if (WithSubcommands()[it->second]) {
     if (const std::string error = SubcommandError(args); !error.empty()) {
-      ReplyRefused(client, name, error, out);
-      return;
+      return refuse(error);
     }
   }
   if (server.replication->writes_paused() && MayWrite(client, name, it->second)) {
@@ -148,25 +153,21 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
       client.block = ClientState::Block{{ReplicationWakeKey()}, 0};
       return;
     }
-    ReplyRefused(client, name, "ERR writes are paused by a FAILOVER in progress", out);
-    return;
+    return refuse("ERR writes are paused by a FAILOVER in progress");
   }
   if (WritesByIndex()[it->second]) {
     // A replica takes writes from its primary's WAL only; a primary with
     // min-replicas-to-write takes them only with enough replicas in reach.
     if (server.replication->replica()) {
-      ReplyRefused(client, name, "READONLY You can't write against a read only replica.", out);
-      return;
+      return refuse("READONLY You can't write against a read only replica.");
     }
     if (!server.replication->EnoughReplicas()) {
-      ReplyRefused(client, name, "NOREPLICAS Not enough good replicas to write.", out);
-      return;
+      return refuse("NOREPLICAS Not enough good replicas to write.");
     }
   }
   if (client.protocol == 2 && client.subscriptions() > 0 && !client.in_script) {
     if (const std::string error = PubSubRefusal(client, FullCommandName(args)); !error.empty()) {
-      ReplyRefused(client, name, error, out);
-      return;
+      return refuse(error);
     }
   }
   // Past its busy-reply threshold, another client's script refuses what
@@ -174,8 +175,7 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   RunningScript& running = server.scripts->running();
   if (!client.in_script && running.active() && !AllowedWhileBusy(args) &&
       running.MustRefuse(client.id)) {
-    ReplyRefused(client, name, running.BusyError(), out);
-    return;
+    return refuse(running.BusyError());
   }
   if (QueueInMulti(client, command, args, out)) return;
   Request request{server, client, args, out,
@@ -200,7 +200,13 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   }
   const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - started);
-  server.stats.command(it->second).Record(static_cast<uint64_t>(usec.count()));
+  CommandStats& stats = server.stats.command(it->second);
+  stats.Record(static_cast<uint64_t>(usec.count()));
+  if (out->size() > reply_start && (*out)[reply_start] == '-') {
+    stats.failed.fetch_add(1, std::memory_order_relaxed);
+    const size_t end = out->find('\r', reply_start);
+    server.stats.RecordError(out->substr(reply_start + 1, end - reply_start - 1));
+  }
 
   if (!client.in_script && server.slowlog.IsSlow(usec.count())) {
     server.slowlog.Add(usec.count(), args, client.address, client.name);

@@ -76,6 +76,7 @@ void AddScriptCommands(std::vector<Command>* table);
 void AddPersistenceCommands(std::vector<Command>* table);
 void AddCopyCommands(std::vector<Command>* table);
 void AddDatabaseCommands(std::vector<Command>* table);
+void AddInfoCommand(std::vector<Command>* table);
 void AddClientCommands(std::vector<Command>* table);
 void AddIntrospectionCommands(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);

@@ -15,6 +15,7 @@ extern "C" {
 #include <sstream>
 
 #include "ascii_case.h"
+#include "replication.h"
 #include "request.h"
 #include "resp_reply.h"
 #include "script_lua_helpers.h"
@@ -183,6 +184,7 @@ bool ScriptEngine::Load(const std::string& body, std::string* sha, std::string* 
   lua_settop(L, 0);
   if (!error->empty()) return false;
   scripts_.emplace(*sha, std::move(script));
+  script_count_.store(scripts_.size(), std::memory_order_relaxed);
   return true;
 }
 
@@ -195,6 +197,7 @@ void ScriptEngine::Flush() {
   std::lock_guard<std::mutex> lock(mu_);
   Close(&scripts_state_);
   scripts_.clear();
+  script_count_.store(0, std::memory_order_relaxed);
   Open(&scripts_state_, BuildProtected);
 }
 
@@ -218,13 +221,24 @@ void ScriptEngine::RunIn(State* state, Request& r, void* context, bool function,
   lua_gc(L, LUA_GCSTEP, 0);
 }
 
+std::string ScriptEngine::WriteFlagRefusal(Request& r, bool read_only) {
+  if (r.server.replication->replica()) {
+    return "READONLY Can not run script with write flag on readonly replica";
+  }
+  if (read_only) return "ERR Can not execute a script with write flag using *_ro command.";
+  if (!r.server.replication->EnoughReplicas()) return "NOREPLICAS Not enough good replicas to write.";
+  return "";
+}
+
 void ScriptEngine::Run(Request& r, const std::string& sha, const std::vector<std::string>& keys,
                        const std::vector<std::string>& argv, bool read_only) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto script = scripts_.find(sha);
   if (script == scripts_.end()) return reply::Error(r.out, "NOSCRIPT No matching script. Please use EVAL.");
-  if (read_only && script->second.shebang && !script->second.no_writes) {
-    return reply::Error(r.out, "ERR Can not execute a script with write flag using *_ro command.");
+  if (script->second.shebang && !script->second.no_writes) {
+    if (const std::string refusal = WriteFlagRefusal(r, read_only); !refusal.empty()) {
+      return reply::Error(r.out, refusal);
+    }
   }
   script_run::Context context{&r, &commands_, read_only || script->second.no_writes, &running_, false, &sha,
                               &sha, &keys, &argv};

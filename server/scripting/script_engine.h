@@ -107,6 +107,8 @@ class ScriptEngine {
   }
   // FUNCTION STATS's counts, without the mutex (a script may be running).
   size_t library_count() const { return library_count_.load(std::memory_order_relaxed); }
+  // Scripts loaded (EVAL, SCRIPT LOAD), for INFO's number_of_cached_scripts.
+  size_t script_count() const { return script_count_.load(std::memory_order_relaxed); }
   size_t function_count() const { return function_count_.load(std::memory_order_relaxed); }
   // The function FCALL names (case-insensitive): false if there is none.
   bool FindFunction(const std::string& name, FunctionInfo* info);
@@ -132,6 +134,10 @@ class ScriptEngine {
   };
   static void Open(State* state, int (*build)(lua_State*));
   static void Close(State* state);
+  // What Redis answers before running a script or function that may write
+  // (no no-writes flag): on a replica, through a *_RO command, or without
+  // enough replicas (min-replicas-to-write); empty if it may run.
+  static std::string WriteFlagRefusal(Request& r, bool read_only);
   // Runs `context` (a script_run::Context) in `state`, as Begin..End of
   // running_.
   void RunIn(State* state, Request& r, void* context, bool function, const std::string& name);
@@ -150,6 +156,7 @@ class ScriptEngine {
   std::map<std::string, LibraryInfo> libraries_;      // by name
   std::unordered_map<std::string, std::string> function_libraries_;  // lower-case name -> library
   std::atomic<size_t> library_count_{0};
+  std::atomic<size_t> script_count_{0};
   std::atomic<size_t> function_count_{0};
   RunningScript running_;
   const CommandRunner& commands_;

@@ -418,8 +418,10 @@ void ScriptEngine::CallFunction(Request& r, const std::string& name,
   const std::string lower = AsciiLower(name);
   const FunctionInfo* info = FindLocked(lower);
   if (info == nullptr) return reply::Error(r.out, "ERR Function not found");
-  if (read_only && !info->no_writes) {
-    return reply::Error(r.out, "ERR Can not execute a script with write flag using *_ro command.");
+  if (!info->no_writes) {
+    if (const std::string refusal = WriteFlagRefusal(r, read_only); !refusal.empty()) {
+      return reply::Error(r.out, refusal);
+    }
   }
   script_run::Context context{&r, &commands_, read_only || info->no_writes, &running_, true, &info->name,
                               &lower, &keys, &argv};

@@ -1,6 +1,8 @@
-// ServerStats implementation: bucket arithmetic and the ops/s samples.
+// ServerStats implementation: bucket arithmetic, the ops/s samples and the
+// error counts.
 #include "server_stats.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace teksdb::server {
@@ -69,6 +71,23 @@ uint64_t ServerStats::OpsPerSecond() const {
   uint64_t sum = 0;
   for (uint64_t s : ops_samples_) sum += s;
   return sum / kOpsSamples;
+}
+
+void ServerStats::RecordError(const std::string& error) {
+  error_replies_.fetch_add(1, std::memory_order_relaxed);
+  const std::string code = error.substr(0, std::min(error.find(' '), error.size()));
+  std::lock_guard<std::mutex> lock(errors_mutex_);
+  const auto it = errors_.find(code);
+  if (it != errors_.end()) {
+    ++it->second;
+  } else if (errors_.size() < kErrorCodes) {
+    errors_.emplace(code, 1);
+  }
+}
+
+std::vector<std::pair<std::string, uint64_t>> ServerStats::ErrorCounts() const {
+  std::lock_guard<std::mutex> lock(errors_mutex_);
+  return {errors_.begin(), errors_.end()};
 }
 
 }  // namespace teksdb::server

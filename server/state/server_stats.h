@@ -1,6 +1,7 @@
 // ServerStats: what INFO reports about the commands the server ran: per
 // command, calls, total time and a latency histogram (p50, p99, p99.9 as
-// Redis 7's latencystats section), and the recent ops/s
+// Redis 7's latencystats section), rejected and failed calls, error
+// replies by code (errorstats), and the recent ops/s
 // (instantaneous_ops_per_sec).
 //
 // LatencyHistogram: log-linear buckets of microseconds, 8 per power of
@@ -16,8 +17,12 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace teksdb::server {
 
@@ -43,6 +48,8 @@ class LatencyHistogram {
 struct CommandStats {
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> usec{0};
+  std::atomic<uint64_t> rejected{0};  // refused before running (arity, NOAUTH, ...)
+  std::atomic<uint64_t> failed{0};    // ran and replied an error
   LatencyHistogram latency;
 
   void Record(uint64_t usec_taken) {
@@ -65,6 +72,15 @@ class ServerStats {
   void SampleOps(int64_t now_ms, uint64_t total_commands);
   uint64_t OpsPerSecond() const;
 
+  // An error reply (`error`: its text, "ERR ..."), counted by its code, the
+  // first word, for INFO's errorstats; past kErrorCodes codes a new one is
+  // counted in error_replies() only (Redis's limit: no client can grow the
+  // table).
+  static constexpr size_t kErrorCodes = 128;
+  void RecordError(const std::string& error);
+  uint64_t error_replies() const { return error_replies_.load(std::memory_order_relaxed); }
+  std::vector<std::pair<std::string, uint64_t>> ErrorCounts() const;
+
  private:
   static constexpr int kOpsSamples = 16;
   std::unique_ptr<CommandStats[]> commands_;
@@ -73,6 +89,9 @@ class ServerStats {
   uint64_t last_total_ = 0;
   std::array<uint64_t, kOpsSamples> ops_samples_{};
   int next_sample_ = 0;
+  std::atomic<uint64_t> error_replies_{0};
+  mutable std::mutex errors_mutex_;
+  std::map<std::string, uint64_t> errors_;
 };
 
 }  // namespace teksdb::server
