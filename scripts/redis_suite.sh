@@ -72,7 +72,7 @@ start_server() {  # file, port
     redis-server --port "$2" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
       --enable-debug-command yes >"$work/server.log" 2>&1 &
   else
-    "$server" --dir "$dir" --port "$2" 2>"$work/server.log" &
+    "$server" --dir "$dir" --port "$2" --enable-debug-command yes 2>"$work/server.log" &
   fi
   server_pid=$!
   for _ in $(seq 1 100); do redis-cli -p "$2" ping >/dev/null 2>&1 && return; sleep 0.1; done

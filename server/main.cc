@@ -72,6 +72,7 @@ struct Flags {
   std::string memtable = "teks";
   std::string rocksdb_options;
   std::string requirepass;
+  std::string enable_debug_command = "no";  // DEBUG: no, yes or local (loopback clients)
   bool sync = false;
   int block_cache_mb = 1024;
   bool block_cache_given = false;
@@ -120,6 +121,13 @@ Flags ParseFlags(int argc, char** argv) {
     else if (arg == "--memtable") f.memtable = next();
     else if (arg == "--rocksdb-options") f.rocksdb_options = next();
     else if (arg == "--requirepass") f.requirepass = next();
+    else if (arg == "--enable-debug-command") {
+      f.enable_debug_command = next();
+      if (f.enable_debug_command != "no" && f.enable_debug_command != "yes" &&
+          f.enable_debug_command != "local") {
+        Fail("--enable-debug-command must be no, yes or local, not '" + f.enable_debug_command + "'");
+      }
+    }
     else if (arg == "--sync" && !inline_value) f.sync = true;
     else if (arg == "--replicaof") {
       std::istringstream words(next());
@@ -143,6 +151,7 @@ Flags ParseFlags(int argc, char** argv) {
       std::printf("usage: teksdb-server --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]\n"
                   "         [--memtable teks|skip_list] [--rocksdb-options FILE]\n"
                   "         [--requirepass PASSWORD] [--sync] [--block-cache-mb 1024]\n"
+                  "         [--enable-debug-command no|yes|local]\n"
                   "         [--replicaof \"HOST PORT\"] [--masterauth PASSWORD] [--repl-max-mbps 0]\n"
                   "         [--repl-wal-retention-mb 4096] [--repl-wal-retention-s 3600]\n");
       std::exit(0);
@@ -244,6 +253,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   state.stale_filter = filter.get();
   state.requirepass.Set(flags.requirepass);
   state.dir = flags.dir;
+  state.enable_debug_command = flags.enable_debug_command;
   state.bind = flags.bind;
   state.memtable = memtable;
   state.run_id = run_id;

@@ -38,6 +38,7 @@ const CommandInfo kCommands[] = {
     {"config", "", 0, 0, 0, "@slow"},
     {"copy", "write denyoom", 1, 2, 1, "@keyspace @write @slow"},
     {"dbsize", "readonly fast", 0, 0, 0, "@keyspace @read @fast", true},
+    {"debug", "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous"},
     {"decr", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
     {"decrby", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
     {"del", "write", 1, -1, 1, "@keyspace @write @slow"},

@@ -102,6 +102,7 @@ const std::vector<Command>& CommandTable() {
     AddCopyCommands(&commands);
     AddDatabaseCommands(&commands);
     AddInfoCommand(&commands);
+    AddDebugCommand(&commands);
     AddClientCommands(&commands);
     AddIntrospectionCommands(&commands);
     AddLcsCommand(&commands);

@@ -77,6 +77,7 @@ void AddPersistenceCommands(std::vector<Command>* table);
 void AddCopyCommands(std::vector<Command>* table);
 void AddDatabaseCommands(std::vector<Command>* table);
 void AddInfoCommand(std::vector<Command>* table);
+void AddDebugCommand(std::vector<Command>* table);
 void AddClientCommands(std::vector<Command>* table);
 void AddIntrospectionCommands(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);

@@ -1,7 +1,5 @@
 // Introspection commands as a client of Redis 7.0 expects them: OBJECT
-// (ENCODING named as Redis 7.0 would store the value now: int, embstr or
-// raw strings, listpack or hashtable hashes, quicklist lists, intset or
-// hashtable sets, listpack or skiplist sorted sets; FREQ refused as Redis
+// (ENCODING: object_encoding.h; FREQ refused as Redis
 // refuses it without an LFU policy; REFCOUNT 1; IDLETIME refused: key
 // access times are not kept), MEMORY USAGE (the bytes the key's records
 // take, estimated from SAMPLES members as Redis does), MEMORY STATS and
@@ -12,6 +10,7 @@
 
 #include "ascii_case.h"
 #include "commands.h"
+#include "object_encoding.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
 
@@ -29,36 +28,6 @@ bool Lookup(Request& r, std::optional<Keyspace::Value>* v) {
   return true;
 }
 
-int64_t MemberCount(const Keyspace::Value& v) {
-  uint64_t n = 0;
-  for (size_t i = 0; i < 8 && i < v.payload.size(); ++i) n = (n << 8) | static_cast<unsigned char>(v.payload[i]);
-  return static_cast<int64_t>(n);
-}
-
-// OBJECT ENCODING's name for a value as it is now.
-bool Encoding(Request& r, const Keyspace::Value& v, std::string* name) {
-  if (v.type == Keyspace::kString) {
-    int64_t n;
-    *name = ParseStrictInt64(v.payload, &n) ? "int" : (v.payload.size() <= 44 ? "embstr" : "raw");
-    return true;
-  }
-  if (v.type == Keyspace::kList) return *name = "quicklist", true;
-  const int64_t count = MemberCount(v);
-  bool small = true, integers = true;
-  const Status s = r.keyspace->ForEachMember(v.version, [&](const std::string& m,
-                                                            const std::string& value) {
-    int64_t n;
-    integers &= ParseStrictInt64(m, &n);
-    small &= m.size() <= 64 && (v.type != Keyspace::kHash || value.size() <= 64);
-    return small || integers;
-  });
-  if (!s.ok()) return ReplyStorageError(r, s), false;
-  if (v.type == Keyspace::kSet) return *name = integers && count <= 512 ? "intset" : "hashtable", true;
-  const bool listpack = small && count <= 128;
-  *name = listpack ? "listpack" : (v.type == Keyspace::kHash ? "hashtable" : "skiplist");
-  return true;
-}
-
 // OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key (SubcommandError checked it).
 void Object(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
@@ -66,7 +35,7 @@ void Object(Request& r) {
   if (!Lookup(r, &v)) return;
   if (sub == "encoding") {
     std::string name;
-    if (Encoding(r, *v, &name)) reply::Bulk(r.out, name);
+    if (ObjectEncoding(r, *v, &name)) reply::Bulk(r.out, name);
   } else if (sub == "refcount") {
     reply::Integer(r.out, 1);
   } else if (sub == "freq") {

@@ -46,6 +46,7 @@ struct ServerState {
   ROCKSDB_NAMESPACE::DB* db = nullptr;
   RequiredPassword requirepass;
   std::string dir, bind;     // --dir, --bind (CONFIG GET)
+  std::string enable_debug_command = "no";  // DEBUG: "no", "yes" or "local"
   std::atomic<int> port{0};  // where the server listens (CONFIG GET)
   // CONFIG's parameters kept without effect (config_kept_parameters.h),
   // those set so far: name to value.
@@ -67,7 +68,7 @@ struct ServerState {
   SlowLog slowlog;                          // SLOWLOG
   ClientRegistry clients;                   // CLIENT LIST, KILL
   std::atomic<int64_t> last_save_s{0};      // LASTSAVE (set at start and by SAVE)
-  const ExpirySweeper* sweeper = nullptr;   // for INFO's expired_keys
+  ExpirySweeper* sweeper = nullptr;  // INFO's expired_keys, DEBUG SET-ACTIVE-EXPIRE
   const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
   std::function<void()> shutdown;  // SHUTDOWN: stops the server
   // INFO's keyspace counts, per database: a walk of every meta record, so made again only

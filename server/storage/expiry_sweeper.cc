@@ -26,7 +26,7 @@ void ExpirySweeper::Run() {
     lock.unlock();
     {
       std::lock_guard<std::mutex> tick(tick_mu_);
-      if (!paused_ && (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_)) {
+      if (!paused_ && active_ && (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_)) {
         idle_.store(false, std::memory_order_relaxed);
         Tick();
       }
@@ -38,6 +38,11 @@ void ExpirySweeper::Run() {
 void ExpirySweeper::Pause(bool paused) {
   std::lock_guard<std::mutex> tick(tick_mu_);
   paused_ = paused;
+}
+
+void ExpirySweeper::SetActive(bool active) {
+  std::lock_guard<std::mutex> tick(tick_mu_);
+  active_ = active;
 }
 
 void ExpirySweeper::Tick() {

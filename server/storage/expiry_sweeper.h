@@ -54,6 +54,10 @@ class ExpirySweeper {
   // nothing is written after Pause(true) returns (a replica writes only
   // what its primary ships, and follows its primary's deletes).
   void Pause(bool paused);
+  // DEBUG SET-ACTIVE-EXPIRE: the sweep off (or on again) whatever the role,
+  // so that expired keys stay stored until then (they still read as
+  // absent).
+  void SetActive(bool active);
 
  private:
   void Run();
@@ -76,6 +80,7 @@ class ExpirySweeper {
   bool stop_ = false;
   std::mutex tick_mu_;   // held for each tick
   bool paused_ = false;  // guarded by tick_mu_
+  bool active_ = true;  // guarded by tick_mu_
   std::thread thread_;
 };
 
