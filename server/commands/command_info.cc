@@ -10,6 +10,7 @@
 
 #include "ascii_case.h"
 #include "commands.h"
+#include "glob_match.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
 
@@ -278,19 +279,71 @@ void ReplyInfo(Request& r, const Command& command, const CommandInfo& info) {
   for (int empty = 0; empty < 3; ++empty) reply::ArrayHeader(r.out, 0);
 }
 
+// The subcommands that name a key (as their third argument), for GETKEYS.
+bool SubcommandHasKey(const std::string& full_name) {
+  return full_name == "memory|usage" || full_name == "object|encoding" ||
+         full_name == "object|freq" || full_name == "object|idletime" ||
+         full_name == "object|refcount";
+}
+
+// COMMAND GETKEYS command arg...: its keys, in Redis's order and with its
+// errors.
 void ReplyGetKeys(Request& r) {
   const std::vector<std::string> request(r.args.begin() + 2, r.args.end());
   const Command* command = LookupCommand(AsciiLower(request[0]));
   if (command == nullptr) return reply::Error(r.out, "ERR Invalid command specified");
+  const CommandInfo& info = *FindCommandInfo(command->name);
+  const bool subcommand_key = request.size() > 1 && SubcommandHasKey(FullCommandName(request));
+  if (info.first_key == 0 && info.numkeys_index == 0 && !subcommand_key) {
+    return reply::Error(r.out, "ERR The command has no key arguments");
+  }
   if (!ArityFits(*command, request.size())) {
     return reply::Error(r.out, "ERR Invalid number of arguments specified for command");
   }
   std::vector<std::string> keys;
   bool whole_keyspace = false;
   AppendRequestKeys(request, &keys, &whole_keyspace);
-  if (keys.empty()) return reply::Error(r.out, "ERR The command has no key arguments");
+  if (subcommand_key && request.size() > 2) keys.push_back(request[2]);
+  if (keys.empty() && std::strstr(info.flags, "no_mandatory_keys") == nullptr) {
+    return reply::Error(r.out, "ERR Invalid arguments specified for command");
+  }
   reply::ArrayHeader(r.out, keys.size());
   for (const std::string& k : keys) reply::Bulk(r.out, k);
+}
+
+// COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern]:
+// every command and subcommand ("container|name") that passes the filter.
+void ReplyList(Request& r) {
+  std::string filter, value;
+  if (r.args.size() == 5 && AsciiLower(r.args[2]) == "filterby") {
+    filter = AsciiLower(r.args[3]);
+    value = r.args[4];
+  }
+  if (r.args.size() != 2 && (filter != "module" && filter != "aclcat" && filter != "pattern")) {
+    return reply::Error(r.out, kSyntaxError);
+  }
+  std::vector<std::string> names;
+  auto consider = [&](const std::string& name, const CommandInfo& info) {
+    if (filter == "module") return;  // no modules here
+    if (filter == "aclcat") {
+      const std::vector<std::string> categories = Words(info.acl_categories);
+      if (std::find(categories.begin(), categories.end(), "@" + AsciiLower(value)) ==
+          categories.end()) {
+        return;
+      }
+    }
+    if (filter == "pattern" && !GlobMatch(AsciiLower(value), name)) return;
+    names.push_back(name);
+  };
+  for (const Command& c : CommandTable()) {
+    const CommandInfo& info = *FindCommandInfo(c.name);
+    consider(c.name, info);
+    for (const Subcommand& s : kSubcommands) {
+      if (c.name == s.container) consider(std::string(s.container) + "|" + s.name, info);
+    }
+  }
+  reply::ArrayHeader(r.out, names.size());
+  for (const std::string& name : names) reply::Bulk(r.out, name);
 }
 
 }  // namespace
@@ -315,6 +368,14 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
   if (info == nullptr) return;
   *whole_keyspace |= info->whole_keyspace;
   const int argc = static_cast<int>(args.size());
+  // In Redis's key-spec order: the fixed keys (ZUNIONSTORE's destination),
+  // then those counted by numkeys.
+  if (info->first_key > 0) {
+    const int last = info->last_key < 0 ? argc + info->last_key : info->last_key;
+    for (int i = info->first_key; i <= last && i < argc; i += info->key_step) {
+      keys->push_back(args[i]);
+    }
+  }
   if (info->numkeys_index > 0 && info->numkeys_index < argc) {
     int64_t n = 0;
     if (ParseStrictInt64(args[info->numkeys_index], &n)) {
@@ -322,11 +383,6 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
         keys->push_back(args[info->numkeys_index + i]);
       }
     }
-  }
-  if (info->first_key == 0) return;
-  const int last = info->last_key < 0 ? argc + info->last_key : info->last_key;
-  for (int i = info->first_key; i <= last && i < argc; i += info->key_step) {
-    keys->push_back(args[i]);
   }
 }
 
@@ -385,11 +441,8 @@ void CommandCommand(Request& r) {
     for (const Command& c : table) ReplyInfo(r, c, *FindCommandInfo(c.name));
   } else if (sub == "count") {
     reply::Integer(r.out, static_cast<int64_t>(table.size()));
-  } else if (sub == "list" && r.args.size() == 2) {
-    reply::ArrayHeader(r.out, table.size());
-    for (const Command& c : table) reply::Bulk(r.out, c.name);
   } else if (sub == "list") {
-    reply::Error(r.out, kSyntaxError);  // COMMAND LIST FILTERBY ...: not supported
+    ReplyList(r);
   } else if (sub == "info") {
     reply::ArrayHeader(r.out, r.args.size() - 2);
     for (size_t i = 2; i < r.args.size(); ++i) {

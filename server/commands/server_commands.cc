@@ -118,6 +118,7 @@ void Config(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
   if (sub == "resetstat") {
     r.server.slowlog.Reset();
+    r.server.stats.Reset();
     return reply::Ok(r.out);
   }
   if (sub == "rewrite") {

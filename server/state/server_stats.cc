@@ -26,6 +26,10 @@ void LatencyHistogram::Record(uint64_t usec) {
   counts_[BucketOf(usec)].fetch_add(1, std::memory_order_relaxed);
 }
 
+void LatencyHistogram::Reset() {
+  for (auto& count : counts_) count.store(0, std::memory_order_relaxed);
+}
+
 uint64_t LatencyHistogram::count() const {
   uint64_t n = 0;
   for (const auto& c : counts_) n += c.load(std::memory_order_relaxed);
@@ -54,7 +58,22 @@ double LatencyHistogram::Percentile(double q) const {
   return UpperEdge(kBuckets - 1);
 }
 
-ServerStats::ServerStats(size_t commands) : commands_(new CommandStats[commands]) {}
+ServerStats::ServerStats(size_t commands)
+    : command_count_(commands), commands_(new CommandStats[commands]) {}
+
+void ServerStats::Reset() {
+  for (size_t i = 0; i < command_count_; ++i) {
+    CommandStats& c = commands_[i];
+    c.calls.store(0, std::memory_order_relaxed);
+    c.usec.store(0, std::memory_order_relaxed);
+    c.rejected.store(0, std::memory_order_relaxed);
+    c.failed.store(0, std::memory_order_relaxed);
+    c.latency.Reset();
+  }
+  error_replies_.store(0, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(errors_mutex_);
+  errors_.clear();
+}
 
 void ServerStats::SampleOps(int64_t now_ms, uint64_t total_commands) {
   std::lock_guard<std::mutex> lock(ops_mutex_);

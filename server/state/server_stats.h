@@ -29,6 +29,7 @@ namespace teksdb::server {
 class LatencyHistogram {
  public:
   void Record(uint64_t usec);
+  void Reset();
   uint64_t count() const;
   // The latency below which a fraction `q` (0..1) of the recorded ones
   // lie: the upper edge of that bucket, in microseconds. 0 if none.
@@ -77,12 +78,15 @@ class ServerStats {
   // counted in error_replies() only (Redis's limit: no client can grow the
   // table).
   static constexpr size_t kErrorCodes = 128;
+  // CONFIG RESETSTAT: every command's counts and the error counts to zero.
+  void Reset();
   void RecordError(const std::string& error);
   uint64_t error_replies() const { return error_replies_.load(std::memory_order_relaxed); }
   std::vector<std::pair<std::string, uint64_t>> ErrorCounts() const;
 
  private:
   static constexpr int kOpsSamples = 16;
+  size_t command_count_;
   std::unique_ptr<CommandStats[]> commands_;
   mutable std::mutex ops_mutex_;
   int64_t last_ms_ = 0;
