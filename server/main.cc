@@ -43,6 +43,7 @@
 
 #include "commands.h"
 #include "expiry_sweeper.h"
+#include "keyspace_events.h"
 #include "function_store.h"
 #include "keyspace.h"
 #include "replication.h"
@@ -242,8 +243,11 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   teksdb::server::Keyspace keyspace(db.get(), flags.sync);
   s = keyspace.LoadDatabases();
   if (!s.ok()) Fail(flags.dir + ": " + s.ToString());
-  auto sweeper = std::make_unique<teksdb::server::ExpirySweeper>(&keyspace);
   teksdb::server::ServerState state(teksdb::server::CommandCount());
+  auto sweeper = std::make_unique<teksdb::server::ExpirySweeper>(
+      &keyspace, [&state](int database, const std::string& key) {
+        teksdb::server::NotifyExpired(state, database, key);
+      });
   const teksdb::server::ScriptCommandRunner script_commands;
   teksdb::server::ScriptEngine scripts(script_commands);
   state.scripts = &scripts;

@@ -157,7 +157,23 @@ void Client(Request& r) {
   if (sub == "info") return reply::Bulk(r.out, r.client.info ? Line(*r.client.info) : std::string());
   if (sub == "list") return List(r);
   if (sub == "kill") return Kill(r);
-  const std::string mode = AsciiLower(r.args[2]);  // no-evict: nothing is evicted
+  const std::string mode = AsciiLower(r.args[2]);
+  if (sub == "reply") {  // Execute drops the replies (commands.cc)
+    if (mode == "on") {
+      r.client.replies_off = false;
+      r.client.replies_to_skip = 0;
+      return reply::Ok(r.out);
+    }
+    if (mode == "off") {
+      r.client.replies_off = true;
+    } else if (mode == "skip") {
+      r.client.replies_to_skip = 2;  // this one and the next
+    } else {
+      reply::Error(r.out, kSyntaxError);
+    }
+    return;
+  }
+  // no-evict: nothing is evicted
   if (mode != "on" && mode != "off") return reply::Error(r.out, kSyntaxError);
   reply::Ok(r.out);
 }

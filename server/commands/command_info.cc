@@ -234,6 +234,7 @@ const Subcommand kSubcommands[] = {
     {"command", "docs", -2},    {"command", "getkeys", -4},
     {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
     {"client", "no-evict", 3},  {"client", "info", 2},    {"client", "list", -2},
+    {"client", "reply", 3},
     {"client", "kill", -3},
     {"object", "encoding", 3},  {"object", "freq", 3},    {"object", "idletime", 3},
     {"object", "refcount", 3},

@@ -9,6 +9,7 @@
 
 #include "ascii_case.h"
 #include "command_info.h"
+#include "keyspace_events.h"
 #include "replication.h"
 #include "resp_reply.h"
 #include "script_engine.h"
@@ -119,8 +120,27 @@ const Command* LookupCommand(const std::string& lower_case_name) {
   return it == IndexByName().end() ? nullptr : &CommandTable()[it->second];
 }
 
+namespace {
+void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
+         std::string* out);
+}  // namespace
+
 void Execute(ServerState& server, ClientState& client, const std::vector<std::string>& args,
              std::string* out) {
+  // CLIENT REPLY OFF|SKIP: the reply is dropped (a connection's commands
+  // only, not those inside EXEC or a script, whose replies are the EXEC's
+  // or the script's).
+  const bool top_level = !client.in_script && client.may_block;
+  const size_t start = out->size();
+  Run(server, client, args, out);
+  if (!top_level || (!client.replies_off && client.replies_to_skip == 0)) return;
+  out->resize(start);
+  if (client.replies_to_skip > 0) --client.replies_to_skip;
+}
+
+namespace {
+void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
+         std::string* out) {
   server.commands.fetch_add(1, std::memory_order_relaxed);
   const std::string name = AsciiLower(args[0]);
   const auto it = IndexByName().find(name);
@@ -189,6 +209,10 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
         std::memory_order_relaxed);
   }
   const size_t reply_start = out->size();
+  // Keyspace notifications: the keys a write command's commits wrote.
+  std::vector<Keyspace::WrittenKey> written;
+  const bool notify = WritesByIndex()[it->second] && NotificationsOn(server);
+  if (notify) request.keyspace->RecordWrites(&written);
   for (int attempt = 1;; ++attempt) {
     command.handler(request);
     if (!request.retry) break;
@@ -198,6 +222,10 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
       reply::Error(out, "ERR storage: the key kept being replaced while it was read; try again");
       break;
     }
+  }
+  if (notify) {
+    request.keyspace->RecordWrites(nullptr);
+    NotifyWrites(server, args, written);
   }
   const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - started);
@@ -213,5 +241,6 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
     server.slowlog.Add(usec.count(), args, client.address, client.name);
   }
 }
+}  // namespace
 
 }  // namespace teksdb::server

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "config_kept_parameters.h"
+#include "keyspace_events.h"
 #include "replication.h"
 #include "script_engine.h"
 #include "strict_integer.h"
@@ -103,6 +104,14 @@ std::vector<ConfigParameter> MakeParameters() {
       {"dir", [](ServerState& s) { return s.dir; }, Immutable, nullptr},
       {"replicaof", replicaof, Immutable, nullptr},
       {"slaveof", replicaof, Immutable, nullptr},
+      {"notify-keyspace-events",
+       [](ServerState& s) { return KeyspaceEventClasses(s.notify_keyspace_events.load()); },
+       [](const std::string& v) {
+         return KeyspaceEventFlags(v) < 0
+                    ? std::string("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
+                    : std::string();
+       },
+       [](ServerState& s, const std::string& v) { s.notify_keyspace_events = KeyspaceEventFlags(v); }},
       {"requirepass", [](ServerState& s) { return s.requirepass.Get(); },
        [](const std::string&) { return std::string(); },
        [](ServerState& s, const std::string& v) { s.requirepass.Set(v); }},

@@ -131,7 +131,7 @@ void UnwatchCommand(Request& r) {
   reply::Ok(r.out);
 }
 
-// RESET: the connection as new (RESP2, database 0, no name, no transaction, nothing
+// RESET: the connection as new (RESP2, database 0, replies on, no name, no transaction, nothing
 // watched, no subscription), still authenticated only if no password is
 // set.
 void Reset(Request& r) {
@@ -141,6 +141,8 @@ void Reset(Request& r) {
   SetClientProtocol(r.client, 2);
   SetClientName(r.client, "");
   SelectDatabase(r, 0);
+  r.client.replies_off = false;
+  r.client.replies_to_skip = 0;
   r.client.authenticated = !r.server.requirepass.required();
   reply::Simple(r.out, "RESET");
 }

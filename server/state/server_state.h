@@ -47,6 +47,7 @@ struct ServerState {
   RequiredPassword requirepass;
   std::string dir, bind;     // --dir, --bind (CONFIG GET)
   std::string enable_debug_command = "no";  // DEBUG: "no", "yes" or "local"
+  std::atomic<int> notify_keyspace_events{0};  // keyspace_events.h's flags
   std::atomic<int> port{0};  // where the server listens (CONFIG GET)
   // CONFIG's parameters kept without effect (config_kept_parameters.h),
   // those set so far: name to value.
@@ -96,6 +97,10 @@ struct ClientState {
   bool in_script = false;
   std::string name;
   bool close_after_reply = false;  // QUIT, SHUTDOWN, protocol errors
+  // CLIENT REPLY OFF, and SKIP's count of replies still to drop (its own
+  // and the next command's): Execute drops them. Pub/Sub messages still go.
+  bool replies_off = false;
+  int replies_to_skip = 0;
   // The connection's view of the keyspace (its pipeline's write group,
   // keyspace.h); null: the server's own.
   Keyspace* keyspace = nullptr;

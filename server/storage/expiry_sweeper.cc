@@ -3,12 +3,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 namespace teksdb::server {
 
-ExpirySweeper::ExpirySweeper(Keyspace* keyspace)
-    : keyspace_(keyspace), pass_expiry_writes_(keyspace->expiry_writes()),
+ExpirySweeper::ExpirySweeper(Keyspace* keyspace, Reclaimed reclaimed)
+    : keyspace_(keyspace), on_reclaimed_(std::move(reclaimed)),
+      pass_expiry_writes_(keyspace->expiry_writes()),
       thread_([this] { Run(); }) {}
 
 ExpirySweeper::~ExpirySweeper() {
@@ -65,7 +67,9 @@ void ExpirySweeper::Tick() {
     for (const std::string& key : expired) {
       bool reclaimed = false;
       if (s.ok()) s = view.ReclaimIfExpired(key, &reclaimed);
-      if (reclaimed) reclaimed_.fetch_add(1, std::memory_order_relaxed);
+      if (!reclaimed) continue;
+      reclaimed_.fetch_add(1, std::memory_order_relaxed);
+      if (on_reclaimed_) on_reclaimed_(database_, key);
     }
     if (!s.ok()) {
       // Try again next tick from the same place (a full disk, a closing DB).

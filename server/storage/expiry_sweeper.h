@@ -28,6 +28,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -41,7 +42,10 @@ class ExpirySweeper {
   static constexpr int kTickMs = 100;
   static constexpr int kBatchKeys = 1000;
 
-  explicit ExpirySweeper(Keyspace* keyspace);
+  // `reclaimed`, if set, is told each key the sweep deleted (on the
+  // sweep's thread: keyspace notifications' "expired").
+  using Reclaimed = std::function<void(int db, const std::string& key)>;
+  explicit ExpirySweeper(Keyspace* keyspace, Reclaimed reclaimed = nullptr);
   ~ExpirySweeper();
   ExpirySweeper(const ExpirySweeper&) = delete;
   ExpirySweeper& operator=(const ExpirySweeper&) = delete;
@@ -65,6 +69,7 @@ class ExpirySweeper {
   void Tick();
 
   Keyspace* const keyspace_;
+  const Reclaimed on_reclaimed_;
   std::atomic<uint64_t> reclaimed_{0};
   // Where the next tick starts (inclusive); empty: the first key.
   int database_ = 0;  // the database position_ is in

@@ -362,8 +362,10 @@ namespace {
 // for WATCH and for the connections blocked on them.
 class TouchMetaRecords : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
  public:
-  TouchMetaRecords(WatchedKeys* watched, KeyWaiters* waiters, const uint8_t* database_of_slot)
-      : watched_(watched), waiters_(waiters), database_of_slot_(database_of_slot) {}
+  TouchMetaRecords(WatchedKeys* watched, KeyWaiters* waiters, const uint8_t* database_of_slot,
+                   std::vector<Keyspace::WrittenKey>* written)
+      : watched_(watched), waiters_(waiters), database_of_slot_(database_of_slot),
+        written_(written) {}
   void Put(const Slice& record, const Slice&) override { Touch(record, false); }
   void Delete(const Slice& record) override { Touch(record, true); }
 
@@ -371,15 +373,20 @@ class TouchMetaRecords : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
   void Touch(const Slice& record, bool deleted) {
     uint8_t slot;
     Slice key;
-    if (!storage_format::ParseMetaKey(record, &slot, &key) || slot >= storage_format::kDatabases) return;
-    std::string name(1, static_cast<char>(database_of_slot_[slot]));
+    if (!storage_format::ParseMetaKey(record, &slot, &key) || slot >= storage_format::kDatabases) {
+      return;
+    }
+    const uint8_t db = database_of_slot_[slot];
+    std::string name(1, static_cast<char>(db));
     name.append(key.data(), key.size());
     if (watched_->any()) watched_->Touch(name, deleted);
     if (!deleted && waiters_->any()) waiters_->Touch(name);
+    if (written_ != nullptr) written_->push_back({db, key.ToString(), deleted});
   }
   WatchedKeys* const watched_;
   KeyWaiters* const waiters_;
   const uint8_t* const database_of_slot_;
+  std::vector<Keyspace::WrittenKey>* const written_;
 };
 
 // Whether a batch rewrites the databases' slots (a replicated SWAPDB).
@@ -396,11 +403,12 @@ class FindSlotsRecord : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
 
 }  // namespace
 
-void Keyspace::TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const {
-  if (!shared_->watched.any() && !shared_->waiters.any()) return;
+void Keyspace::TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch,
+                            std::vector<WrittenKey>* written) const {
+  if (!shared_->watched.any() && !shared_->waiters.any() && written == nullptr) return;
   uint8_t database_of_slot[kDatabases];
   for (int db = 0; db < kDatabases; ++db) database_of_slot[SlotOf(db)] = static_cast<uint8_t>(db);
-  TouchMetaRecords touch(&shared_->watched, &shared_->waiters, database_of_slot);
+  TouchMetaRecords touch(&shared_->watched, &shared_->waiters, database_of_slot, written);
   batch.Iterate(&touch);
 }
 
@@ -431,7 +439,7 @@ Status Keyspace::Commit(Batch* batch) {
     }
   }
   batch->metas_.clear();
-  TouchWatched(batch->batch_);
+  TouchWatched(batch->batch_, written_);
   if (group_ != nullptr) return group_->Stage(batch->batch_, batch->sets_expiry_);
   const Status s = db()->Write(shared_->write_options, &batch->batch_);
   if (s.ok() && batch->sets_expiry_) {

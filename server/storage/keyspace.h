@@ -92,6 +92,17 @@ class Keyspace {
   static int NameDatabase(const std::string& name);
   static std::string NameKey(const std::string& name);
 
+  // The keys a command's commits wrote, for keyspace notifications: while
+  // a sink is set (RecordWrites), every Commit through this view appends
+  // each key whose meta record it writes, in its database, and whether
+  // the write deleted it. RecordWrites(nullptr) stops.
+  struct WrittenKey {
+    int db;
+    std::string key;
+    bool deleted;
+  };
+  void RecordWrites(std::vector<WrittenKey>* sink) { written_ = sink; }
+
   // At start, and after a replica's full sync: reads which slot holds each
   // database (storage_format.h).
   ROCKSDB_NAMESPACE::Status LoadDatabases();
@@ -327,9 +338,10 @@ class Keyspace {
     // every gate, exclusively (SwapDatabases) or at start.
     std::array<std::atomic<uint8_t>, kDatabases> slots;
   };
-  // Touches the watched keys whose meta records `batch` writes, and wakes
-  // the waiters of those it stores.
-  void TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch) const;
+  // Touches the watched keys whose meta records `batch` writes, wakes the
+  // waiters of those it stores, and records them all in `written` if set.
+  void TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch,
+                    std::vector<WrittenKey>* written = nullptr) const;
   size_t StripeOf(const std::string& key) const;
   // What Prefetch read; empty again at this view's next write. Each view
   // its own (InGroup copies it, empty).
@@ -341,6 +353,7 @@ class Keyspace {
   WriteGroup* group_ = nullptr;
   size_t gate_ = 0;  // the gate this view's writers hold shared
   int db_ = 0;       // the database this view reads and writes
+  std::vector<WrittenKey>* written_ = nullptr;  // RecordWrites's sink
 };
 
 }  // namespace teksdb::server

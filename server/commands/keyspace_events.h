@@ -1,0 +1,36 @@
+// Keyspace notifications, as Redis 7.0 sends them (notify-keyspace-events):
+// after a write command, for each key its commits wrote
+// (Keyspace::RecordWrites), "__keyspace@DB__:KEY" gets the event's name and
+// "__keyevent@DB__:EVENT" the key, for the classes the configuration
+// selects. The event is named after the command and the key's place in it
+// (RPOPLPUSH: "rpop" on its source, "lpush" on its destination; RENAME:
+// "rename_from", "rename_to"), as Redis names them; a key a command emptied
+// gets "del" after. The expiry sweep's deletes send "expired". Not sent:
+// "new" (whether a write created its key is not known here), "evicted"
+// (nothing is evicted), key-miss events.
+//
+// Thread safety: the flags are an atomic in ServerState; publishing goes
+// through PubSub, which is thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "server_state.h"
+
+namespace teksdb::server {
+
+// The flags of a notify-keyspace-events value, or -1 for a character Redis
+// does not know; and the value CONFIG GET shows for flags.
+int KeyspaceEventFlags(const std::string& classes);
+std::string KeyspaceEventClasses(int flags);
+
+// Whether any event would be sent: then Execute records the writes of a
+// write command and passes them to NotifyWrites.
+bool NotificationsOn(const ServerState& server);
+void NotifyWrites(ServerState& server, const std::vector<std::string>& args,
+                  const std::vector<Keyspace::WrittenKey>& written);
+// A key the expiry sweep deleted.
+void NotifyExpired(ServerState& server, int db, const std::string& key);
+
+}  // namespace teksdb::server
