@@ -161,7 +161,13 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args,
   };
   const bool expires = name == "expire" || name == "pexpire" || name == "expireat" ||
                        name == "pexpireat" || name == "getex";
-  for (const Keyspace::WrittenKey& w : written) {
+  // A list move tells of the push before the pop, as Redis does.
+  std::vector<Keyspace::WrittenKey> ordered = written;
+  if (name == "rpoplpush" || name == "brpoplpush" || name == "lmove" || name == "blmove") {
+    std::stable_partition(ordered.begin(), ordered.end(),
+                          [&](const Keyspace::WrittenKey& w) { return w.key == args[2]; });
+  }
+  for (const Keyspace::WrittenKey& w : ordered) {
     auto publish = [&](int type, const std::string& event) {
       Publish(server, type, event, w.key, w.db);
     };

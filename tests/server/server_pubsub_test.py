@@ -12,7 +12,9 @@ MULTI), PING there; PUBSUB CHANNELS/NUMSUB/NUMPAT/SHARDCHANNELS/
 SHARDNUMSUB; UNSUBSCRIBE of some, of all, of none; RESET; a subscriber
 that closes without unsubscribing (no longer counted); then many messages
 published from 4 threads at once, each subscriber receiving every one of
-them in each publisher's order.
+them in each publisher's order; keyspace notifications (CONFIG SET
+notify-keyspace-events KEA) of writes of every type, in two databases,
+must be Redis's, message for message.
 
 Usage: server_pubsub_test.py PATH/TO/teksdb-server
 """
@@ -111,6 +113,48 @@ def run(port):
     return transcript, conns
 
 
+# Keyspace notifications: "cli" writes every type (two databases, keys a
+# command empties, keys moved, renamed, copied, an expiry that the server
+# reaches itself); "watch" receives every __keyspace@/__keyevent@ message,
+# up to the closing "end" message.
+NOTIFIED = [
+    ["SET", "a", "1"], ["SET", "a", "2", "EX", "100"], ["EXPIRE", "a", "50"], ["PERSIST", "a"],
+    ["INCR", "n"], ["INCRBYFLOAT", "n", "1.5"], ["APPEND", "s", "x"], ["SETRANGE", "s", "0", "y"],
+    ["GETDEL", "s"], ["DEL", "a"], ["DEL", "a"], ["MSET", "m1", "1", "m2", "2"],
+    ["LPUSH", "l", "a", "b"], ["RPUSH", "l", "c", "a"], ["LPOP", "l"], ["RPOPLPUSH", "l", "l2"],
+    ["LMOVE", "l2", "l", "LEFT", "RIGHT"], ["LREM", "l", "0", "a"], ["LSET", "l", "0", "z"],
+    ["LINSERT", "l", "BEFORE", "z", "y"], ["LTRIM", "l", "5", "10"],
+    ["HSET", "h", "f", "v"], ["HINCRBY", "h", "g", "1"], ["HDEL", "h", "f", "g"],
+    ["SADD", "s1", "a", "b"], ["SREM", "s1", "x"], ["SMOVE", "s1", "s2", "a"], ["SPOP", "s1"],
+    ["SINTERSTORE", "d", "s2", "s2"], ["SINTERSTORE", "d", "nothing", "s2"],
+    ["ZADD", "z", "1", "a", "2", "b"], ["ZINCRBY", "z", "1", "a"], ["ZREM", "z", "a"],
+    ["ZPOPMIN", "z"], ["ZADD", "z", "1", "a"], ["ZREMRANGEBYSCORE", "z", "0", "5"],
+    ["SADD", "s2", "q"], ["RENAME", "s2", "s3"], ["MOVE", "s3", "1"], ["SET", "c", "v"],
+    ["COPY", "c", "c2"], ["EXPIRE", "c2", "0"], ["SELECT", "1"], ["SET", "x", "y"], ["DEL", "s3"],
+    ["SELECT", "0"], ["FLUSHDB"], ["PSETEX", "soon", "50"],
+]
+
+
+def notifications(port):
+    """What "watch" receives while "cli" runs NOTIFIED with every class on."""
+    watch, cli = Client(port), Client(port)
+    cli.command("CONFIG", "SET", "notify-keyspace-events", "KEA")
+    watch.command("PSUBSCRIBE", "__key*__:*")
+    watch.command("SUBSCRIBE", "end")
+    for command in NOTIFIED:
+        cli.command(*command)
+    time.sleep(0.6)  # "soon" expires, and the server's own sweep deletes it
+    cli.command("PUBLISH", "end", "x")
+    received = []
+    while True:
+        message = watch.reply()
+        if message[1][1] == (b"$", b"end"):
+            break
+        received.append(tuple(part[1] for part in message[1][2:]))
+    cli.command("CONFIG", "SET", "notify-keyspace-events", "")
+    return received
+
+
 def same(step, a, b):
     if step.startswith("HELLO") and a[0] == b[0] == b"%":
         return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
@@ -158,6 +202,9 @@ def main():
         for (name, step, a), (_, _, b) in zip(want, got):
             check(same(step, a, b), f"{name}: {step} -> {b}" + ("" if same(step, a, b) else f" (Redis: {a})"))
         flood(teks_port, conns)
+        want, got = notifications(redis_port), notifications(teks_port)
+        check(want == got, f"keyspace notifications: {len(got)} messages, as Redis's"
+              + ("" if want == got else f"\n  Redis:  {want}\n  teksdb: {got}"))
     finally:
         stop(procs)
     return checks.finish(tmp)

@@ -264,6 +264,13 @@ def random_command(rng):
         lambda: ["CONFIG", "GET", rng.choice(["slowlog*", "save", "nosuch", "slowlog-max-len", "databases",
                                               "hash-max-*", "maxmemory", "maxmemory-policy", "appendonly",
                                               "zset-max-ziplist-entries", "daemonize", "lua-time-limit"])],
+        lambda: ["CONFIG", "SET", "notify-keyspace-events", rng.choice(["", "KEA", "gKE", "$lshzxeKE", "KA",
+                                                                         "EA", "Elm", "Q", "AKE!"])],
+        lambda: ["CONFIG", "GET", "notify-keyspace-events"],
+        lambda: ["COMMAND", "GETKEYS"] + rng.choice([
+            ["GET", k()], ["ZUNIONSTORE", k(), "2", k(), k()], ["EVAL", "return 1", "0"],
+            ["EVAL", "return 1", "1", k()], ["MEMORY", "USAGE", k()], ["PING"], ["LCS", k(), k()],
+            ["SET", k()], ["NOSUCH", k()], ["LMPOP", "2", k(), k(), "LEFT"], ["OBJECT", "ENCODING", k()]]),
         # Parameters kept without effect: Redis's checks and what GET shows after.
         lambda: ["CONFIG", "SET"] + rng.choice([
             ["hash-max-ziplist-entries", rng.choice(["128", "0", "-1", "x"])],

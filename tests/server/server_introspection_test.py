@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""teksdb-server's answers about itself, as Redis 7.0's clients and tools
+read them:
+  - INFO: the default sections, "all", "everything", several named, each
+    once; blocked_clients counts a client in BLPOP; errorstats, rejected
+    and failed calls count errors by code; CONFIG RESETSTAT clears them;
+  - CLIENT REPLY OFF / SKIP / ON drop exactly the replies Redis drops,
+    while Pub/Sub messages still arrive;
+  - SELECT's 16 databases: keys apart, MOVE, SWAPDB (WATCH sees it, a
+    client blocked on a key of a swapped database wakes), DBSIZE and INFO
+    keyspace per database, all kept across a restart;
+  - CONFIG: Redis's parameters all answer; kept ones show what was set,
+    immutable ones and bad values get Redis's errors, requirepass acts;
+  - DEBUG is refused unless --enable-debug-command, then DIGEST follows
+    the data and SET-ACTIVE-EXPIRE keeps expired keys stored.
+
+Usage: server_introspection_test.py PATH/TO/teksdb-server
+"""
+
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from server_checks import Checks, stop  # noqa: E402
+from resp_client import Client  # noqa: E402
+
+checks = Checks("server_introspection")
+check = checks.check
+
+
+def info(c, *sections):
+    return c.command("INFO", *sections)[1].decode()
+
+
+def info_sections(port):
+    c = Client(port)
+    default = info(c)
+    check("# Server" in default and "# Keyspace" in default and "# Commandstats" not in default,
+          "INFO: the default sections, without commandstats")
+    check("rejected_calls" in info(c, "all") and "rejected_calls" in info(c, "everything"),
+          "INFO all / everything: commandstats too")
+    both = info(c, "cpu", "CPU", "clients")
+    check(both.count("# CPU") == 1 and "# Clients" in both and "# Memory" not in both,
+          "INFO cpu CPU clients: those two sections, each once")
+    for field in ("used_memory:", "used_cpu_user:", "blocked_clients:", "number_of_cached_scripts:",
+                  "maxmemory_policy:", "total_error_replies:", "connected_clients:"):
+        check(field in info(c, "all"), f"INFO has {field}")
+    blocker = Client(port)
+    blocker.sock.sendall(blocker.encode(["BLPOP", "nothing-here", "0"]))
+    deadline = time.time() + 5
+    while "blocked_clients:1" not in info(c, "clients") and time.time() < deadline:
+        time.sleep(0.02)
+    check("blocked_clients:1" in info(c, "clients"), "INFO: a client in BLPOP is blocked_clients:1")
+    c.command("RPUSH", "nothing-here", "x")
+    check(blocker.reply() == (b"*", [(b"$", b"nothing-here"), (b"$", b"x")]), "the BLPOP is served")
+    c.command("CONFIG", "RESETSTAT")
+    c.command("SET", "s", "v")
+    c.command("LPUSH", "s", "x")  # WRONGTYPE: failed
+    c.command("GET")              # arity: rejected
+    c.command("NOSUCHCOMMAND")
+    stats = info(c, "commandstats", "errorstats", "stats")
+    check("cmdstat_lpush:calls=1," in stats and "failed_calls=1" in stats, "failed_calls counts WRONGTYPE")
+    check("cmdstat_get:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0" in stats,
+          "rejected_calls counts an arity error")
+    check("errorstat_WRONGTYPE:count=1" in stats and "errorstat_ERR:count=2" in stats,
+          "errorstats by code")
+    check("total_error_replies:3" in stats, "total_error_replies:3")
+
+
+def client_reply(port):
+    c, listener = Client(port), Client(port)
+    listener.command("SUBSCRIBE", "news")
+    c.sock.sendall(c.encode(["CLIENT", "REPLY", "OFF"]) + c.encode(["SET", "a", "1"]) +
+                   c.encode(["SUBSCRIBE", "ignored"]) + c.encode(["UNSUBSCRIBE"]) +
+                   c.encode(["CLIENT", "REPLY", "SKIP"]) + c.encode(["CLIENT", "REPLY", "ON"]) +
+                   c.encode(["GET", "a"]) + c.encode(["CLIENT", "REPLY", "SKIP"]) +
+                   c.encode(["GET", "a"]) + c.encode(["PING"]))
+    check(c.reply() == (b"+", b"OK"), "CLIENT REPLY ON answers OK, nothing before it")
+    check(c.reply() == (b"$", b"1"), "then GET answers")
+    check(c.reply() == (b"+", b"PONG"), "SKIP drops its own reply and the next command's only")
+    Client(port).command("PUBLISH", "news", "hi")
+    check(listener.reply()[1][2] == (b"$", b"hi"), "Pub/Sub messages are not replies")
+
+
+def databases(port):
+    c, other = Client(port), Client(port)
+    c.command("FLUSHALL")
+    c.command("SET", "k", "zero")
+    c.command("SELECT", "9")
+    c.command("SET", "k", "nine")
+    c.command("RPUSH", "list", "a", "b")
+    check(c.command("GET", "k") == (b"$", b"nine") and other.command("GET", "k") == (b"$", b"zero"),
+          "SELECT: databases 0 and 9 keep their own k")
+    check(c.command("SELECT", "16") == (b"-", b"ERR DB index is out of range"), "SELECT 16 refused")
+    check(c.command("MOVE", "list", "3") == (b":", b"1") and c.command("EXISTS", "list") == (b":", b"0"),
+          "MOVE list 3")
+    check(c.command("MOVE", "k", "0") == (b":", b"0"), "MOVE onto an existing key: 0")
+    other.command("WATCH", "k")
+    c.command("SWAPDB", "0", "9")
+    other.command("MULTI")
+    other.command("SET", "k", "late")
+    check(other.command("EXEC") == (b"*", None), "SWAPDB touches a watched key that exists")
+    check(other.command("GET", "k") == (b"$", b"nine"), "after SWAPDB 0 9, database 0 holds 9's keys")
+    blocked = Client(port)
+    blocked.command("SELECT", "5")
+    blocked.sock.sendall(blocked.encode(["BLPOP", "work", "0"]))
+    time.sleep(0.2)
+    c.command("SELECT", "4")
+    c.command("RPUSH", "work", "job")
+    c.command("SWAPDB", "4", "5")
+    check(blocked.reply() == (b"*", [(b"$", b"work"), (b"$", b"job")]),
+          "a client blocked on a key of a swapped database is served")
+    check(other.command("DBSIZE") == (b":", b"1"), "DBSIZE of database 0")
+    keyspace = info(other, "keyspace")
+    check("db0:keys=1" in keyspace and "db3:keys=1" in keyspace and "db9:keys=1" in keyspace,
+          f"INFO keyspace per database ({keyspace!r})")
+
+
+def config(port):
+    c = Client(port)
+    check(c.command("CONFIG", "SET", "hash-max-ziplist-entries", "7") == (b"+", b"OK"),
+          "CONFIG SET of a kept parameter")
+    check(c.command("CONFIG", "GET", "hash-max-listpack-entries")[1][1] == (b"$", b"7"),
+          "its new name shows what was set under the old")
+    check(c.command("CONFIG", "SET", "maxmemory", "2mb") == (b"+", b"OK") and
+          c.command("CONFIG", "GET", "maxmemory")[1][1] == (b"$", b"2097152"), "memory values in bytes")
+    check(c.command("CONFIG", "SET", "appendonly", "maybe")[0] == b"-", "a bad bool refused")
+    check(c.command("CONFIG", "SET", "daemonize", "yes") ==
+          (b"-", b"ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set immutable config"),
+          "an immutable parameter refused")
+    check(c.command("CONFIG", "SET", "no-such-thing", "1")[1].startswith(b"ERR Unknown option"),
+          "an unknown parameter refused")
+    check(c.command("CONFIG", "GET", "databases")[1][1] == (b"$", b"16"), "databases 16")
+    c.command("CONFIG", "SET", "requirepass", "sesame")
+    check(Client(port).command("GET", "k")[1].startswith(b"NOAUTH"), "requirepass acts on new clients")
+    check(c.command("GET", "k")[0] == b"$", "a client already in stays in")
+    c.command("CONFIG", "SET", "requirepass", "")
+
+
+def debug(port):
+    c = Client(port)
+    c.command("FLUSHALL")
+    empty = c.command("DEBUG", "DIGEST")
+    check(empty == (b"+", b"0" * 40), "DEBUG DIGEST of nothing: 40 zeros")
+    c.command("HSET", "h", "f", "v")
+    one = c.command("DEBUG", "DIGEST")
+    c.command("DEBUG", "RELOAD")
+    check(c.command("DEBUG", "DIGEST") == one and one != empty, "DEBUG RELOAD keeps the digest")
+    c.command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    c.command("SET", "t", "v", "PX", "1")
+    time.sleep(0.5)
+    check("expired_keys:0" in info(c, "stats") and c.command("EXISTS", "t") == (b":", b"0"),
+          "SET-ACTIVE-EXPIRE 0: an expired key reads as absent and is not swept")
+    c.command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+    deadline = time.time() + 5
+    while "expired_keys:1" not in info(c, "stats") and time.time() < deadline:
+        time.sleep(0.05)
+    check("expired_keys:1" in info(c, "stats"), "SET-ACTIVE-EXPIRE 1: the sweep takes it")
+
+
+def main():
+    server_bin = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="teksdb-introspection-")
+    port, proc = checks.start_server(server_bin, os.path.join(tmp, "db"))
+    try:
+        check(Client(port).command("DEBUG", "SLEEP", "0")[1].startswith(b"ERR DEBUG command not allowed"),
+              "DEBUG refused without --enable-debug-command")
+        for part in (info_sections, client_reply, databases, config):
+            part(port)
+    finally:
+        stop([proc])
+    port, proc = checks.start_server(server_bin, os.path.join(tmp, "debug"), "--enable-debug-command",
+                                     "yes")
+    try:
+        debug(port)
+    finally:
+        stop([proc])
+    return checks.finish(tmp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
