@@ -244,6 +244,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   s = keyspace.LoadDatabases();
   if (!s.ok()) Fail(flags.dir + ": " + s.ToString());
   teksdb::server::ServerState state(teksdb::server::CommandCount());
+  keyspace.SetWriteListener(&state.tracking);
   auto sweeper = std::make_unique<teksdb::server::ExpirySweeper>(
       &keyspace, [&state](int database, const std::string& key) {
         teksdb::server::NotifyExpired(state, database, key);
@@ -317,6 +318,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   }
   state.sweeper = nullptr;
   sweeper.reset();  // joins the sweep before the database closes
+  keyspace.SetWriteListener(nullptr);
   s = db->Close();
   filter->Detach();
   std::fprintf(stderr, "teksdb-server: %s after %llu commands%s\n",

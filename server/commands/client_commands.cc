@@ -140,6 +140,98 @@ void Kill(Request& r) {
   closed > 0 ? reply::Ok(r.out) : reply::Error(r.out, "ERR No such client");
 }
 
+// CLIENT TRACKING on|off [REDIRECT id] [PREFIX p]... [BCAST] [OPTIN]
+// [OPTOUT] [NOLOOP], with Redis 7.0's checks in its order.
+void Tracking(Request& r) {
+  ClientTracking::Options options;
+  for (size_t i = 3; i < r.args.size(); ++i) {
+    const std::string option = AsciiLower(r.args[i]);
+    const bool more = i + 1 < r.args.size();
+    if (option == "redirect" && more) {
+      if (options.redirect != 0) {
+        return reply::Error(r.out, "ERR A client can only redirect to a single other client");
+      }
+      int64_t id;
+      if (!ParseStrictInt64(r.args[++i], &id)) return reply::Error(r.out, kNotInteger);
+      if (id <= 0 || r.server.clients.SubscriberOf(static_cast<uint64_t>(id)) == nullptr) {
+        return reply::Error(r.out, "ERR The client ID you want redirect to does not exist");
+      }
+      options.redirect = static_cast<uint64_t>(id);
+    } else if (option == "bcast") {
+      options.bcast = true;
+    } else if (option == "optin") {
+      options.optin = true;
+    } else if (option == "optout") {
+      options.optout = true;
+    } else if (option == "noloop") {
+      options.noloop = true;
+    } else if (option == "prefix" && more) {
+      options.prefixes.push_back(r.args[++i]);
+    } else {
+      return reply::Error(r.out, kSyntaxError);
+    }
+  }
+  const std::string mode = AsciiLower(r.args[2]);
+  if (mode == "on") {
+    const std::string error = r.server.tracking.Enable(r.client.id, options, r.client.subscriber);
+    if (!error.empty()) return reply::Error(r.out, error);
+    r.client.tracking = true;
+  } else if (mode == "off") {
+    r.server.tracking.Disable(r.client.id);
+    r.client.tracking = false;
+  } else {
+    return reply::Error(r.out, kSyntaxError);
+  }
+  reply::Ok(r.out);
+}
+
+// CLIENT CACHING yes|no: the next command's reads are remembered (OPTIN)
+// or not (OPTOUT).
+void Caching(Request& r) {
+  ClientTracking::State state;
+  if (!r.server.tracking.Get(r.client.id, &state)) {
+    return reply::Error(r.out,
+                        "ERR CLIENT CACHING can be called only when the client is in tracking mode "
+                        "with OPTIN or OPTOUT mode enabled");
+  }
+  const std::string answer = AsciiLower(r.args[2]);
+  if (answer == "yes" && !state.options.optin) {
+    return reply::Error(r.out, "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");
+  }
+  if (answer == "no" && !state.options.optout) {
+    return reply::Error(r.out, "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.");
+  }
+  if (answer != "yes" && answer != "no") return reply::Error(r.out, kSyntaxError);
+  r.client.tracking_caching = true;
+  reply::Ok(r.out);
+}
+
+// CLIENT TRACKINGINFO: flags, redirect, prefixes.
+void TrackingInfo(Request& r) {
+  ClientTracking::State state;
+  const bool on = r.server.tracking.Get(r.client.id, &state);
+  std::vector<std::string> flags{on ? "on" : "off"};
+  if (on) {
+    const ClientTracking::Options& o = state.options;
+    if (o.bcast) flags.push_back("bcast");
+    if (o.optin) flags.push_back("optin");
+    if (o.optin && r.client.tracking_caching) flags.push_back("caching-yes");
+    if (o.optout) flags.push_back("optout");
+    if (o.optout && r.client.tracking_caching) flags.push_back("caching-no");
+    if (o.noloop) flags.push_back("noloop");
+    if (state.broken_redirect) flags.push_back("broken_redirect");
+  }
+  reply::MapHeader(r.out, r.protocol(), 3);
+  reply::Bulk(r.out, "flags");
+  reply::SetHeader(r.out, r.protocol(), flags.size());
+  for (const std::string& f : flags) reply::Bulk(r.out, f);
+  reply::Bulk(r.out, "redirect");
+  reply::Integer(r.out, on ? static_cast<int64_t>(state.options.redirect) : -1);
+  reply::Bulk(r.out, "prefixes");
+  reply::ArrayHeader(r.out, state.options.prefixes.size());
+  for (const std::string& p : state.options.prefixes) reply::Bulk(r.out, p);
+}
+
 // SubcommandError has checked the subcommand and its arity.
 void Client(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
@@ -157,6 +249,14 @@ void Client(Request& r) {
   if (sub == "info") return reply::Bulk(r.out, r.client.info ? Line(*r.client.info) : std::string());
   if (sub == "list") return List(r);
   if (sub == "kill") return Kill(r);
+  if (sub == "tracking") return Tracking(r);
+  if (sub == "caching") return Caching(r);
+  if (sub == "trackinginfo") return TrackingInfo(r);
+  if (sub == "getredir") {
+    ClientTracking::State state;
+    const bool on = r.server.tracking.Get(r.client.id, &state);
+    return reply::Integer(r.out, on ? static_cast<int64_t>(state.options.redirect) : -1);
+  }
   const std::string mode = AsciiLower(r.args[2]);
   if (sub == "reply") {  // Execute drops the replies (commands.cc)
     if (mode == "on") {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <unordered_map>
 
 #include "ascii_case.h"
@@ -209,6 +210,19 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
         std::memory_order_relaxed);
   }
   const size_t reply_start = out->size();
+  // CLIENT TRACKING: a read's keys are remembered before it reads, so that
+  // a write landing after the read's value invalidates it.
+  if (client.tracking && !WritesByIndex()[it->second] &&
+      std::strstr(FindCommandInfo(name)->flags, "readonly") != nullptr &&
+      std::strstr(FindCommandInfo(name)->acl_categories, "@pubsub") == nullptr) {
+    std::vector<std::string> keys;
+    bool whole_keyspace = false;
+    AppendRequestKeys(args, &keys, &whole_keyspace);
+    if (!keys.empty()) server.tracking.Remember(client.id, keys, client.tracking_caching);
+  }
+  if (!(name == "client" && args.size() > 1 && AsciiLower(args[1]) == "caching")) {
+    client.tracking_caching = false;  // CLIENT CACHING holds for one command
+  }
   // Keyspace notifications: the keys a write command's commits wrote.
   std::vector<Keyspace::WrittenKey> written;
   const bool notify = WritesByIndex()[it->second] && NotificationsOn(server);

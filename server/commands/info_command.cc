@@ -167,7 +167,8 @@ std::string ClientsSection(ServerState& s) {
          InfoField("maxclients", ConfigValue(s, "maxclients")) +
          InfoField("client_recent_max_input_buffer", 0) +
          InfoField("client_recent_max_output_buffer", 0) + InfoField("blocked_clients", blocked) +
-         InfoField("tracking_clients", 0) + InfoField("clients_in_timeout_table", blocked);
+         InfoField("tracking_clients", s.tracking.clients()) +
+         InfoField("clients_in_timeout_table", blocked);
 }
 
 std::string MemorySection(ServerState& s) {
@@ -205,6 +206,9 @@ std::string StatsSection(ServerState& s) {
          InfoField("pubsub_channels", s.pubsub.Channels(PubSub::kChannel, nullptr).size()) +
          InfoField("pubsub_patterns", s.pubsub.PatternCount()) +
          InfoField("total_error_replies", s.stats.error_replies()) +
+         InfoField("tracking_total_keys", s.tracking.keys()) +
+         InfoField("tracking_total_items", s.tracking.items()) +
+         InfoField("tracking_total_prefixes", s.tracking.prefixes()) +
          InfoField("stale_records_removed", s.stale_filter ? s.stale_filter->dropped() : 0);
 }
 

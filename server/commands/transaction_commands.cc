@@ -131,9 +131,9 @@ void UnwatchCommand(Request& r) {
   reply::Ok(r.out);
 }
 
-// RESET: the connection as new (RESP2, database 0, replies on, no name, no transaction, nothing
-// watched, no subscription), still authenticated only if no password is
-// set.
+// RESET: the connection as new (RESP2, database 0, replies on, tracking
+// off, no name, no transaction, nothing watched, no subscription), still
+// authenticated only if no password is set.
 void Reset(Request& r) {
   EndMulti(r);
   Unwatch(r);
@@ -143,6 +143,8 @@ void Reset(Request& r) {
   SelectDatabase(r, 0);
   r.client.replies_off = false;
   r.client.replies_to_skip = 0;
+  r.server.tracking.Disable(r.client.id);
+  r.client.tracking = false;
   r.client.authenticated = !r.server.requirepass.required();
   reply::Simple(r.out, "RESET");
 }

@@ -25,6 +25,7 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
   client_.keyspace = &keyspace_;
   client_.authenticated = !server_->requirepass.required();
   client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
+  keyspace_.set_writer(client_.id);
   client_.info = std::make_shared<ClientRegistry::Info>();
   client_.info->id = client_.id;
   client_.info->created_ms = MonotonicMs();
@@ -41,6 +42,7 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
 
 Connection::~Connection() {
   server_->clients.Remove(client_.id);
+  server_->tracking.Disable(client_.id);
   LeaveBlock();
   keyspace_.watched().UnwatchAll(&client_.watcher);
   for (const std::string& c : client_.channels) server_->pubsub.Remove(PubSub::kChannel, c, this);
@@ -53,7 +55,7 @@ Connection::~Connection() {
 
 void Connection::Start() {
   client_.subscriber = shared_from_this();
-  server_->clients.Add(client_.info, shared_from_this());
+  server_->clients.Add(client_.info, shared_from_this(), shared_from_this());
   asio::post(strand_, [self = shared_from_this()] { self->Read(); });
 }
 
@@ -150,6 +152,40 @@ void Connection::Deliver(const std::string& channel, const std::string* pattern,
     if (pattern) reply::Bulk(&self->pushes_, *pattern);
     reply::Bulk(&self->pushes_, channel);
     reply::Bulk(&self->pushes_, message);
+    if (!self->writing_) self->Write();
+  });
+}
+
+void Connection::DeliverInvalidation(const std::vector<std::string>* keys, bool redirected) {
+  asio::post(strand_, [self = shared_from_this(), redirected,
+                       keys = keys ? std::optional<std::vector<std::string>>(*keys) : std::nullopt] {
+    std::string& out = self->pushes_;
+    if (self->client_.protocol == 3) {
+      out += ">2\r\n";
+      reply::Bulk(&out, "invalidate");
+    } else if (redirected && self->client_.channels.count("__redis__:invalidate") > 0) {
+      reply::ArrayHeader(&out, 3);
+      reply::Bulk(&out, "message");
+      reply::Bulk(&out, "__redis__:invalidate");
+    } else {
+      return;  // a RESP2 client gets invalidations only redirected, subscribed
+    }
+    if (keys) {
+      reply::ArrayHeader(&out, keys->size());
+      for (const std::string& key : *keys) reply::Bulk(&out, key);
+    } else {
+      reply::Null(&out, self->client_.protocol);
+    }
+    if (!self->writing_) self->Write();
+  });
+}
+
+void Connection::DeliverRedirectBroken(uint64_t redirect) {
+  asio::post(strand_, [self = shared_from_this(), redirect] {
+    if (self->client_.protocol != 3) return;
+    self->pushes_ += ">2\r\n";
+    reply::Bulk(&self->pushes_, "tracking-redir-broken");
+    reply::Integer(&self->pushes_, static_cast<int64_t>(redirect));
     if (!self->writing_) self->Write();
   });
 }

@@ -54,6 +54,8 @@ class Connection : public Subscriber,
 
   void Deliver(const std::string& channel, const std::string* pattern, const std::string& message,
                bool shard) override;
+  void DeliverInvalidation(const std::vector<std::string>* keys, bool redirected) override;
+  void DeliverRedirectBroken(uint64_t redirect) override;
   void Wake() override;
   // CLIENT KILL: closes the socket (on the connection's strand).
   void Close() override;

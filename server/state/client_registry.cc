@@ -3,9 +3,16 @@
 
 namespace teksdb::server {
 
-void ClientRegistry::Add(const std::shared_ptr<Info>& info, const std::shared_ptr<Closer>& closer) {
+void ClientRegistry::Add(const std::shared_ptr<Info>& info, const std::shared_ptr<Closer>& closer,
+                         const std::shared_ptr<Subscriber>& subscriber) {
   std::lock_guard<std::mutex> lock(mu_);
-  clients_[info->id] = Entry{info, closer};
+  clients_[info->id] = Entry{info, closer, subscriber};
+}
+
+std::shared_ptr<Subscriber> ClientRegistry::SubscriberOf(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = clients_.find(id);
+  return it == clients_.end() ? nullptr : it->second.subscriber.lock();
 }
 
 void ClientRegistry::Remove(uint64_t id) {

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "pubsub.h"
+
 namespace teksdb::server {
 
 class ClientRegistry {
@@ -57,7 +59,12 @@ class ClientRegistry {
     virtual void Close() = 0;
   };
 
-  void Add(const std::shared_ptr<Info>& info, const std::shared_ptr<Closer>& closer);
+  // `subscriber`: where CLIENT TRACKING's redirected invalidations to this
+  // connection go (client_tracking.h).
+  void Add(const std::shared_ptr<Info>& info, const std::shared_ptr<Closer>& closer,
+           const std::shared_ptr<Subscriber>& subscriber);
+  // The open connection `id` as a subscriber, or null.
+  std::shared_ptr<Subscriber> SubscriberOf(uint64_t id) const;
   void Remove(uint64_t id);
   // Every open connection's Info, by id.
   std::vector<std::shared_ptr<Info>> List() const;
@@ -68,6 +75,7 @@ class ClientRegistry {
   struct Entry {
     std::shared_ptr<Info> info;
     std::weak_ptr<Closer> closer;
+    std::weak_ptr<Subscriber> subscriber;
   };
   mutable std::mutex mu_;
   std::map<uint64_t, Entry> clients_;

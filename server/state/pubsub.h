@@ -27,6 +27,13 @@ class Subscriber {
   // matched it (PSUBSCRIBE), or null; `shard`: published by SPUBLISH.
   virtual void Deliver(const std::string& channel, const std::string* pattern,
                        const std::string& message, bool shard) = 0;
+  // CLIENT TRACKING (client_tracking.h): `keys` are invalid (null: every
+  // key). RESP3: an "invalidate" push; RESP2, `redirected` here by another
+  // client, and subscribed to __redis__:invalidate: a message there;
+  // otherwise nothing.
+  virtual void DeliverInvalidation(const std::vector<std::string>* keys, bool redirected) = 0;
+  // The client this one redirects invalidations to is gone (RESP3 only).
+  virtual void DeliverRedirectBroken(uint64_t redirect) = 0;
 };
 
 class PubSub {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "client_registry.h"
+#include "client_tracking.h"
 #include "keyspace.h"
 #include "pubsub.h"
 #include "required_password.h"
@@ -68,6 +69,7 @@ struct ServerState {
   std::string run_id;                       // INFO's: 40 hex digits, new each start
   SlowLog slowlog;                          // SLOWLOG
   ClientRegistry clients;                   // CLIENT LIST, KILL
+  ClientTracking tracking{&clients};        // CLIENT TRACKING
   std::atomic<int64_t> last_save_s{0};      // LASTSAVE (set at start and by SAVE)
   ExpirySweeper* sweeper = nullptr;  // INFO's expired_keys, DEBUG SET-ACTIVE-EXPIRE
   const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
@@ -101,6 +103,10 @@ struct ClientState {
   // and the next command's): Execute drops them. Pub/Sub messages still go.
   bool replies_off = false;
   int replies_to_skip = 0;
+  // CLIENT TRACKING on (client_tracking.h holds how), and CLIENT CACHING
+  // given for the next command.
+  bool tracking = false;
+  bool tracking_caching = false;
   // The connection's view of the keyspace (its pipeline's write group,
   // keyspace.h); null: the server's own.
   Keyspace* keyspace = nullptr;

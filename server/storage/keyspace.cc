@@ -85,6 +85,10 @@ Status Keyspace::FlushGroup() {
   bool set_expiry = false;
   const Status s = group_->Flush(db(), shared_->write_options, &set_expiry);
   if (set_expiry) shared_->expiry_writes.fetch_add(1, std::memory_order_relaxed);
+  std::vector<std::string> written = group_->TakeWritten();
+  if (!written.empty()) {
+    if (KeyWriteListener* listener = Listening()) listener->Written(written, writer_);
+  }
   return s;
 }
 
@@ -421,7 +425,14 @@ void Keyspace::Applied(const ROCKSDB_NAMESPACE::WriteBatch& batch) {
       std::fprintf(stderr, "teksdb-server: a replicated SWAPDB: %s\n", s.ToString().c_str());
     }
   }
-  TouchWatched(batch);
+  KeyWriteListener* listener = Listening();
+  std::vector<WrittenKey> written;
+  TouchWatched(batch, listener != nullptr ? &written : nullptr);
+  if (slots.found() && listener != nullptr) listener->Cleared(0);
+  if (listener == nullptr || written.empty()) return;
+  std::vector<std::string> keys;
+  for (const WrittenKey& w : written) keys.push_back(w.key);
+  listener->Written(keys, 0);
 }
 
 Status Keyspace::Commit(Batch* batch) {
@@ -439,12 +450,26 @@ Status Keyspace::Commit(Batch* batch) {
     }
   }
   batch->metas_.clear();
-  TouchWatched(batch->batch_, written_);
-  if (group_ != nullptr) return group_->Stage(batch->batch_, batch->sets_expiry_);
+  // The keys written, for the listener too (after the write is in).
+  KeyWriteListener* listener = Listening();
+  std::vector<WrittenKey> local;
+  std::vector<WrittenKey>* sink = written_ != nullptr || listener == nullptr ? written_ : &local;
+  const size_t first = sink != nullptr ? sink->size() : 0;
+  TouchWatched(batch->batch_, sink);
+  std::vector<std::string> keys;
+  if (listener != nullptr) {
+    for (size_t i = first; i < sink->size(); ++i) keys.push_back((*sink)[i].key);
+  }
+  if (group_ != nullptr) {
+    const Status staged = group_->Stage(batch->batch_, batch->sets_expiry_);
+    if (staged.ok() && !keys.empty()) group_->AddWritten(std::move(keys));
+    return staged;
+  }
   const Status s = db()->Write(shared_->write_options, &batch->batch_);
   if (s.ok() && batch->sets_expiry_) {
     shared_->expiry_writes.fetch_add(1, std::memory_order_relaxed);
   }
+  if (s.ok() && !keys.empty()) listener->Written(keys, writer_);
   return s;
 }
 
@@ -572,8 +597,12 @@ Status Keyspace::Clear() {
   // A range deletion cannot be staged: what the group holds goes first.
   s = FlushGroup();
   if (!s.ok()) return s;
-  return db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), Slice(""),
-                          storage_format::ServerRecords());
+  s = db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), Slice(""),
+                        storage_format::ServerRecords());
+  if (KeyWriteListener* listener = Listening(); s.ok() && listener != nullptr) {
+    listener->Cleared(writer_);
+  }
+  return s;
 }
 
 Status Keyspace::ClearDatabase() {
@@ -585,8 +614,12 @@ Status Keyspace::ClearDatabase() {
   // The members of the collections removed go with compactions: their
   // owner records name meta records that are gone (stale_member_filter.h).
   const std::string prefix = storage_format::MetaPrefix(slot());
-  return db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), prefix,
-                          storage_format::PrefixEnd(prefix));
+  s = db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), prefix,
+                        storage_format::PrefixEnd(prefix));
+  if (KeyWriteListener* listener = Listening(); s.ok() && listener != nullptr) {
+    listener->Cleared(writer_);
+  }
+  return s;
 }
 
 Status Keyspace::SwapDatabases(int a, int b) {
@@ -619,6 +652,7 @@ Status Keyspace::SwapDatabases(int a, int b) {
   const uint8_t slot_a = SlotOf(a);
   shared_->slots[a].store(SlotOf(b), std::memory_order_release);
   shared_->slots[b].store(slot_a, std::memory_order_release);
+  if (KeyWriteListener* listener = Listening()) listener->Cleared(writer_);
   // Clients blocked on keys of either database look again.
   if (shared_->waiters.any()) {
     for (const std::string& name : shared_->waiters.Keys()) {

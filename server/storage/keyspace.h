@@ -50,6 +50,7 @@
 
 #include "rocksdb/db.h"
 #include "key_waiters.h"
+#include "key_write_listener.h"
 #include "prefetched_meta.h"
 #include "storage_format.h"
 #include "version_allocator.h"
@@ -102,6 +103,14 @@ class Keyspace {
     bool deleted;
   };
   void RecordWrites(std::vector<WrittenKey>* sink) { written_ = sink; }
+
+  // Who is told of written keys once they are in the database (main sets
+  // CLIENT TRACKING's), and the connection this view writes for (0: the
+  // server's own writes).
+  void SetWriteListener(KeyWriteListener* listener) {
+    shared_->listener.store(listener, std::memory_order_release);
+  }
+  void set_writer(uint64_t id) { writer_ = id; }
 
   // At start, and after a replica's full sync: reads which slot holds each
   // database (storage_format.h).
@@ -337,7 +346,13 @@ class Keyspace {
     // slots[db]: database db's slot (storage_format.h); written only under
     // every gate, exclusively (SwapDatabases) or at start.
     std::array<std::atomic<uint8_t>, kDatabases> slots;
+    std::atomic<KeyWriteListener*> listener{nullptr};
   };
+  // The listener, if one is set and listening.
+  KeyWriteListener* Listening() const {
+    KeyWriteListener* listener = shared_->listener.load(std::memory_order_acquire);
+    return listener != nullptr && listener->listening() ? listener : nullptr;
+  }
   // Touches the watched keys whose meta records `batch` writes, wakes the
   // waiters of those it stores, and records them all in `written` if set.
   void TouchWatched(const ROCKSDB_NAMESPACE::WriteBatch& batch,
@@ -354,6 +369,7 @@ class Keyspace {
   size_t gate_ = 0;  // the gate this view's writers hold shared
   int db_ = 0;       // the database this view reads and writes
   std::vector<WrittenKey>* written_ = nullptr;  // RecordWrites's sink
+  uint64_t writer_ = 0;                          // set_writer's
 };
 
 }  // namespace teksdb::server

@@ -53,6 +53,7 @@ void WriteGroup::Abandon(const std::string& error) {
   abandoned_.clear();
   reply::Error(&abandoned_, error);
   staged_.Clear();
+  written_.clear();
   sets_expiry_ = false;
   ReplaceVouched(abandoned_);
 }
@@ -68,6 +69,7 @@ Status WriteGroup::Flush(ROCKSDB_NAMESPACE::DB* db, const ROCKSDB_NAMESPACE::Wri
       std::string error;
       reply::Error(&error, "ERR storage: " + s.ToString());
       ReplaceVouched(error);
+      written_.clear();
     }
     staged_.Clear();
   }

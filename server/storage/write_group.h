@@ -38,6 +38,7 @@
 
 #include <cstddef>
 #include <mutex>
+#include <iterator>
 #include <shared_mutex>
 #include <string>
 #include <utility>
@@ -84,6 +85,13 @@ class WriteGroup {
   }
 
   // In a transaction (Keyspace::BeginTransaction) Flush keeps the stripes.
+  // Keys the staged writes write, for the KeyWriteListener once they are
+  // flushed (Keyspace::FlushGroup takes them).
+  void AddWritten(std::vector<std::string> keys) {
+    written_.insert(written_.end(), std::make_move_iterator(keys.begin()),
+                    std::make_move_iterator(keys.end()));
+  }
+  std::vector<std::string> TakeWritten() { return std::move(written_); }
   bool in_transaction() const { return in_transaction_; }
   void set_in_transaction(bool on) { in_transaction_ = on; }
 
@@ -104,6 +112,7 @@ class WriteGroup {
  private:
   std::string* const out_;
   StagedWrites staged_;
+  std::vector<std::string> written_;  // AddWritten's
   bool sets_expiry_ = false;
   std::vector<std::pair<size_t, std::unique_lock<std::mutex>>> held_;
   std::shared_lock<std::shared_mutex> gate_;

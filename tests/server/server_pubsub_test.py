@@ -14,7 +14,9 @@ that closes without unsubscribing (no longer counted); then many messages
 published from 4 threads at once, each subscriber receiving every one of
 them in each publisher's order; keyspace notifications (CONFIG SET
 notify-keyspace-events KEA) of writes of every type, in two databases,
-must be Redis's, message for message.
+must be Redis's, message for message, and so must CLIENT TRACKING's
+invalidations (RESP3 pushes, a RESP2 redirect target, BCAST prefixes,
+FLUSHALL).
 
 Usage: server_pubsub_test.py PATH/TO/teksdb-server
 """
@@ -155,6 +157,51 @@ def notifications(port):
     return received
 
 
+def tracking(port):
+    """CLIENT TRACKING: what a RESP3 client tracking its reads, and a RESP2
+    client receiving a BCAST client's redirected invalidations, get from a
+    run of writes (and a FLUSHALL) by a third."""
+    reads, redirect, bcast, writer = Client(port), Client(port), Client(port), Client(port)
+    transcript = [reads.command("HELLO", "3")[0], reads.command("CLIENT", "TRACKING", "on")]
+
+    def reply_after_pushes(conn, *command):
+        """The command's reply, after the pushes that came before it."""
+        conn.sock.sendall(conn.encode(command))
+        while True:
+            message = conn.reply()
+            transcript.append(message)
+            if message[0] != b">":
+                return
+
+    redirect_id = redirect.command("CLIENT", "ID")[1].decode()
+    transcript.append(redirect.command("SUBSCRIBE", "__redis__:invalidate"))
+    transcript.append(bcast.command("CLIENT", "TRACKING", "on", "REDIRECT", redirect_id, "BCAST",
+                                    "PREFIX", "x", "PREFIX", "y"))
+    transcript.append(bcast.command("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "xz"))
+    transcript.append(reads.command("MGET", "a", "b", "c"))
+    for step in (["SET", "a", "1"], ["MSET", "b", "1", "x1", "2", "y1", "3", "z", "4"],
+                 ["SET", "a", "2"], ["HSET", "xh", "f", "v"], ["DEL", "c"]):
+        transcript.append(writer.command(*step))
+    reply_after_pushes(reads, "GET", "a")
+    transcript.append(writer.command("INCR", "a"))
+    transcript.append(writer.command("FLUSHALL"))
+    transcript.append(writer.command("PUBLISH", "__redis__:invalidate", "end"))
+    reads.sock.sendall(reads.encode(["PING"]))
+    while True:
+        message = reads.reply()
+        transcript.append(("reads", message))
+        if message == (b"+", b"PONG"):
+            break
+    while True:
+        message = redirect.reply()
+        transcript.append(("redirect", message))
+        if message[1][2] == (b"$", b"end"):
+            break
+    info = bcast.command("CLIENT", "TRACKINGINFO")
+    transcript.append(info if info[1][3] != (b":", redirect_id.encode()) else "redirect ok")
+    return transcript
+
+
 def same(step, a, b):
     if step.startswith("HELLO") and a[0] == b[0] == b"%":
         return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
@@ -202,6 +249,9 @@ def main():
         for (name, step, a), (_, _, b) in zip(want, got):
             check(same(step, a, b), f"{name}: {step} -> {b}" + ("" if same(step, a, b) else f" (Redis: {a})"))
         flood(teks_port, conns)
+        want, got = tracking(redis_port), tracking(teks_port)
+        check(want == got, "CLIENT TRACKING: invalidations as Redis's"
+              + ("" if want == got else f"\n  Redis:  {want}\n  teksdb: {got}"))
         want, got = notifications(redis_port), notifications(teks_port)
         check(want == got, f"keyspace notifications: {len(got)} messages, as Redis's"
               + ("" if want == got else f"\n  Redis:  {want}\n  teksdb: {got}"))
