@@ -59,6 +59,7 @@ const CommandInfo kCommands[] = {
     {"flushall", "write", 0, 0, 0, "@keyspace @write @slow @dangerous", true},
     {"flushdb", "write", 0, 0, 0, "@keyspace @write @slow @dangerous", true},
     {"function", "", 0, 0, 0, "@slow"},
+    {"geoadd", "write denyoom", 1, 1, 1, "@write @geo @slow"},
     {"get", "readonly fast", 1, 1, 1, "@read @string @fast"},
     {"getbit", "readonly fast", 1, 1, 1, "@read @bitmap @fast"},
     {"getdel", "write fast", 1, 1, 1, "@write @string @fast"},

@@ -105,6 +105,7 @@ const std::vector<Command>& CommandTable() {
     AddDatabaseCommands(&commands);
     AddInfoCommand(&commands);
     AddDebugCommand(&commands);
+    AddGeoCommands(&commands);
     AddClientCommands(&commands);
     AddIntrospectionCommands(&commands);
     AddLcsCommand(&commands);

@@ -78,6 +78,7 @@ void AddCopyCommands(std::vector<Command>* table);
 void AddDatabaseCommands(std::vector<Command>* table);
 void AddInfoCommand(std::vector<Command>* table);
 void AddDebugCommand(std::vector<Command>* table);
+void AddGeoCommands(std::vector<Command>* table);
 void AddClientCommands(std::vector<Command>* table);
 void AddIntrospectionCommands(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);

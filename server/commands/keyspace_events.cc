@@ -84,6 +84,7 @@ Event EventFor(const std::vector<std::string>& args, const std::string& name, in
   }
   if (name == "smove") return {first ? "srem" : "sadd", kSet};
   if (name == "zincrby") return {"zincr", kZSet};
+  if (name == "geoadd") return {"zadd", kZSet};
   if (name == "bzpopmin") return {"zpopmin", kZSet};
   if (name == "bzpopmax") return {"zpopmax", kZSet};
   if (name == "zmpop" || name == "bzmpop") {

@@ -14,6 +14,7 @@
 #include "sorted_set.h"
 #include "ascii_case.h"
 #include "commands.h"
+#include "zset_add.h"
 #include "random_choice.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -23,8 +24,11 @@ namespace {
 
 using ROCKSDB_NAMESPACE::Status;
 
-// ZADD and ZINCRBY.
-void Add(Request& r, size_t first, bool nx, bool xx, bool gt, bool lt, bool ch, bool incr) {
+}  // namespace
+
+void ZAddPairs(Request& r, size_t first, const ZAddFlags& flags) {
+  const bool nx = flags.nx, xx = flags.xx, gt = flags.gt, lt = flags.lt, ch = flags.ch,
+             incr = flags.incr;
   const size_t elements = (r.args.size() - first) / 2;
   std::vector<double> scores(elements);
   for (size_t j = 0; j < elements; ++j) {
@@ -80,19 +84,22 @@ void Add(Request& r, size_t first, bool nx, bool xx, bool gt, bool lt, bool ch, 
   reply::Integer(r.out, ch ? added + updated : added);
 }
 
+namespace {
+
 void ZAdd(Request& r) {
-  bool nx = false, xx = false, gt = false, lt = false, ch = false, incr = false;
+  ZAddFlags flags;
   size_t i = 2;
   for (; i < r.args.size(); ++i) {
     const std::string opt = AsciiLower(r.args[i]);
-    if (opt == "nx") nx = true;
-    else if (opt == "xx") xx = true;
-    else if (opt == "gt") gt = true;
-    else if (opt == "lt") lt = true;
-    else if (opt == "ch") ch = true;
-    else if (opt == "incr") incr = true;
+    if (opt == "nx") flags.nx = true;
+    else if (opt == "xx") flags.xx = true;
+    else if (opt == "gt") flags.gt = true;
+    else if (opt == "lt") flags.lt = true;
+    else if (opt == "ch") flags.ch = true;
+    else if (opt == "incr") flags.incr = true;
     else break;
   }
+  const bool nx = flags.nx, xx = flags.xx, gt = flags.gt, lt = flags.lt, incr = flags.incr;
   const size_t pairs = r.args.size() - i;
   if (pairs == 0 || pairs % 2 != 0) return reply::Error(r.out, kSyntaxError);
   if (nx && xx) return reply::Error(r.out, "ERR XX and NX options at the same time are not compatible");
@@ -100,10 +107,14 @@ void ZAdd(Request& r) {
     return reply::Error(r.out, "ERR GT, LT, and/or NX options at the same time are not compatible");
   }
   if (incr && pairs > 2) return reply::Error(r.out, "ERR INCR option supports a single increment-element pair");
-  Add(r, i, nx, xx, gt, lt, ch, incr);
+  ZAddPairs(r, i, flags);
 }
 
-void ZIncrBy(Request& r) { Add(r, 2, false, false, false, false, false, true); }
+void ZIncrBy(Request& r) {
+  ZAddFlags flags;
+  flags.incr = true;
+  ZAddPairs(r, 2, flags);
+}
 
 void ZRem(Request& r) {
   auto locks = r.keyspace->LockKeys({r.args[1]});

@@ -267,6 +267,11 @@ def random_command(rng):
         lambda: ["CONFIG", "SET", "notify-keyspace-events", rng.choice(["", "KEA", "gKE", "$lshzxeKE", "KA",
                                                                          "EA", "Elm", "Q", "AKE!"])],
         lambda: ["CONFIG", "GET", "notify-keyspace-events"],
+        lambda: ["GEOADD", k()] + rng.choice([[], ["NX"], ["XX"], ["CH"], ["NX", "XX"], ["XX", "CH"]]) +
+                [x for _ in range(rng.randint(1, 2)) for x in (
+                    rng.choice(["13.361389", "-180", "180", "0", "181", "x", "-73.9857"]),
+                    rng.choice(["38.115556", "85.05112878", "-85.06", "0", "40.7484", "y"]), m())],
+        lambda: ["GEOADD", k(), "1", "2"],
         lambda: ["COMMAND", "GETKEYS"] + rng.choice([
             ["GET", k()], ["ZUNIONSTORE", k(), "2", k(), k()], ["EVAL", "return 1", "0"],
             ["EVAL", "return 1", "1", k()], ["MEMORY", "USAGE", k()], ["PING"], ["LCS", k(), k()],
