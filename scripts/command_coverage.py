@@ -3,7 +3,8 @@
 redis-server, asked with COMMAND DOCS for its group), whether Apache Kvrocks
 registers it (docs/kvrocks_commands.txt, taken from Kvrocks's sources) and
 whether teksdb-server runs it (asked with COMMAND LIST; every other name it
-refuses with Redis's "unknown command" error). With --check, compares
+refuses with Redis's "unknown command" error), and the pass counts of
+Redis's own test suite per file (scripts/redis_suite.sh). With --check, compares
 instead of writing, and fails if the file is out of date or teksdb-server
 runs a command Redis 7.0 does not have.
 
@@ -22,6 +23,35 @@ from server_checks import start_redis, start_server, stop  # noqa: E402
 
 DOC = os.path.join(ROOT, "docs", "COMMANDS.md")
 KVROCKS = os.path.join(ROOT, "docs", "kvrocks_commands.txt")
+SUITE = os.path.join(ROOT, "tests", "tools")  # scripts/redis_suite.sh --record's files
+
+
+def suite_table():
+    """The section on Redis's own test suite, from what scripts/redis_suite.sh
+    --record (and --redis --record) wrote: passes per file, both servers."""
+    def passes(name):
+        with open(os.path.join(SUITE, name)) as f:
+            return dict(l.split("\t")[:2] for l in f.read().splitlines() if l and not l.startswith("#"))
+    redis, teks = passes("redis_suite_redis_passes.txt"), passes("redis_suite_teksdb_passes.txt")
+    with open(os.path.join(SUITE, "redis_suite_expected_failures.txt")) as f:
+        expected = [l.split("\t")[0] for l in f.read().splitlines() if l and not l.startswith("#")]
+    lines = ["", "## Redis 7.0.15's own test suite", "",
+             "`scripts/redis_suite.sh` runs these files of Redis's suite against a fresh",
+             "teksdb-server each, the harness as it is (`--tags -slow`); CI runs it",
+             "(ctest `redis_suite`) and fails on any test not listed, with its reason, in",
+             "`tests/tools/redis_suite_expected_failures.txt`. redis-server: Debian's 7.0,",
+             "run the same way (`--redis`). Counts as of the last `--record`.", "",
+             "| file | redis-server passes | teksdb-server passes | share | listed failures |",
+             "|---|---:|---:|---:|---:|"]
+    total_r = total_t = 0
+    for name in sorted(redis):
+        r, t = int(redis[name]), int(teks.get(name, 0))
+        total_r += r
+        total_t += t
+        lines.append(f"| {name} | {r} | {t} | {100 * t // r if r else 0}% | {expected.count(name)} |")
+    lines.append(f"| **all** | **{total_r}** | **{total_t}** | "
+                 f"**{100 * total_t // total_r if total_r else 0}%** | **{len(expected)}** |")
+    return lines
 
 
 def redis_groups(client):
@@ -64,7 +94,7 @@ def render(groups, teks, kvrocks, kvrocks_source):
     for n in names:
         lines.append(f"| {n.upper()} | {groups[n]} | {'yes' if n in teks else 'no'} | "
                      f"{'yes' if n in kvrocks else 'no'} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + suite_table()) + "\n"
 
 
 def main():
@@ -89,7 +119,8 @@ def main():
         teks_port, teks_proc, _ = start_server(args[0], os.path.join(tmp, "teks"))
         procs.append(teks_proc)
         groups = redis_groups(Client(redis_port))
-        teks = {x[1].decode() for x in Client(teks_port).command("COMMAND", "LIST")[1]}
+        teks = {x[1].decode() for x in Client(teks_port).command("COMMAND", "LIST")[1]
+                if b"|" not in x[1]}
     finally:
         stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)

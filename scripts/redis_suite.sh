@@ -15,7 +15,8 @@
 #
 # Usage: scripts/redis_suite.sh [--server PATH] [--files "unit/type/string unit/expire ..."]
 #          [--record]   writes the failures of this run as the expected list,
-#                       keeping the reasons already there (new ones: "not triaged")
+#                       keeping the reasons already there (new ones: "not triaged"),
+#                       and its pass counts (docs/COMMANDS.md shows them)
 #          [--redis]    runs the files against Debian's redis-server instead;
 #                       with --record, writes its pass counts (the baseline)
 # Environment: TEKSDB_REDIS_SUITE_DIR (where the suite is unpacked:
@@ -28,6 +29,7 @@ tarball=$root/../shared/redis/redis-7.0.15.tar.gz
 expected=$root/tests/tools/redis_suite_expected_failures.txt
 baseline=$root/tests/tools/redis_suite_redis_passes.txt
 skipped=$root/tests/tools/redis_suite_skipped_tests.txt
+passes=$root/tests/tools/redis_suite_teksdb_passes.txt
 suite=${TEKSDB_REDIS_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/teksdb/redis-7.0.15}
 files="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/list-3 unit/type/set
 unit/type/zset unit/expire unit/keyspace unit/multi unit/pubsub unit/scripting unit/bitops
@@ -139,23 +141,30 @@ for file in $files; do
     "$reference" "$share" "$expected_here" "$new_here"
 done
 
+# --record rewrites, for the files run only, the lines of a "FILE<TAB>..." list.
+keep_other_files() {  # list: its comment lines and the lines of files not run
+  local list=$1
+  [[ -f $list ]] || return 0
+  awk -F'\t' -v run="$files" 'BEGIN { n = split(run, f, /[ \n]+/); for (i = 1; i <= n; i++) ran[f[i]] = 1 }
+    /^#/ || !($1 in ran)' "$list"
+}
 if ((record && against_redis)); then
-  { echo "# What redis-server 7.0 passes of each file, run as scripts/redis_suite.sh --redis runs it."
-    echo "# FILE<TAB>passed"
-    cat "$work/passes"; } >"$baseline"
+  { keep_other_files "$baseline"; cat "$work/passes"; } >"$work/baseline"
+  mv "$work/baseline" "$baseline"
   echo "[redis_suite] wrote $baseline" >&2
 elif ((record)); then
   # Keep the reasons already written; new failures say they are not triaged.
   {
-    echo "# Redis 7.0.15's tests that teksdb-server fails, and why (scripts/redis_suite.sh)."
-    echo "# FILE<TAB>TEST<TAB>reason"
+    keep_other_files "$expected"
     while IFS=$'\t' read -r file name; do
       reason=$(awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { print $3; exit }' "$expected" 2>/dev/null)
       printf '%s\t%s\t%s\n' "$file" "$name" "${reason:-not triaged}"
     done <"$work/failures"
   } >"$work/expected"
   mv "$work/expected" "$expected"
-  echo "[redis_suite] wrote $expected" >&2
+  { keep_other_files "$passes"; cat "$work/passes"; } >"$work/passes.new"
+  mv "$work/passes.new" "$passes"
+  echo "[redis_suite] wrote $expected and $passes (then: scripts/command_coverage.py)" >&2
 fi
 echo "redis_suite: $new_failures new failure(s)"
 ((new_failures == 0))

@@ -249,6 +249,16 @@ void Client(Request& r) {
   if (sub == "info") return reply::Bulk(r.out, r.client.info ? Line(*r.client.info) : std::string());
   if (sub == "list") return List(r);
   if (sub == "kill") return Kill(r);
+  if (sub == "unblock") {  // CLIENT UNBLOCK id [TIMEOUT|ERROR]
+    int64_t id;
+    if (!ParseStrictInt64(r.args[2], &id)) return reply::Error(r.out, kNotInteger);
+    const std::string how = r.args.size() == 4 ? AsciiLower(r.args[3]) : "timeout";
+    if (how != "timeout" && how != "error") {
+      return reply::Error(r.out, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+    }
+    const bool unblocked = id > 0 && r.server.clients.Unblock(static_cast<uint64_t>(id), how == "error");
+    return reply::Integer(r.out, unblocked ? 1 : 0);
+  }
   if (sub == "tracking") return Tracking(r);
   if (sub == "caching") return Caching(r);
   if (sub == "trackinginfo") return TrackingInfo(r);

@@ -236,7 +236,7 @@ const Subcommand kSubcommands[] = {
     {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
     {"client", "no-evict", 3},  {"client", "info", 2},    {"client", "list", -2},
     {"client", "reply", 3},     {"client", "tracking", -3}, {"client", "caching", 3},
-    {"client", "getredir", 2},  {"client", "trackinginfo", 2},
+    {"client", "getredir", 2},  {"client", "trackinginfo", 2}, {"client", "unblock", -3},
     {"client", "kill", -3},
     {"object", "encoding", 3},  {"object", "freq", 3},    {"object", "idletime", 3},
     {"object", "refcount", 3},

@@ -114,19 +114,33 @@ void Connection::EnterBlock() {
       std::max<int64_t>(0, client_.block->deadline_ms - Keyspace::NowMs())));
   block_timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
     if (error || !self->blocked_) return;  // cancelled: woken or closed
-    if (self->client_.block->rerun_at_deadline) {  // it replies itself
-      self->LeaveBlock();
-      self->client_.block_rerun = true;
-      self->client_.block_timed_out = true;
-      return self->Process();
-    }
-    self->LeaveBlock();
-    // Timed out: the null array, and on with the commands after it.
-    reply::NullArray(&self->replies_, self->client_.protocol);
-    self->ready_.pop_front();
-    self->block_deadline_ms_ = -1;
-    self->Process();
+    self->EndBlock(nullptr);
   });
+}
+
+void Connection::EndBlock(const char* error) {
+  block_timer_.cancel();
+  if (error == nullptr && client_.block->rerun_at_deadline) {  // it replies itself
+    LeaveBlock();
+    client_.block_rerun = true;
+    client_.block_timed_out = true;
+    return Process();
+  }
+  LeaveBlock();
+  // The null array (or the error), and on with the commands after it.
+  error != nullptr ? reply::Error(&replies_, error) : reply::NullArray(&replies_, client_.protocol);
+  ready_.pop_front();
+  block_deadline_ms_ = -1;
+  Process();
+}
+
+bool Connection::Unblock(bool with_error) {
+  if (!client_.info->blocked.load(std::memory_order_relaxed)) return false;
+  asio::post(strand_, [self = shared_from_this(), with_error] {
+    if (!self->blocked_) return;
+    self->EndBlock(with_error ? "UNBLOCKED client unblocked via CLIENT UNBLOCK" : nullptr);
+  });
+  return true;
 }
 
 void Connection::LeaveBlock() {

@@ -59,6 +59,9 @@ class Connection : public Subscriber,
   void Wake() override;
   // CLIENT KILL: closes the socket (on the connection's strand).
   void Close() override;
+  // CLIENT UNBLOCK: ends a blocked command as its timeout would, or with
+  // Redis's UNBLOCKED error.
+  bool Unblock(bool with_error) override;
 
  private:
   static constexpr size_t kReadBytes = 16 * 1024;
@@ -78,6 +81,9 @@ class Connection : public Subscriber,
   void EnterBlock();
   // Leaves the block (woken, timed out, or closing): unregisters.
   void LeaveBlock();
+  // A blocked command's end without a wake: timed out (`error` null) or
+  // unblocked with `error`.
+  void EndBlock(const char* error);
   // Writes replies_ and pushes_ (REQUIRES !writing_); when it completes,
   // writes what came meanwhile, then resumes Process if it asked to.
   void Write();

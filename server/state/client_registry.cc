@@ -27,6 +27,16 @@ std::vector<std::shared_ptr<ClientRegistry::Info>> ClientRegistry::List() const 
   return infos;
 }
 
+bool ClientRegistry::Unblock(uint64_t id, bool with_error) const {
+  std::shared_ptr<Closer> closer;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = clients_.find(id);
+    if (it != clients_.end()) closer = it->second.closer.lock();
+  }
+  return closer != nullptr && closer->Unblock(with_error);
+}
+
 int64_t ClientRegistry::Close(const std::function<bool(const Info&)>& match) {
   std::vector<std::shared_ptr<Closer>> closing;
   {

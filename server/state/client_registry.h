@@ -52,11 +52,14 @@ class ClientRegistry {
     std::string name_;
   };
 
-  // What closes a connection (the connection itself), from any thread.
+  // What closes a connection, or ends its blocked command (the connection
+  // itself), from any thread.
   class Closer {
    public:
     virtual ~Closer() = default;
     virtual void Close() = 0;
+    // CLIENT UNBLOCK: false if it is not blocked.
+    virtual bool Unblock(bool with_error) = 0;
   };
 
   // `subscriber`: where CLIENT TRACKING's redirected invalidations to this
@@ -65,6 +68,8 @@ class ClientRegistry {
            const std::shared_ptr<Subscriber>& subscriber);
   // The open connection `id` as a subscriber, or null.
   std::shared_ptr<Subscriber> SubscriberOf(uint64_t id) const;
+  // CLIENT UNBLOCK of connection `id`: whether it was blocked.
+  bool Unblock(uint64_t id, bool with_error) const;
   void Remove(uint64_t id);
   // Every open connection's Info, by id.
   std::vector<std::shared_ptr<Info>> List() const;

@@ -4,6 +4,7 @@ read them:
   - INFO: the default sections, "all", "everything", several named, each
     once; blocked_clients counts a client in BLPOP; errorstats, rejected
     and failed calls count errors by code; CONFIG RESETSTAT clears them;
+    CLIENT UNBLOCK ends a blocked command as a timeout or with an error;
   - CLIENT REPLY OFF / SKIP / ON drop exactly the replies Redis drops,
     while Pub/Sub messages still arrive;
   - SELECT's 16 databases: keys apart, MOVE, SWAPDB (WATCH sees it, a
@@ -67,6 +68,18 @@ def info_sections(port):
     check("errorstat_WRONGTYPE:count=1" in stats and "errorstat_ERR:count=2" in stats,
           "errorstats by code")
     check("total_error_replies:3" in stats, "total_error_replies:3")
+    for how, want in (("TIMEOUT", (b"*", None)),
+                      ("ERROR", (b"-", b"UNBLOCKED client unblocked via CLIENT UNBLOCK"))):
+        blocked = Client(port)
+        blocked_id = blocked.command("CLIENT", "ID")[1].decode()
+        blocked.sock.sendall(blocked.encode(["BRPOP", "nothing-here", "0"]))
+        deadline = time.time() + 5
+        while "blocked_clients:1" not in info(c, "clients") and time.time() < deadline:
+            time.sleep(0.02)
+        check(c.command("CLIENT", "UNBLOCK", blocked_id, how) == (b":", b"1"), f"CLIENT UNBLOCK {how}: 1")
+        check(blocked.reply() == want, f"CLIENT UNBLOCK {how}: the blocked client gets {want}")
+        check(blocked.command("PING") == (b"+", b"PONG"), "and goes on")
+    check(c.command("CLIENT", "UNBLOCK", "1") == (b":", b"0"), "CLIENT UNBLOCK of a client not blocked: 0")
 
 
 def client_reply(port):
