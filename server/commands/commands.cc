@@ -136,8 +136,10 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   const size_t start = out->size();
   Run(server, client, args, out);
   if (!top_level || (!client.replies_off && client.replies_to_skip == 0)) return;
-  out->resize(start);
   if (client.replies_to_skip > 0) --client.replies_to_skip;
+  // (Un)subscribe confirmations are pushed, as Pub/Sub messages are.
+  if (AsciiLower(args[0]).find("subscribe") != std::string::npos) return;
+  out->resize(start);
 }
 
 namespace {
@@ -213,13 +215,20 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   const size_t reply_start = out->size();
   // CLIENT TRACKING: a read's keys are remembered before it reads, so that
   // a write landing after the read's value invalidates it.
+  // (A script's reads count, inside it, for the keys it declared.)
+  const CommandInfo& info = *FindCommandInfo(name);
   if (client.tracking && !WritesByIndex()[it->second] &&
-      std::strstr(FindCommandInfo(name)->flags, "readonly") != nullptr &&
-      std::strstr(FindCommandInfo(name)->acl_categories, "@pubsub") == nullptr) {
+      std::strstr(info.flags, "readonly") != nullptr &&
+      std::strstr(info.acl_categories, "@pubsub") == nullptr &&
+      std::strstr(info.acl_categories, "@scripting") == nullptr) {
     std::vector<std::string> keys;
     bool whole_keyspace = false;
-    AppendRequestKeys(args, &keys, &whole_keyspace);
-    if (!keys.empty()) server.tracking.Remember(client.id, keys, client.tracking_caching);
+    if (client.in_script && client.script_keys != nullptr) {
+      keys = *client.script_keys;  // inside a script: the keys it declared
+    } else {
+      AppendRequestKeys(args, &keys, &whole_keyspace);
+    }
+    if (!keys.empty()) request.keyspace->NoteRead(keys, client.tracking_caching);
   }
   if (!(name == "client" && args.size() > 1 && AsciiLower(args[1]) == "caching")) {
     client.tracking_caching = false;  // CLIENT CACHING holds for one command

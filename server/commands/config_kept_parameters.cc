@@ -186,7 +186,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"stream-node-max-bytes", nullptr, kMemory, "4096", 0, kMax, nullptr, false, false},
     {"zset-max-listpack-value", "zset-max-ziplist-value", kMemory, "64", 0, kMax, nullptr, false, false},
     {"hll-sparse-max-bytes", nullptr, kMemory, "3000", 0, kMax, nullptr, false, false},
-    {"tracking-table-max-keys", nullptr, kInteger, "1000000", 0, kMax, nullptr, false, false},
     {"client-query-buffer-limit", nullptr, kMemory, "1073741824", 1048576, kMax, nullptr, false, false},
     {"maxmemory-clients", nullptr, kMemoryOrPercent, "0", -100, kMax, nullptr, false, false},
     {"repl-backlog-ttl", nullptr, kInteger, "3600", 0, kMax, nullptr, false, false},

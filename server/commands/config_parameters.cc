@@ -112,6 +112,9 @@ std::vector<ConfigParameter> MakeParameters() {
                     : std::string();
        },
        [](ServerState& s, const std::string& v) { s.notify_keyspace_events = KeyspaceEventFlags(v); }},
+      {"tracking-table-max-keys", [](ServerState& s) { return std::to_string(s.tracking.max_keys()); },
+       IntegerIn(0, kLongMax),
+       [](ServerState& s, const std::string& v) { s.tracking.SetMaxKeys(Integer(v)); }},
       {"requirepass", [](ServerState& s) { return s.requirepass.Get(); },
        [](const std::string&) { return std::string(); },
        [](ServerState& s, const std::string& v) { s.requirepass.Set(v); }},

@@ -76,7 +76,9 @@ void Eval(Request& r, bool by_sha, bool read_only) {
     if (!engine.Load(r.args[1], &sha, &error)) return reply::Error(r.out, error);
   }
   RunHoldingKeyspace(r, numkeys, [&](const auto& keys, const auto& argv) {
+    r.client.script_keys = &keys;
     engine.Run(r, sha, keys, argv, read_only);
+    r.client.script_keys = nullptr;
   });
 }
 void EvalCommand(Request& r) { Eval(r, false, false); }
@@ -136,7 +138,9 @@ void FCall(Request& r, bool read_only) {
   int64_t numkeys;
   if (!ParseNumKeys(r, "ERR Bad number of keys provided", &numkeys)) return;
   RunHoldingKeyspace(r, numkeys, [&](const auto& keys, const auto& argv) {
+    r.client.script_keys = &keys;
     engine.CallFunction(r, r.args[1], keys, argv, read_only);
+    r.client.script_keys = nullptr;
   });
 }
 void FCallCommand(Request& r) { FCall(r, false); }

@@ -99,7 +99,49 @@ void ClientTracking::Remember(uint64_t id, const std::vector<std::string>& keys,
   const Options& options = it->second.options;
   if ((options.optin && !caching_given) || (options.optout && caching_given)) return;
   for (const std::string& key : keys) {
-    if (remembered_[key].insert(id).second) ++remembered_items_;
+    auto [it, fresh] = remembered_.try_emplace(key);
+    if (fresh) remembered_order_.push_back(key);
+    if (it->second.insert(id).second) ++remembered_items_;
+  }
+  EvictOverLimit();
+}
+
+void ClientTracking::SetMaxKeys(size_t n) {
+  max_keys_.store(n, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mu_);
+  EvictOverLimit();
+}
+
+void ClientTracking::EvictOverLimit() {
+  const size_t limit = max_keys_.load(std::memory_order_relaxed);
+  while (limit > 0 && remembered_.size() > limit && !remembered_order_.empty()) {
+    const std::string key = std::move(remembered_order_.front());
+    remembered_order_.pop_front();
+    Invalidate(key, 0);
+  }
+  // Keys forgotten by writes leave names behind in the order: drop those
+  // once they outnumber the live keys.
+  if (remembered_order_.size() > 2 * remembered_.size() + 1024) {
+    std::deque<std::string> live;
+    for (std::string& key : remembered_order_) {
+      if (remembered_.count(key) > 0) live.push_back(std::move(key));
+    }
+    remembered_order_ = std::move(live);
+  }
+}
+
+void ClientTracking::Invalidate(const std::string& key, uint64_t writer) {
+  const auto it = remembered_.find(key);
+  if (it == remembered_.end()) return;
+  const std::set<uint64_t> readers = std::move(it->second);
+  remembered_items_ -= readers.size();
+  remembered_.erase(it);
+  for (const uint64_t id : readers) {
+    const auto client = tracking_clients_.find(id);
+    if (client == tracking_clients_.end() || client->second.options.bcast) continue;
+    if (client->second.options.noloop && id == writer) continue;
+    const std::vector<std::string> one{key};
+    Send(client->second, &one);
   }
 }
 
@@ -137,20 +179,7 @@ void ClientTracking::Send(Client& client, const std::vector<std::string>* keys) 
 
 void ClientTracking::Written(const std::vector<std::string>& keys, uint64_t writer) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const std::string& key : keys) {
-    const auto it = remembered_.find(key);
-    if (it == remembered_.end()) continue;
-    const std::set<uint64_t> readers = std::move(it->second);
-    remembered_items_ -= readers.size();
-    remembered_.erase(it);
-    for (const uint64_t id : readers) {
-      const auto client = tracking_clients_.find(id);
-      if (client == tracking_clients_.end() || client->second.options.bcast) continue;
-      if (client->second.options.noloop && id == writer) continue;
-      const std::vector<std::string> one{key};
-      Send(client->second, &one);
-    }
-  }
+  for (const std::string& key : keys) Invalidate(key, writer);
   for (auto& [id, client] : tracking_clients_) {
     if (!client.options.bcast) continue;
     if (client.options.noloop && id == writer) continue;
@@ -171,6 +200,7 @@ void ClientTracking::Cleared(uint64_t /*writer*/) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& entry : tracking_clients_) Send(entry.second, nullptr);
   remembered_.clear();
+  remembered_order_.clear();
   remembered_items_ = 0;
 }
 

@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,11 @@ class ClientTracking : public KeyWriteListener {
   // CLIENT CACHING no (`caching_given`).
   void Remember(uint64_t id, const std::vector<std::string>& keys, bool caching_given);
 
+  // tracking-table-max-keys: past it, keys are forgotten (their readers
+  // told, as if they were written), oldest first; 0: no limit.
+  void SetMaxKeys(size_t n);
+  size_t max_keys() const { return max_keys_.load(std::memory_order_relaxed); }
+
   size_t clients() const { return tracking_.load(std::memory_order_relaxed); }
   size_t keys() const;
   size_t items() const;
@@ -69,6 +75,9 @@ class ClientTracking : public KeyWriteListener {
   bool listening() const override { return clients() > 0; }
   void Written(const std::vector<std::string>& keys, uint64_t writer) override;
   void Cleared(uint64_t writer) override;
+  void Read(const std::vector<std::string>& keys, uint64_t reader, bool caching_given) override {
+    Remember(reader, keys, caching_given);
+  }
 
  private:
   struct Client {
@@ -78,12 +87,19 @@ class ClientTracking : public KeyWriteListener {
   };
   // Sends `keys` (null: all) to the client's receiver. REQUIRES mu_.
   void Send(Client& client, const std::vector<std::string>* keys);
+  // Tells the readers of `key` it is invalid, and forgets it (`writer`:
+  // left out if it asked NOLOOP; 0: none). REQUIRES mu_.
+  void Invalidate(const std::string& key, uint64_t writer);
+  // Forgets the oldest keys past max_keys_. REQUIRES mu_.
+  void EvictOverLimit();
 
   const ClientRegistry* const clients_;
   mutable std::mutex mu_;
   std::map<uint64_t, Client> tracking_clients_;
   std::unordered_map<std::string, std::set<uint64_t>> remembered_;  // key: who read it
+  std::deque<std::string> remembered_order_;  // keys as first remembered (may hold forgotten ones)
   size_t remembered_items_ = 0;
+  std::atomic<size_t> max_keys_{1000000};  // Redis's default
   std::atomic<size_t> tracking_{0};
 };
 

@@ -107,6 +107,9 @@ struct ClientState {
   // given for the next command.
   bool tracking = false;
   bool tracking_caching = false;
+  // The keys the running script declared (EVAL's, FCALL's): a read inside
+  // it makes tracking remember these, as Redis does.
+  const std::vector<std::string>* script_keys = nullptr;
   // The connection's view of the keyspace (its pipeline's write group,
   // keyspace.h); null: the server's own.
   Keyspace* keyspace = nullptr;

@@ -1,5 +1,5 @@
 // KeyWriteListener: told of the keys written once they are in the
-// database, and of databases emptied (CLIENT TRACKING's invalidations:
+// database, of databases emptied, and of keys read (CLIENT TRACKING:
 // state/client_tracking.h). Keyspace calls it after a commit's DB::Write
 // (a group's: after FlushGroup), never before, so a reader told of a write
 // reads it; keys are named without their database, as Redis's tracking
@@ -24,6 +24,12 @@ class KeyWriteListener {
   virtual void Written(const std::vector<std::string>& keys, uint64_t writer) = 0;
   // Every key of a database may have changed (FLUSHDB, FLUSHALL, SWAPDB).
   virtual void Cleared(uint64_t writer) = 0;
+  // Connection `reader` reads `keys` (CLIENT TRACKING remembers them);
+  // `caching_given`: CLIENT CACHING came before. Called before the read,
+  // or, for keys its own pipeline wrote and has not flushed, once that
+  // write is in (no other writer can come between: the pipeline holds the
+  // keys' locks until then).
+  virtual void Read(const std::vector<std::string>& keys, uint64_t reader, bool caching_given) = 0;
 };
 
 }  // namespace teksdb::server

@@ -86,10 +86,26 @@ Status Keyspace::FlushGroup() {
   const Status s = group_->Flush(db(), shared_->write_options, &set_expiry);
   if (set_expiry) shared_->expiry_writes.fetch_add(1, std::memory_order_relaxed);
   std::vector<std::string> written = group_->TakeWritten();
-  if (!written.empty()) {
-    if (KeyWriteListener* listener = Listening()) listener->Written(written, writer_);
+  std::vector<WriteGroup::DeferredRead> reads = group_->TakeDeferredReads();
+  if (written.empty() && reads.empty()) return s;
+  if (KeyWriteListener* listener = Listening()) {
+    if (!written.empty()) listener->Written(written, writer_);
+    for (const WriteGroup::DeferredRead& read : reads) {
+      listener->Read(read.keys, writer_, read.caching_given);
+    }
   }
   return s;
+}
+
+void Keyspace::NoteRead(const std::vector<std::string>& keys, bool caching_given) {
+  KeyWriteListener* listener = Listening();
+  if (listener == nullptr) return;
+  std::vector<std::string> now, later;
+  for (const std::string& key : keys) {
+    (group_ != nullptr && group_->Wrote(key) ? later : now).push_back(key);
+  }
+  if (!now.empty()) listener->Read(now, writer_, caching_given);
+  if (!later.empty()) group_->DeferRead({std::move(later), caching_given});
 }
 
 Status Keyspace::Get(const std::string& record, ROCKSDB_NAMESPACE::PinnableSlice* value) const {

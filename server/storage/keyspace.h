@@ -111,6 +111,10 @@ class Keyspace {
     shared_->listener.store(listener, std::memory_order_release);
   }
   void set_writer(uint64_t id) { writer_ = id; }
+  // A read of `keys` by this view's connection, for the listener
+  // (KeyWriteListener::Read): now, or after the group's flush for keys the
+  // group wrote.
+  void NoteRead(const std::vector<std::string>& keys, bool caching_given);
 
   // At start, and after a replica's full sync: reads which slot holds each
   // database (storage_format.h).

@@ -36,6 +36,7 @@
 // run in order). The stripes it holds are the shared keyspace's mutexes.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <mutex>
 #include <iterator>
@@ -92,6 +93,16 @@ class WriteGroup {
                     std::make_move_iterator(keys.end()));
   }
   std::vector<std::string> TakeWritten() { return std::move(written_); }
+  bool Wrote(const std::string& key) const {
+    return std::find(written_.begin(), written_.end(), key) != written_.end();
+  }
+  // Reads of keys the staged writes write, told to the listener after them.
+  struct DeferredRead {
+    std::vector<std::string> keys;
+    bool caching_given;
+  };
+  void DeferRead(DeferredRead read) { deferred_reads_.push_back(std::move(read)); }
+  std::vector<DeferredRead> TakeDeferredReads() { return std::move(deferred_reads_); }
   bool in_transaction() const { return in_transaction_; }
   void set_in_transaction(bool on) { in_transaction_ = on; }
 
@@ -113,6 +124,7 @@ class WriteGroup {
   std::string* const out_;
   StagedWrites staged_;
   std::vector<std::string> written_;  // AddWritten's
+  std::vector<DeferredRead> deferred_reads_;
   bool sets_expiry_ = false;
   std::vector<std::pair<size_t, std::unique_lock<std::mutex>>> held_;
   std::shared_lock<std::shared_mutex> gate_;

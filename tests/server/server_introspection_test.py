@@ -86,11 +86,13 @@ def client_reply(port):
     c, listener = Client(port), Client(port)
     listener.command("SUBSCRIBE", "news")
     c.sock.sendall(c.encode(["CLIENT", "REPLY", "OFF"]) + c.encode(["SET", "a", "1"]) +
-                   c.encode(["SUBSCRIBE", "ignored"]) + c.encode(["UNSUBSCRIBE"]) +
+                   c.encode(["SUBSCRIBE", "confirmed"]) + c.encode(["UNSUBSCRIBE"]) +
                    c.encode(["CLIENT", "REPLY", "SKIP"]) + c.encode(["CLIENT", "REPLY", "ON"]) +
                    c.encode(["GET", "a"]) + c.encode(["CLIENT", "REPLY", "SKIP"]) +
                    c.encode(["GET", "a"]) + c.encode(["PING"]))
-    check(c.reply() == (b"+", b"OK"), "CLIENT REPLY ON answers OK, nothing before it")
+    check(c.reply()[1][0] == (b"$", b"subscribe") and c.reply()[1][0] == (b"$", b"unsubscribe"),
+          "CLIENT REPLY OFF: (un)subscribe confirmations still come, as pushes do")
+    check(c.reply() == (b"+", b"OK"), "CLIENT REPLY ON answers OK, nothing else before it")
     check(c.reply() == (b"$", b"1"), "then GET answers")
     check(c.reply() == (b"+", b"PONG"), "SKIP drops its own reply and the next command's only")
     Client(port).command("PUBLISH", "news", "hi")
