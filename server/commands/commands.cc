@@ -230,12 +230,21 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     }
     if (!keys.empty()) request.keyspace->NoteRead(keys, client.tracking_caching);
   }
-  if (!(name == "client" && args.size() > 1 && AsciiLower(args[1]) == "caching")) {
-    client.tracking_caching = false;  // CLIENT CACHING holds for one command
-  }
   // Keyspace notifications: the keys a write command's commits wrote.
   std::vector<Keyspace::WrittenKey> written;
+  std::vector<std::string> absent_before;  // for "new" events
   const bool notify = WritesByIndex()[it->second] && NotificationsOn(server);
+  if (notify && NewKeyEventsOn(server)) {
+    std::vector<std::string> keys;
+    bool whole_keyspace = false;
+    AppendRequestKeys(args, &keys, &whole_keyspace);
+    std::vector<std::optional<Keyspace::Value>> values;
+    if (request.keyspace->ReadMany(keys, &values).ok()) {
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (!values[i]) absent_before.push_back(keys[i]);
+      }
+    }
+  }
   if (notify) request.keyspace->RecordWrites(&written);
   for (int attempt = 1;; ++attempt) {
     command.handler(request);
@@ -249,7 +258,10 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   }
   if (notify) {
     request.keyspace->RecordWrites(nullptr);
-    NotifyWrites(server, args, written);
+    NotifyWrites(server, args, request.keyspace->database(), written, absent_before);
+  }
+  if (!(name == "client" && args.size() > 1 && AsciiLower(args[1]) == "caching")) {
+    client.tracking_caching = false;  // CLIENT CACHING holds for the next command
   }
   const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - started);

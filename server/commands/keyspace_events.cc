@@ -149,8 +149,13 @@ bool NotificationsOn(const ServerState& server) {
   return (flags & (kKeyspace | kKeyevent)) != 0 && (flags & ~(kKeyspace | kKeyevent)) != 0;
 }
 
-void NotifyWrites(ServerState& server, const std::vector<std::string>& args,
-                  const std::vector<Keyspace::WrittenKey>& written) {
+bool NewKeyEventsOn(const ServerState& server) {
+  return (server.notify_keyspace_events.load(std::memory_order_relaxed) & kNew) != 0;
+}
+
+void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int db,
+                  const std::vector<Keyspace::WrittenKey>& written,
+                  const std::vector<std::string>& absent_before) {
   const std::string name = AsciiLower(args[0]);
   const CommandInfo* info = FindCommandInfo(name);
   if (info == nullptr) return;
@@ -162,6 +167,20 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args,
   };
   const bool expires = name == "expire" || name == "pexpire" || name == "expireat" ||
                        name == "pexpireat" || name == "getex";
+  // A key created: absent before in the command's database, or where
+  // MOVE or COPY ... DB put it (they write only where nothing was).
+  const auto is_new = [&](const Keyspace::WrittenKey& w) {
+    if (w.deleted) return false;
+    if (w.db != db) return name == "move" || name == "copy";
+    return std::find(absent_before.begin(), absent_before.end(), w.key) != absent_before.end();
+  };
+  // RENAME, MOVE and COPY tell of the key they create first, as Redis does.
+  const bool moves = name == "rename" || name == "renamenx" || name == "move" || name == "copy";
+  if (moves) {
+    for (const Keyspace::WrittenKey& w : written) {
+      if (is_new(w)) Publish(server, kNew, "new", w.key, w.db);
+    }
+  }
   // A list move tells of the push before the pop, as Redis does.
   std::vector<Keyspace::WrittenKey> ordered = written;
   if (name == "rpoplpush" || name == "brpoplpush" || name == "lmove" || name == "blmove") {
@@ -172,6 +191,7 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args,
     auto publish = [&](int type, const std::string& event) {
       Publish(server, type, event, w.key, w.db);
     };
+    if (!moves && is_new(w)) publish(kNew, "new");
     if (name == "del" || name == "unlink" || name == "getdel" || (expires && w.deleted)) {
       publish(kGeneric, "del");
     } else if (expires) {

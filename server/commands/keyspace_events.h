@@ -5,9 +5,10 @@
 // selects. The event is named after the command and the key's place in it
 // (RPOPLPUSH: "rpop" on its source, "lpush" on its destination; RENAME:
 // "rename_from", "rename_to"), as Redis names them; a key a command emptied
-// gets "del" after. The expiry sweep's deletes send "expired". Not sent:
-// "new" (whether a write created its key is not known here), "evicted"
-// (nothing is evicted), key-miss events.
+// gets "del" after, a key it created "new" before (the command's keys are
+// looked up first, when "new" events are on). The expiry sweep's deletes
+// send "expired". Not sent: "evicted" (nothing is evicted), key-miss
+// events.
 //
 // Thread safety: the flags are an atomic in ServerState; publishing goes
 // through PubSub, which is thread-safe.
@@ -28,8 +29,13 @@ std::string KeyspaceEventClasses(int flags);
 // Whether any event would be sent: then Execute records the writes of a
 // write command and passes them to NotifyWrites.
 bool NotificationsOn(const ServerState& server);
-void NotifyWrites(ServerState& server, const std::vector<std::string>& args,
-                  const std::vector<Keyspace::WrittenKey>& written);
+// Whether "new" events are on: then Execute passes the command's keys
+// that were absent before it ran.
+bool NewKeyEventsOn(const ServerState& server);
+// `db`: the database the command ran in.
+void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int db,
+                  const std::vector<Keyspace::WrittenKey>& written,
+                  const std::vector<std::string>& absent_before);
 // A key the expiry sweep deleted.
 void NotifyExpired(ServerState& server, int db, const std::string& key);
 

@@ -73,10 +73,16 @@ std::string ClientTracking::Enable(uint64_t id, const Options& options,
 
 void ClientTracking::Disable(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
-  // (What it read stays remembered, as in Redis: the next write of those
-  // keys skips a client no longer tracking.)
+  // What it read stays remembered, as in Redis (the next write of those
+  // keys skips a client no longer tracking), until nobody tracks: then
+  // nothing would ever forget it (writes stop telling this table).
   tracking_clients_.erase(id);
   tracking_.store(tracking_clients_.size(), std::memory_order_relaxed);
+  if (tracking_clients_.empty()) {
+    remembered_.clear();
+    remembered_order_.clear();
+    remembered_items_ = 0;
+  }
 }
 
 bool ClientTracking::Get(uint64_t id, State* state) const {
@@ -84,9 +90,6 @@ bool ClientTracking::Get(uint64_t id, State* state) const {
   const auto it = tracking_clients_.find(id);
   if (it == tracking_clients_.end()) return false;
   state->options = it->second.options;
-  if (state->options.bcast && state->options.prefixes == std::vector<std::string>{""}) {
-    state->options.prefixes.clear();
-  }
   state->broken_redirect = it->second.broken_redirect;
   return true;
 }

@@ -13,7 +13,7 @@ SHARDNUMSUB; UNSUBSCRIBE of some, of all, of none; RESET; a subscriber
 that closes without unsubscribing (no longer counted); then many messages
 published from 4 threads at once, each subscriber receiving every one of
 them in each publisher's order; keyspace notifications (CONFIG SET
-notify-keyspace-events KEA) of writes of every type, in two databases,
+notify-keyspace-events KEAn) of writes of every type, in two databases,
 must be Redis's, message for message, and so must CLIENT TRACKING's
 invalidations (RESP3 pushes, a RESP2 redirect target, BCAST prefixes,
 FLUSHALL).
@@ -140,7 +140,7 @@ NOTIFIED = [
 def notifications(port):
     """What "watch" receives while "cli" runs NOTIFIED with every class on."""
     watch, cli = Client(port), Client(port)
-    cli.command("CONFIG", "SET", "notify-keyspace-events", "KEA")
+    cli.command("CONFIG", "SET", "notify-keyspace-events", "KEAn")
     watch.command("PSUBSCRIBE", "__key*__:*")
     watch.command("SUBSCRIBE", "end")
     for command in NOTIFIED:
