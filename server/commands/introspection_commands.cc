@@ -1,6 +1,7 @@
 // Introspection commands as a client of Redis 7.0 expects them: OBJECT
 // (ENCODING: object_encoding.h; FREQ refused as Redis
-// refuses it without an LFU policy; REFCOUNT 1; IDLETIME refused: key
+// refuses it without an LFU policy; REFCOUNT as Redis's, whose integers
+// 0-9999 are shared objects; IDLETIME refused: key
 // access times are not kept), MEMORY USAGE (the bytes the key's records
 // take, estimated from SAMPLES members as Redis does), MEMORY STATS and
 // DOCTOR, LATENCY (the latency monitor is off, as Redis's default; its
@@ -10,6 +11,7 @@
 
 #include "ascii_case.h"
 #include "commands.h"
+#include "config_parameters.h"
 #include "object_encoding.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -37,7 +39,16 @@ void Object(Request& r) {
     std::string name;
     if (ObjectEncoding(r, *v, &name)) reply::Bulk(r.out, name);
   } else if (sub == "refcount") {
-    reply::Integer(r.out, 1);
+    // Redis shares the integers 0-9999 between keys (refcount INT_MAX),
+    // unless a maxmemory with an LRU or LFU policy needs each value its own.
+    int64_t n = -1;
+    const std::string policy = FindConfigParameter("maxmemory-policy")->get(r.server);
+    const bool evicting = FindConfigParameter("maxmemory")->get(r.server) != "0" &&
+                          (policy.find("lru") != std::string::npos ||
+                           policy.find("lfu") != std::string::npos);
+    const bool shared = v->type == Keyspace::kString && ParseStrictInt64(v->payload, &n) &&
+                        n >= 0 && n < 10000 && std::to_string(n) == v->payload && !evicting;
+    reply::Integer(r.out, shared ? 2147483647 : 1);
   } else if (sub == "freq") {
     reply::Error(r.out,
                  "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please "
