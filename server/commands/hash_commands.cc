@@ -12,6 +12,7 @@
 #include "ascii_case.h"
 #include "collection.h"
 #include "commands.h"
+#include "random_count.h"
 #include "random_choice.h"
 #include "resp_reply.h"
 #include "long_double_text.h"
@@ -176,23 +177,14 @@ void HIncrByFloat(Request& r) {
   if (hash.PutMember(r, r.args[2], text, &existed) && hash.Commit(r)) reply::Bulk(r.out, text);
 }
 
-// Repeated picks HRANDFIELD makes at most, where Redis has no bound.
-constexpr int64_t kMaxRepeatedPicks = 1000000;
 
 // HRANDFIELD key [count [WITHVALUES]]: distinct fields for a positive
 // count, possibly repeated ones for a negative count, as in Redis.
 void HRandField(Request& r) {
-  int64_t count = 1;
+  int64_t count;
+  bool with_values;
+  if (!ParseRandomCount(r, "withvalues", &count, &with_values)) return;
   const bool with_count = r.args.size() >= 3;
-  const bool with_values = r.args.size() == 4 && AsciiLower(r.args[3]) == "withvalues";
-  if (r.args.size() > 4 || (r.args.size() == 4 && !with_values)) {
-    return reply::Error(r.out, kSyntaxError);
-  }
-  if (with_count && !ParseStrictInt64(r.args[2], &count)) return reply::Error(r.out, kNotInteger);
-  // Repeated picks are bounded: a reply of them is held whole in memory.
-  if (count < -kMaxRepeatedPicks) {
-    return reply::Error(r.out, "ERR count is out of range: at most 1000000 repeated picks");
-  }
   Collection hash;
   if (!hash.Open(r, Keyspace::kHash)) return;
   std::vector<std::pair<std::string, std::string>> fields;

@@ -9,6 +9,7 @@
 
 #include "collection.h"
 #include "commands.h"
+#include "random_count.h"
 #include "random_choice.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -138,19 +139,14 @@ void SMove(Request& r) {
   if (source.Commit(r) && destination.Commit(r)) reply::Integer(r.out, 1);
 }
 
-// Repeated picks SRANDMEMBER makes at most, where Redis has no bound.
-constexpr int64_t kMaxRepeatedPicks = 1000000;
 
 // SRANDMEMBER key [count]: distinct members for a positive count, possibly
 // repeated ones for a negative count, as in Redis.
 void SRandMember(Request& r) {
-  if (r.args.size() > 3) return reply::Error(r.out, kSyntaxError);
+  int64_t count;
+  bool unused;
+  if (!ParseRandomCount(r, nullptr, &count, &unused)) return;
   const bool with_count = r.args.size() == 3;
-  int64_t count = 1;
-  if (with_count && !ParseStrictInt64(r.args[2], &count)) return reply::Error(r.out, kNotInteger);
-  if (count < -kMaxRepeatedPicks) {
-    return reply::Error(r.out, "ERR count is out of range: at most 1000000 repeated picks");
-  }
   Collection set;
   if (!set.Open(r, Keyspace::kSet)) return;
   std::vector<std::string> members;

@@ -14,6 +14,7 @@
 #include "sorted_set.h"
 #include "ascii_case.h"
 #include "commands.h"
+#include "random_count.h"
 #include "zset_add.h"
 #include "random_choice.h"
 #include "resp_reply.h"
@@ -191,22 +192,14 @@ void ZMScore(Request& r) {
   }
 }
 
-// Repeated picks ZRANDMEMBER makes at most, where Redis has no bound.
-constexpr int64_t kMaxRepeatedPicks = 1000000;
 
 // ZRANDMEMBER key [count [WITHSCORES]]: distinct members for a positive
 // count, possibly repeated ones for a negative count, as in Redis.
 void ZRandMember(Request& r) {
-  int64_t count = 1;
+  int64_t count;
+  bool with_scores;
+  if (!ParseRandomCount(r, "withscores", &count, &with_scores)) return;
   const bool with_count = r.args.size() >= 3;
-  const bool with_scores = r.args.size() == 4 && AsciiLower(r.args[3]) == "withscores";
-  if (r.args.size() > 4 || (r.args.size() == 4 && !with_scores)) {
-    return reply::Error(r.out, kSyntaxError);
-  }
-  if (with_count && !ParseStrictInt64(r.args[2], &count)) return reply::Error(r.out, kNotInteger);
-  if (count < -kMaxRepeatedPicks) {
-    return reply::Error(r.out, "ERR count is out of range: at most 1000000 repeated picks");
-  }
   Collection zset;
   std::vector<std::string> entries;
   if (!zset.Open(r, Keyspace::kZSet) || !AllEntries(r, zset, &entries)) return;

@@ -258,6 +258,11 @@ def random_command(rng):
         lambda: ["OBJECT", rng.choice(["FREQ", "NOSUCH"]), k()],
         lambda: ["OBJECT", "ENCODING", "never-set"],
         lambda: ["OBJECT", "REFCOUNT", rng.choice(["num", "never-set"])],
+        # Counts Redis 7.0.15 refuses (a huge one it takes would hang both).
+        lambda: [rng.choice(["HRANDFIELD", "ZRANDMEMBER", "SRANDMEMBER"]), k()] + rng.choice([
+            ["-9223372036854775808"], ["-9223372036854775808", "x"], ["x", "bogus"],
+            ["4611686018427387904", "WITHVALUES"], ["-9223372036854770000", "WITHSCORES"],
+            ["-4611686018427387904", "WITHVALUES"], ["3", "bogus"]]),
         lambda: ["SET", "num", rng.choice(["0", "9999", "10000", "-1", "01", "abc", "5"])],
         lambda: ["MEMORY", "USAGE", "never-set"],
         lambda: ["LATENCY", rng.choice(["LATEST", "RESET"])],
