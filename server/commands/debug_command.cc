@@ -4,7 +4,8 @@
 // memtables, as a restart would read them), DIGEST and DIGEST-VALUE (a
 // SHA1 over every key's type, expiry and contents, so two equal datasets
 // digest alike; not Redis's numbers), PROTOCOL (each RESP3 type), OBJECT
-// (Redis's line, with OBJECT ENCODING's encoding), CHANGE-REPL-ID and
+// (Redis's line, with OBJECT ENCODING's encoding), SET-DISABLE-DENY-SCRIPTS
+// (scripts may call what Redis denies them, DEBUG itself), CHANGE-REPL-ID and
 // QUICKLIST-PACKED-THRESHOLD (accepted: nothing here to change). Refused
 // unless --enable-debug-command is yes (or local, for loopback clients),
 // as in Redis: SLEEP holds a connection thread.
@@ -203,6 +204,10 @@ void Debug(Request& r) {
     options.wait = true;
     const Status s = r.server.db->Flush(options);
     if (!s.ok()) return ReplyStorageError(r, s);
+    return reply::Ok(r.out);
+  }
+  if (sub == "set-disable-deny-scripts" && argc == 3) {
+    r.server.scripts_call_denied.store(r.args[2] != "0", std::memory_order_relaxed);
     return reply::Ok(r.out);
   }
   if (sub == "digest" && argc == 2) return DigestAll(r);

@@ -10,7 +10,8 @@ namespace teksdb::server {
 
 class ScriptCommandRunner : public CommandRunner {
  public:
-  std::string Refusal(const std::vector<std::string>& args, bool* writes) const override;
+  std::string Refusal(const ServerState& server, const std::vector<std::string>& args,
+                      bool* writes) const override;
   bool Knows(const std::string& lower_case_name) const override;
   void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
            std::string* out) const override;

@@ -21,9 +21,11 @@ class CommandRunner {
  public:
   virtual ~CommandRunner() = default;
   // Redis's error for a script that calls `args` (unknown command, wrong
-  // number of arguments, a command scripts may not run), or empty; *writes
-  // says whether the command writes.
-  virtual std::string Refusal(const std::vector<std::string>& args, bool* writes) const = 0;
+  // number of arguments, a command scripts may not run, unless DEBUG
+  // SET-DISABLE-DENY-SCRIPTS lets them), or empty; *writes says whether
+  // the command writes.
+  virtual std::string Refusal(const ServerState& server, const std::vector<std::string>& args,
+                              bool* writes) const = 0;
   // Whether a command is named `lower_case_name`.
   virtual bool Knows(const std::string& lower_case_name) const = 0;
   // Runs `args` for the client, appending its reply to `out`.

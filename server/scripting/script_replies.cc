@@ -6,6 +6,7 @@ extern "C" {
 #include <lua.h>
 }
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,10 +21,12 @@ namespace {
 constexpr int kMaxDepth = 1000;
 
 // The line at text[*pos] (after its type byte), *pos moved past it.
+// (The reply is this server's own, so well formed; a cut one ends at the
+// text's end rather than past it.)
 std::string_view Line(std::string_view text, size_t* pos) {
-  const size_t end = text.find("\r\n", *pos);
-  const std::string_view line = text.substr(*pos + 1, end - *pos - 1);
-  *pos = end + 2;
+  const size_t end = std::min(text.find("\r\n", *pos), text.size());
+  const std::string_view line = text.substr(*pos + 1, end - std::min(end, *pos + 1));
+  *pos = std::min(end + 2, text.size());
   return line;
 }
 
@@ -32,7 +35,7 @@ long long Count(std::string_view line) { return std::strtoll(std::string(line).c
 // The bulk payload of `length` bytes at text[*pos].
 std::string_view Payload(std::string_view text, size_t* pos, long long length) {
   const std::string_view payload = text.substr(*pos, static_cast<size_t>(length));
-  *pos += static_cast<size_t>(length) + 2;
+  *pos = std::min(*pos + payload.size() + 2, text.size());
   return payload;
 }
 
@@ -143,7 +146,8 @@ void AppendTable(lua_State* L, std::string* out, int protocol, int script_resp, 
   RawField(L, "verbatim_string");
   if (lua_type(L, -1) == LUA_TTABLE) {
     RawField(L, "format");
-    RawField(L, "string");
+    lua_pushstring(L, "string");
+    lua_rawget(L, -3);  // (from the table, below the format)
     lua_remove(L, -3);  // format, string
     if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
       size_t format_len, len;
@@ -232,9 +236,19 @@ void PushErrorTable(lua_State* L, std::string_view error) {
 
 void PushReply(lua_State* L, std::string_view text, size_t* pos, bool* error) {
   luaL_checkstack(L, 4, "reply too deeply nested");
+  if (*pos >= text.size()) return lua_pushnil(L);
   const char kind = text[*pos];
   const std::string_view line = Line(text, pos);
   switch (kind) {
+    case '|': {  // RESP3 attributes: left out, as Redis's scripts get them
+      const long long pairs = Count(line);
+      for (long long i = 0; i < 2 * pairs && *pos < text.size(); ++i) {
+        bool inner_error = false;
+        PushReply(L, text, pos, &inner_error);
+        lua_pop(L, 1);
+      }
+      return PushReply(L, text, pos, error);
+    }
     case ':':
       return lua_pushnumber(L, static_cast<lua_Number>(Count(line)));
     case '+':
@@ -273,8 +287,8 @@ void PushReply(lua_State* L, std::string_view text, size_t* pos, bool* error) {
       const long long n = Count(line);
       lua_createtable(L, 0, 1);
       lua_pushstring(L, kind == '%' ? "map" : "set");
-      lua_createtable(L, 0, static_cast<int>(n));
-      for (long long i = 0; i < n; ++i) {
+      lua_createtable(L, 0, static_cast<int>(std::min<long long>(n, 1024)));
+      for (long long i = 0; i < n && *pos < text.size(); ++i) {
         bool inner_error = false;
         PushReply(L, text, pos, &inner_error);
         if (kind == '%') {
@@ -289,8 +303,8 @@ void PushReply(lua_State* L, std::string_view text, size_t* pos, bool* error) {
     default: {  // '*' (and '>')
       const long long n = Count(line);
       if (n < 0) return lua_pushboolean(L, 0);
-      lua_createtable(L, static_cast<int>(n), 0);
-      for (long long i = 1; i <= n; ++i) {
+      lua_createtable(L, static_cast<int>(std::min<long long>(n, 1024)), 0);
+      for (long long i = 1; i <= n && *pos < text.size(); ++i) {
         bool inner_error = false;
         PushReply(L, text, pos, &inner_error);
         lua_rawseti(L, -2, static_cast<int>(i));

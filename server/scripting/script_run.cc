@@ -79,14 +79,15 @@ bool CallInto(lua_State* L) {
     }
   }
   bool writes = false;
-  if (const std::string refusal = context->commands->Refusal(args, &writes); !refusal.empty()) {
+  Request& r = *context->request;
+  if (const std::string refusal = context->commands->Refusal(r.server, args, &writes);
+      !refusal.empty()) {
     return fail(refusal);
   }
   if (context->read_only && writes) {
     return fail("Write commands are not allowed from read-only scripts.");
   }
   if (writes) context->running->NoteWrite();
-  Request& r = *context->request;
   // Scripts see the replies of the protocol they chose (redis.setresp).
   const int protocol = r.client.protocol;
   r.client.protocol = context->resp;

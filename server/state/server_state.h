@@ -49,6 +49,7 @@ struct ServerState {
   std::string dir, bind;     // --dir, --bind (CONFIG GET)
   std::string enable_debug_command = "no";  // DEBUG: "no", "yes" or "local"
   std::atomic<int> notify_keyspace_events{0};  // keyspace_events.h's flags
+  std::atomic<bool> scripts_call_denied{false};  // DEBUG SET-DISABLE-DENY-SCRIPTS
   std::atomic<int> port{0};  // where the server listens (CONFIG GET)
   // CONFIG's parameters kept without effect (config_kept_parameters.h),
   // those set so far: name to value.

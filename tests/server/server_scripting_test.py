@@ -262,6 +262,17 @@ def hostile(port):
     got = sub.command("EVAL", "redis.call('set', 'sk', 'v') return {redis.call('ping'), redis.call('get', 'sk')}", "0")
     check(got == (b"*", [(b"+", b"PONG"), (b"$", b"v")]),
           f"a subscribed RESP3 client's script calls commands as an unsubscribed one ({got})")
+    # Verbatim-string tables, whole or not, to a RESP3 and a RESP2 client
+    # (a whole one once crashed the server).
+    resp3 = Client(port)
+    resp3.command("HELLO", "3")
+    for conn, whole in ((resp3, (b"=", b"txt:x")), (c, (b"$", b"x"))):
+        got = conn.command("EVAL", "return {verbatim_string={format='txt', string='x'}}", "0")
+        check(got == whole, f"a verbatim string table returned: {got}")
+        for half in ("{verbatim_string={format='txt'}}", "{verbatim_string={string='x'}}",
+                     "{verbatim_string=1}"):
+            conn.command("EVAL", "return " + half, "0")
+    check(Client(port).command("PING") == (b"+", b"PONG"), "the server serves on")
 
 
 def main():
