@@ -132,13 +132,14 @@ void AppendTable(lua_State* L, std::string* out, int protocol, int script_resp, 
   RawField(L, "big_number");
   if (lua_type(L, -1) == LUA_TSTRING) {
     size_t len;
-    const char* digits = lua_tolstring(L, -1, &len);
+    // CRs and LFs as spaces, as Redis sends them, in either protocol.
+    const char* text = lua_tolstring(L, -1, &len);
+    std::string digits(text, len);
+    for (char& c : digits) c = c == '\r' || c == '\n' ? ' ' : c;
     if (protocol == 3) {
-      out->push_back('(');
-      for (size_t i = 0; i < len; ++i) out->push_back(digits[i] == '\r' || digits[i] == '\n' ? ' ' : digits[i]);
-      out->append("\r\n");
+      out->append("(" + digits + "\r\n");
     } else {
-      reply::Bulk(out, std::string_view(digits, len));
+      reply::Bulk(out, digits);
     }
     return lua_pop(L, 1);
   }

@@ -272,6 +272,10 @@ def hostile(port):
         for half in ("{verbatim_string={format='txt'}}", "{verbatim_string={string='x'}}",
                      "{verbatim_string=1}"):
             conn.command("EVAL", "return " + half, "0")
+    check(c.command("EVAL", "return {big_number='12\\r\\n+OK'}", "0") == (b"$", b"12  +OK"),
+          "a big number's CR and LF go out as spaces (RESP2)")
+    check(resp3.command("EVAL", "return {big_number='12\\r\\n+OK'}", "0") == (b"(", b"12  +OK"),
+          "and in RESP3")
     check(Client(port).command("PING") == (b"+", b"PONG"), "the server serves on")
 
 
