@@ -297,7 +297,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
         std::fprintf(stderr, "teksdb-server: replication: %s\n", reloaded.ToString().c_str());
       }
     };
-    hooks.progress = [&keyspace] { keyspace.waiters().Touch(teksdb::server::ReplicationWakeKey()); };
+    hooks.progress = [&keyspace] { keyspace.waiters().TouchAll(teksdb::server::ReplicationWakeKey()); };
     replication_options.masterauth = flags.masterauth;
     replication_options.max_bytes_per_second = int64_t{flags.repl_max_mbps} << 20;
     teksdb::server::Replication replication(db.get(), replication_options, hooks);

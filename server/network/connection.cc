@@ -80,14 +80,20 @@ void Connection::Read() {
       }));
 }
 
-void Connection::Wake() {
-  asio::post(strand_, [self = shared_from_this()] {
-    if (!self->blocked_) return;
+bool Connection::TryWake(const std::string& key) {
+  if (!client_.info->blocked.load(std::memory_order_acquire)) return false;
+  if (wake_pending_.exchange(true, std::memory_order_acq_rel)) return true;
+  asio::post(strand_, [self = shared_from_this(), key] {
+    self->wake_pending_.store(false, std::memory_order_release);
+    // Unblocked meanwhile (timed out, unblocked, closed): the next waiter.
+    if (!self->blocked_) return self->keyspace_.waiters().Touch(key);
+    self->rerun_keys_ = self->client_.block->keys;
     self->LeaveBlock();
     self->block_timer_.cancel();
     self->client_.block_rerun = true;
     self->Process();
   });
+  return true;
 }
 
 void Connection::Close() {
@@ -289,6 +295,14 @@ void Connection::RunNext() {
   group_.EndCommand();
   client_.block_rerun = false;
   client_.block_timed_out = false;
+  // Woken and run to its reply (served, or refused): the next waiter of
+  // its keys gets its turn (key_waiters.h).
+  if (!rerun_keys_.empty()) {
+    if (!client_.block) {
+      for (const std::string& key : rerun_keys_) keyspace_.waiters().Touch(key);
+    }
+    rerun_keys_.clear();
+  }
   // A command that blocks stays at the front, to run again when woken; it
   // registers now, while the group still holds its keys' stripes.
   if (client_.block) return EnterBlock();

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -56,7 +57,7 @@ class Connection : public Subscriber,
                bool shard) override;
   void DeliverInvalidation(const std::vector<std::string>* keys, bool redirected) override;
   void DeliverRedirectBroken(uint64_t redirect) override;
-  void Wake() override;
+  bool TryWake(const std::string& key) override;
   // CLIENT KILL: closes the socket (on the connection's strand).
   void Close() override;
   // CLIENT UNBLOCK: ends a blocked command as its timeout would, or with
@@ -112,6 +113,8 @@ class Connection : public Subscriber,
   // wake does not extend it (-1: not blocked yet).
   int64_t block_deadline_ms_ = -1;
   asio::steady_timer block_timer_;
+  std::atomic<bool> wake_pending_{false};  // a TryWake's rerun is posted
+  std::vector<std::string> rerun_keys_;    // the keys of the block a wake ended
   bool process_after_write_ = false;  // Process stopped to write its replies
   WriteGroup group_{&replies_};
   Keyspace keyspace_;  // the server's, in group_'s view

@@ -23,17 +23,37 @@ void KeyWaiters::Remove(const std::string& key, const Waiter* waiter) {
   if (entries.empty()) by_key_.erase(it);
 }
 
+std::vector<std::shared_ptr<KeyWaiters::Waiter>> KeyWaiters::InOrder(
+    const std::vector<Entry>& entries) {
+  std::vector<std::shared_ptr<Waiter>> waiters;
+  for (const Entry& e : entries) {
+    if (auto w = e.waiter.lock()) waiters.push_back(std::move(w));
+  }
+  return waiters;
+}
+
 void KeyWaiters::Touch(const std::string& key) {
-  std::vector<std::shared_ptr<Waiter>> woken;
+  std::vector<std::shared_ptr<Waiter>> waiters;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const auto it = by_key_.find(key);
     if (it == by_key_.end()) return;
-    for (const Entry& e : it->second) {
-      if (auto w = e.waiter.lock()) woken.push_back(std::move(w));
-    }
+    waiters = InOrder(it->second);
   }
-  for (const auto& w : woken) w->Wake();
+  for (const auto& w : waiters) {
+    if (w->TryWake(key)) return;
+  }
+}
+
+void KeyWaiters::TouchAll(const std::string& key) {
+  std::vector<std::shared_ptr<Waiter>> waiters;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = by_key_.find(key);
+    if (it == by_key_.end()) return;
+    waiters = InOrder(it->second);
+  }
+  for (const auto& w : waiters) w->TryWake(key);
 }
 
 std::vector<std::string> KeyWaiters::Keys() const {
