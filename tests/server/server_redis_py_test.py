@@ -179,6 +179,12 @@ def admin(r):
     check(any(e["command"] == b"SET logged 1" for e in entries), f"SLOWLOG GET logs commands ({entries[:1]})")
     r.config_set("slowlog-log-slower-than", 10000)
     check(r.config_get("slowlog-log-slower-than") == {"slowlog-log-slower-than": "10000"}, "CONFIG SET/GET")
+    port = r.connection_pool.connection_kwargs["port"]
+    one = redis.Redis(port=port, db=1, protocol=r.connection_pool.connection_kwargs.get("protocol", 2))
+    one.set("in-db-1", "x")
+    check(one.get("in-db-1") == b"x" and r.get("in-db-1") is None and r.move("in-db-1", 1) is False,
+          "Redis(db=1): its own database")
+    one.delete("in-db-1")
     before = r.lastsave()
     check(r.save() and r.lastsave() >= before, "SAVE, LASTSAVE")
     r.delete("copied")
