@@ -136,9 +136,10 @@ void SMove(Request& r) {
   if (!source.DeleteMember(r, member, &existed)) return;
   if (!existed) return reply::Integer(r.out, 0);
   if (!destination.PutMember(r, member, std::string(), &existed)) return;
-  if (source.Commit(r) && destination.Commit(r)) reply::Integer(r.out, 1);
+  // A member the destination holds already leaves it untouched (WATCH,
+  // notifications), as in Redis.
+  if (source.Commit(r) && (existed || destination.Commit(r))) reply::Integer(r.out, 1);
 }
-
 
 // SRANDMEMBER key [count]: distinct members for a positive count, possibly
 // repeated ones for a negative count, as in Redis.

@@ -138,6 +138,11 @@ def watch(port):
     other.command("SET", "w", "3")
     c.command("MULTI")
     check(c.command("EXEC") == (b"*", []), "UNWATCH forgets the key")
+    c.command("SADD", "smove-src", "a", "b")
+    c.command("SADD", "smove-dst", "a")
+    got = exec_after_watch(c, other, "smove-dst", lambda o: o.command("SMOVE", "smove-src", "smove-dst", "a"))
+    check(got == (b"*", [(b"+", b"OK")]),
+          f"SMOVE of a member the destination holds leaves the destination untouched ({got})")
 
 
 def big_and_flushing(port):
