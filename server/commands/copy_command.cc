@@ -1,9 +1,9 @@
 // COPY source destination [DB db] [REPLACE] and RANDOMKEY, as Redis 7.0
 // answers them. COPY of a string is one write; of a collection, a new
 // version holding a copy of every member (and score index) record, O(n) as
-// in Redis, the TTL kept. RANDOMKEY seeks to a random point of the key
-// order and takes the next live key (wrapping around): every key can come
-// out, though not each equally often.
+// in Redis, the TTL kept. RANDOMKEY draws from the live keys that follow a
+// random point of the key order (RandomKey says how evenly).
+#include <algorithm>
 #include <random>
 
 #include "ascii_case.h"
@@ -68,17 +68,24 @@ void Copy(Request& r) {
 }
 
 void RandomKey(Request& r) {
+  // Up to kSample keys from a random point of the key order on (wrapping
+  // around), one of them drawn: a database of up to kSample keys is drawn
+  // from evenly; a larger one favours keys after wide gaps less than a
+  // single seek would.
+  constexpr size_t kSample = 64;
   std::string start(8, '\0');
   for (char& c : start) c = static_cast<char>(RandomIndex(256));
-  std::optional<std::string> found;
+  std::vector<std::string> sample;
   auto take = [&](const std::string& key, const Keyspace::Value&) {
-    found = key;
-    return false;
+    if (std::find(sample.begin(), sample.end(), key) != sample.end()) return false;
+    sample.push_back(key);
+    return sample.size() < kSample;
   };
   Status s = r.keyspace->ForEachKey(take, start);
-  if (s.ok() && !found) s = r.keyspace->ForEachKey(take);
+  if (s.ok() && sample.size() < kSample) s = r.keyspace->ForEachKey(take);
   if (!s.ok()) return ReplyStorageError(r, s);
-  found ? reply::Bulk(r.out, *found) : reply::Null(r.out, r.protocol());
+  sample.empty() ? reply::Null(r.out, r.protocol())
+                 : reply::Bulk(r.out, sample[RandomIndex(sample.size())]);
 }
 
 }  // namespace
