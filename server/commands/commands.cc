@@ -56,6 +56,24 @@ const std::vector<bool>& WritesByIndex() {
   return writes;
 }
 
+// Whether each command of the table is a read CLIENT TRACKING remembers:
+// read-only, and neither Pub/Sub nor a script (whose reads count inside
+// it).
+const std::vector<bool>& TrackedReadsByIndex() {
+  static const std::vector<bool> tracked = [] {
+    std::vector<bool> flags;
+    for (const Command& c : CommandTable()) {
+      const CommandInfo* info = FindCommandInfo(c.name);
+      flags.push_back(info != nullptr && !Writes(*info) &&
+                      std::strstr(info->flags, "readonly") != nullptr &&
+                      std::strstr(info->acl_categories, "@pubsub") == nullptr &&
+                      std::strstr(info->acl_categories, "@scripting") == nullptr);
+    }
+    return flags;
+  }();
+  return tracked;
+}
+
 // Whether the command may write: a write command, a script that may call
 // one, or an EXEC that queued one (what FAILOVER's pause holds back).
 bool MayWrite(const ClientState& client, const std::string& name, size_t index) {
@@ -216,11 +234,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   // CLIENT TRACKING: a read's keys are remembered before it reads, so that
   // a write landing after the read's value invalidates it.
   // (A script's reads count, inside it, for the keys it declared.)
-  const CommandInfo& info = *FindCommandInfo(name);
-  if (client.tracking && !WritesByIndex()[it->second] &&
-      std::strstr(info.flags, "readonly") != nullptr &&
-      std::strstr(info.acl_categories, "@pubsub") == nullptr &&
-      std::strstr(info.acl_categories, "@scripting") == nullptr) {
+  if (client.tracking && TrackedReadsByIndex()[it->second]) {
     std::vector<std::string> keys;
     bool whole_keyspace = false;
     if (client.in_script && client.script_keys != nullptr) {

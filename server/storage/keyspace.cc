@@ -60,10 +60,7 @@ std::string Keyspace::NameKey(const std::string& name) { return name.substr(1); 
 Status Keyspace::LoadDatabases() {
   std::string bytes;
   Status s = db()->Get(ROCKSDB_NAMESPACE::ReadOptions(), storage_format::DatabaseSlotsKey(), &bytes);
-  if (s.IsNotFound()) {
-    for (int db = 0; db < kDatabases; ++db) shared_->slots[db].store(static_cast<uint8_t>(db));
-    return Status::OK();
-  }
+  if (s.IsNotFound()) return Status::OK();  // each database in its own slot (Shared's)
   if (!s.ok()) return s;
   // A permutation of the slots, or the record is damaged.
   bool seen[kDatabases] = {};
@@ -591,7 +588,10 @@ Status Keyspace::ReclaimIfExpired(const std::string& key, bool* reclaimed) {
   return s;
 }
 
-Status Keyspace::TouchWatchedBeforeClear(const std::vector<int>& databases) {
+Status Keyspace::ClearRange(const std::vector<int>& databases, const Slice& begin,
+                            const Slice& end) {
+  prefetched_.Clear();
+  // Watched keys of those databases that are stored are modified.
   for (const std::string& name : shared_->watched.Keys()) {
     const int db = NameDatabase(name);
     if (std::find(databases.begin(), databases.end(), db) == databases.end()) continue;
@@ -601,41 +601,27 @@ Status Keyspace::TouchWatchedBeforeClear(const std::vector<int>& databases) {
     if (!s.ok()) return s;
     if (value) shared_->watched.Touch(name, /*deleted=*/true);
   }
-  return Status::OK();
+  // A range deletion cannot be staged: what the group holds goes first.
+  Status s = FlushGroup();
+  if (!s.ok()) return s;
+  s = db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), begin, end);
+  if (KeyWriteListener* listener = Listening(); s.ok() && listener != nullptr) {
+    listener->Cleared(writer_);
+  }
+  return s;
 }
 
 Status Keyspace::Clear() {
-  prefetched_.Clear();
   std::vector<int> every;
   for (int db = 0; db < kDatabases; ++db) every.push_back(db);
-  Status s = TouchWatchedBeforeClear(every);
-  if (!s.ok()) return s;
-  // A range deletion cannot be staged: what the group holds goes first.
-  s = FlushGroup();
-  if (!s.ok()) return s;
-  s = db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), Slice(""),
-                        storage_format::ServerRecords());
-  if (KeyWriteListener* listener = Listening(); s.ok() && listener != nullptr) {
-    listener->Cleared(writer_);
-  }
-  return s;
+  return ClearRange(every, Slice(""), storage_format::ServerRecords());
 }
 
 Status Keyspace::ClearDatabase() {
-  prefetched_.Clear();
-  Status s = TouchWatchedBeforeClear({db_});
-  if (!s.ok()) return s;
-  s = FlushGroup();
-  if (!s.ok()) return s;
   // The members of the collections removed go with compactions: their
   // owner records name meta records that are gone (stale_member_filter.h).
   const std::string prefix = storage_format::MetaPrefix(slot());
-  s = db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), prefix,
-                        storage_format::PrefixEnd(prefix));
-  if (KeyWriteListener* listener = Listening(); s.ok() && listener != nullptr) {
-    listener->Cleared(writer_);
-  }
-  return s;
+  return ClearRange({db_}, prefix, storage_format::PrefixEnd(prefix));
 }
 
 Status Keyspace::SwapDatabases(int a, int b) {

@@ -330,9 +330,12 @@ class Keyspace {
   uint8_t SlotOf(int db) const { return shared_->slots[db].load(std::memory_order_acquire); }
   uint8_t slot() const { return SlotOf(db_); }
   std::string MetaKey(const std::string& key) const { return storage_format::MetaKey(slot(), key); }
-  // Touches the watched keys of `databases` that are stored (expired or
-  // not), before Clear or ClearDatabase empties them.
-  ROCKSDB_NAMESPACE::Status TouchWatchedBeforeClear(const std::vector<int>& databases);
+  // Clear and ClearDatabase: deletes the records in [begin, end), the meta
+  // records of `databases`, touching those databases' watched keys that
+  // are stored (expired or not) and telling the listener.
+  ROCKSDB_NAMESPACE::Status ClearRange(const std::vector<int>& databases,
+                                       const ROCKSDB_NAMESPACE::Slice& begin,
+                                       const ROCKSDB_NAMESPACE::Slice& end);
 
   static constexpr size_t kStripes = 1024;
   static constexpr size_t kGates = 16;
@@ -348,7 +351,8 @@ class Keyspace {
     WatchedKeys watched;
     KeyWaiters waiters;
     // slots[db]: database db's slot (storage_format.h); written only under
-    // every gate, exclusively (SwapDatabases) or at start.
+    // every gate, exclusively (SwapDatabases), at start, or on a replica
+    // when an applied batch rewrites them (LoadDatabases).
     std::array<std::atomic<uint8_t>, kDatabases> slots;
     std::atomic<KeyWriteListener*> listener{nullptr};
   };
