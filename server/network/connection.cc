@@ -314,6 +314,10 @@ void Connection::RunNext() {
 
 void Connection::Write() {
   writing_ = true;
+  // A closing client leaves the registry before its last reply goes out:
+  // whoever has read that reply finds it gone (CLIENT LIST, a tracking
+  // redirect to it, which then breaks).
+  if (client_.close_after_reply) server_->clients.Remove(client_.id);
   outgoing_.clear();
   outgoing_.swap(replies_);
   outgoing_ += pushes_;

@@ -16,7 +16,7 @@ them in each publisher's order; keyspace notifications (CONFIG SET
 notify-keyspace-events KEAn) of writes of every type, in two databases,
 must be Redis's, message for message, and so must CLIENT TRACKING's
 invalidations (RESP3 pushes, a RESP2 redirect target, BCAST prefixes,
-FLUSHALL).
+FLUSHALL, a redirect target that quits).
 
 Usage: server_pubsub_test.py PATH/TO/teksdb-server
 """
@@ -202,6 +202,30 @@ def tracking(port):
     return transcript
 
 
+def redirect_quit(port, rounds=50):
+    """A RESP3 client's tracking redirected to a client that QUITs: the
+    write after the QUIT's reply breaks the redirect, and the client is
+    told (a tracking-redir-broken push before its next reply), every round."""
+    reads, writer = Client(port), Client(port)
+    reads.command("HELLO", "3")
+    told = 0
+    for i in range(rounds):
+        target = Client(port)
+        target_id = target.command("CLIENT", "ID")[1]
+        reads.command("CLIENT", "TRACKING", "on", "REDIRECT", target_id)
+        writer.command("SET", "k", str(i))
+        reads.command("GET", "k")
+        target.command("QUIT")
+        writer.command("SET", "k", "after")
+        reads.sock.sendall(reads.encode(["PING"]))
+        messages = [reads.reply()]
+        while messages[-1][0] == b">":
+            messages.append(reads.reply())
+        told += messages[0] == (b">", [(b"$", b"tracking-redir-broken"), (b":", target_id)])
+        reads.command("CLIENT", "TRACKING", "off")
+    return told
+
+
 def same(step, a, b):
     if step.startswith("HELLO") and a[0] == b[0] == b"%":
         return a[1][:7] + a[1][8:] == b[1][:7] + b[1][8:]  # all but the connection's id
@@ -252,6 +276,9 @@ def main():
         want, got = tracking(redis_port), tracking(teks_port)
         check(want == got, "CLIENT TRACKING: invalidations as Redis's"
               + ("" if want == got else f"\n  Redis:  {want}\n  teksdb: {got}"))
+        want, got = redirect_quit(redis_port), redirect_quit(teks_port)
+        check(want == got == 50, f"tracking redirected to a client that quit: broken in {got} "
+              f"of 50 rounds (Redis: {want})")
         want, got = notifications(redis_port), notifications(teks_port)
         check(want == got, f"keyspace notifications: {len(got)} messages, as Redis's"
               + ("" if want == got else f"\n  Redis:  {want}\n  teksdb: {got}"))
