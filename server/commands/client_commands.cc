@@ -1,5 +1,6 @@
 // CLIENT SETNAME GETNAME ID INFO LIST KILL NO-EVICT, as Redis 7.0 answers
-// them (the connections: client_registry.h). A CLIENT LIST line has Redis's
+// them (the connections: client_registry.h), and MONITOR (monitors.h; the
+// lines are fed by Execute). A CLIENT LIST line has Redis's
 // fields; those that describe Redis's own buffers and memory (qbuf, omem,
 // tot-mem, ...) are 0 here, fd is -1.
 #include <set>
@@ -22,6 +23,7 @@ std::string Line(const ClientRegistry::Info& c) {
   const int ssubs = c.shard_channels.load(std::memory_order_relaxed);
   const int multi = c.multi.load(std::memory_order_relaxed);
   std::string flags;
+  if (c.monitor.load(std::memory_order_relaxed)) flags += 'O';
   if (subs + psubs + ssubs > 0) flags += 'P';
   if (multi >= 0) flags += 'x';
   if (c.blocked.load(std::memory_order_relaxed)) flags += 'b';
@@ -290,8 +292,23 @@ void Client(Request& r) {
 
 }  // namespace
 
+// MONITOR: from now on the connection also gets a line for every command
+// the server runs. (Not inside MULTI or a script: Redis refuses a client
+// that must get one reply per command.)
+void Monitor(Request& r) {
+  if (!r.client.may_block || r.client.in_script) {
+    return reply::Error(r.out, "ERR MONITOR isn't allowed for DENY BLOCKING client");
+  }
+  if (r.client.info == nullptr || r.client.info->monitor.load(std::memory_order_relaxed)) {
+    return;  // already monitoring: Redis answers nothing
+  }
+  if (auto self = r.client.subscriber.lock()) r.server.monitors.Add(r.client.id, self);
+  r.client.info->monitor.store(true, std::memory_order_relaxed);
+  reply::Ok(r.out);
+}
+
 void AddClientCommands(std::vector<Command>* table) {
-  table->insert(table->end(), {{"client", -2, Client}});
+  table->insert(table->end(), {{"client", -2, Client}, {"monitor", 1, Monitor}});
 }
 
 }  // namespace teksdb::server

@@ -107,6 +107,7 @@ const CommandInfo kCommands[] = {
     {"ltrim", "write", 1, 1, 1, "@write @list @slow"},
     {"memory", "", 0, 0, 0, "@slow"},
     {"mget", "readonly fast", 1, -1, 1, "@read @string @fast"},
+    {"monitor", "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous"},
     {"move", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"mset", "write denyoom", 1, -1, 2, "@write @string @slow"},
     {"msetnx", "write denyoom", 1, -1, 2, "@write @string @slow"},
@@ -223,6 +224,7 @@ struct Subcommand {
   const char* container;
   const char* name;
   int arity;
+  bool admin = false;  // Redis 7.0's "admin" flag: MONITOR does not show it
 };
 // Containers whose subcommands scripts may not call (Redis 7.0 flags each
 // CONFIG, CLIENT, SCRIPT, FUNCTION and LATENCY subcommand "noscript").
@@ -234,19 +236,19 @@ const Subcommand kSubcommands[] = {
     {"command", "count", 2},    {"command", "list", -2},  {"command", "info", -2},
     {"command", "docs", -2},    {"command", "getkeys", -4},
     {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
-    {"client", "no-evict", 3},  {"client", "info", 2},    {"client", "list", -2},
+    {"client", "no-evict", 3, true},  {"client", "info", 2},    {"client", "list", -2, true},
     {"client", "reply", 3},     {"client", "tracking", -3}, {"client", "caching", 3},
-    {"client", "getredir", 2},  {"client", "trackinginfo", 2}, {"client", "unblock", -3},
-    {"client", "kill", -3},
+    {"client", "getredir", 2},  {"client", "trackinginfo", 2}, {"client", "unblock", -3, true},
+    {"client", "kill", -3, true},
     {"object", "encoding", 3},  {"object", "freq", 3},    {"object", "idletime", 3},
     {"object", "refcount", 3},
     {"memory", "usage", -3},    {"memory", "stats", 2},   {"memory", "doctor", 2},
     {"memory", "purge", 2},     {"memory", "malloc-stats", 2},
-    {"latency", "latest", 2},   {"latency", "history", 3}, {"latency", "reset", -2},
-    {"latency", "doctor", 2},   {"latency", "graph", 3},  {"latency", "histogram", -2},
-    {"config", "get", -3},      {"config", "set", -4},    {"config", "resetstat", 2},
-    {"config", "rewrite", 2},
-    {"slowlog", "get", -2},     {"slowlog", "len", 2},    {"slowlog", "reset", 2},
+    {"latency", "latest", 2, true},   {"latency", "history", 3, true}, {"latency", "reset", -2, true},
+    {"latency", "doctor", 2, true},   {"latency", "graph", 3, true},  {"latency", "histogram", -2, true},
+    {"config", "get", -3, true},      {"config", "set", -4, true},    {"config", "resetstat", 2, true},
+    {"config", "rewrite", 2, true},
+    {"slowlog", "get", -2, true},     {"slowlog", "len", 2, true},    {"slowlog", "reset", 2, true},
     {"pubsub", "channels", -2}, {"pubsub", "numsub", -2}, {"pubsub", "numpat", 2},
     {"pubsub", "shardchannels", -2}, {"pubsub", "shardnumsub", -2},
     {"script", "load", 3},      {"script", "exists", -3}, {"script", "flush", -2},
@@ -255,6 +257,13 @@ const Subcommand kSubcommands[] = {
     {"function", "list", -2},   {"function", "dump", 2},   {"function", "restore", -3},
     {"function", "stats", 2},   {"function", "kill", 2},
 };
+
+const Subcommand* FindSubcommand(const std::string& container, const std::string& name) {
+  for (const Subcommand& s : kSubcommands) {
+    if (container == s.container && name == s.name) return &s;
+  }
+  return nullptr;
+}
 
 std::vector<std::string> Words(const char* text) {
   std::istringstream in(text);
@@ -420,14 +429,19 @@ std::string FullCommandName(const std::vector<std::string>& args) {
   return name + "|" + AsciiLower(args[1]);
 }
 
+bool IsAdminSubcommand(const std::vector<std::string>& args) {
+  if (args.size() < 2) return false;
+  const Subcommand* s = FindSubcommand(AsciiLower(args[0]), AsciiLower(args[1]));
+  return s != nullptr && s->admin;
+}
+
 std::string SubcommandError(const std::vector<std::string>& args) {
   const std::string container = AsciiLower(args[0]);
   if (!HasSubcommands(container) || args.size() < 2) return std::string();
   const std::string name = AsciiLower(args[1]);
-  for (const Subcommand& s : kSubcommands) {
-    if (container != s.container || name != s.name) continue;
+  if (const Subcommand* s = FindSubcommand(container, name)) {
     const int argc = static_cast<int>(args.size());
-    if ((s.arity > 0 && argc != s.arity) || argc < -s.arity) {
+    if ((s->arity > 0 && argc != s->arity) || argc < -s->arity) {
       return "ERR wrong number of arguments for '" + container + "|" + name + "' command";
     }
     return std::string();

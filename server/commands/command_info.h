@@ -51,6 +51,10 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
 // Whether the command has subcommands (CLIENT, CONFIG, ...).
 bool HasSubcommands(const std::string& lower_case_name);
 
+// Whether the request is a subcommand Redis 7.0 flags "admin" (CONFIG GET,
+// CLIENT LIST, SLOWLOG GET, ...).
+bool IsAdminSubcommand(const std::vector<std::string>& args);
+
 // For a command with subcommands (COMMAND, CLIENT, CONFIG): Redis's error
 // for an unknown subcommand or a wrong number of arguments for it, which
 // Execute replies (refusing the command, inside MULTI too) before the

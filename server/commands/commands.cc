@@ -56,6 +56,25 @@ const std::vector<bool>& WritesByIndex() {
   return writes;
 }
 
+// When MONITOR shows each command of the table: after it ran (Redis 7.0's
+// call()), never (admin commands), or, for scripts ("skip_monitor"),
+// before they run, so that the commands they call follow them.
+enum class MonitorFeed { kAfter, kNever, kBefore };
+const std::vector<MonitorFeed>& MonitorFeedByIndex() {
+  static const std::vector<MonitorFeed> feeds = [] {
+    std::vector<MonitorFeed> by_index;
+    for (const Command& c : CommandTable()) {
+      const CommandInfo* info = FindCommandInfo(c.name);
+      const std::string flags = info != nullptr ? info->flags : "";
+      by_index.push_back(flags.find("admin") != std::string::npos ? MonitorFeed::kNever
+                         : flags.find("skip_monitor") != std::string::npos ? MonitorFeed::kBefore
+                                                                           : MonitorFeed::kAfter);
+    }
+    return by_index;
+  }();
+  return feeds;
+}
+
 // Whether each command of the table is a read CLIENT TRACKING remembers:
 // read-only, and neither Pub/Sub nor a script (whose reads count inside
 // it).
@@ -260,6 +279,17 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     }
   }
   if (notify) request.keyspace->RecordWrites(&written);
+  // MONITOR: a blocked command's line goes once, at its first run.
+  const MonitorFeed monitor_feed =
+      server.monitors.active() && !client.block_rerun &&
+              !(WithSubcommands()[it->second] && IsAdminSubcommand(args))
+          ? MonitorFeedByIndex()[it->second]
+          : MonitorFeed::kNever;
+  auto feed_monitors = [&] {
+    server.monitors.Feed(request.keyspace->database(), client.in_script ? "lua" : client.address,
+                         args);
+  };
+  if (monitor_feed == MonitorFeed::kBefore) feed_monitors();
   for (int attempt = 1;; ++attempt) {
     command.handler(request);
     if (!request.retry) break;
@@ -270,6 +300,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
       break;
     }
   }
+  if (monitor_feed == MonitorFeed::kAfter) feed_monitors();
   if (notify) {
     request.keyspace->RecordWrites(nullptr);
     NotifyWrites(server, args, request.keyspace->database(), written, absent_before);

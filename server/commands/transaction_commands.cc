@@ -132,7 +132,8 @@ void UnwatchCommand(Request& r) {
 }
 
 // RESET: the connection as new (RESP2, database 0, replies on, tracking
-// off, no name, no transaction, nothing watched, no subscription), still
+// off, no name, no transaction, nothing watched, no subscription, not a
+// monitor), still
 // authenticated only if no password is set.
 void Reset(Request& r) {
   EndMulti(r);
@@ -145,6 +146,8 @@ void Reset(Request& r) {
   r.client.replies_to_skip = 0;
   r.server.tracking.Disable(r.client.id);
   r.client.tracking = false;
+  r.server.monitors.Remove(r.client.id);
+  if (r.client.info) r.client.info->monitor.store(false, std::memory_order_relaxed);
   r.client.authenticated = !r.server.requirepass.required();
   reply::Simple(r.out, "RESET");
 }

@@ -43,6 +43,7 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
 Connection::~Connection() {
   server_->clients.Remove(client_.id);
   server_->tracking.Disable(client_.id);
+  server_->monitors.Remove(client_.id);
   LeaveBlock();
   keyspace_.watched().UnwatchAll(&client_.watcher);
   for (const std::string& c : client_.channels) server_->pubsub.Remove(PubSub::kChannel, c, this);
@@ -206,6 +207,13 @@ void Connection::DeliverRedirectBroken(uint64_t redirect) {
     self->pushes_ += ">2\r\n";
     reply::Bulk(&self->pushes_, "tracking-redir-broken");
     reply::Integer(&self->pushes_, static_cast<int64_t>(redirect));
+    if (!self->writing_) self->Write();
+  });
+}
+
+void Connection::DeliverMonitorLine(const std::string& line) {
+  asio::post(strand_, [self = shared_from_this(), line] {
+    self->pushes_ += line;
     if (!self->writing_) self->Write();
   });
 }

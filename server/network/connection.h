@@ -57,6 +57,7 @@ class Connection : public Subscriber,
                bool shard) override;
   void DeliverInvalidation(const std::vector<std::string>* keys, bool redirected) override;
   void DeliverRedirectBroken(uint64_t redirect) override;
+  void DeliverMonitorLine(const std::string& line) override;
   bool TryWake(const std::string& key) override;
   // CLIENT KILL: closes the socket (on the connection's strand).
   void Close() override;

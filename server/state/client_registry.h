@@ -37,6 +37,7 @@ class ClientRegistry {
     std::atomic<int> multi{-1};  // commands queued in MULTI, -1 outside
     std::atomic<int> db{0};      // the database SELECTed
     std::atomic<bool> blocked{false};
+    std::atomic<bool> monitor{false};  // MONITOR ran (flag O)
 
     std::string name() const {
       std::lock_guard<std::mutex> lock(name_mu_);

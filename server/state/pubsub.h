@@ -34,6 +34,8 @@ class Subscriber {
   virtual void DeliverInvalidation(const std::vector<std::string>* keys, bool redirected) = 0;
   // The client this one redirects invalidations to is gone (RESP3 only).
   virtual void DeliverRedirectBroken(uint64_t redirect) = 0;
+  // MONITOR (monitors.h): a line, sent as it is.
+  virtual void DeliverMonitorLine(const std::string& line) = 0;
 };
 
 class PubSub {

@@ -24,6 +24,7 @@
 #include "client_registry.h"
 #include "client_tracking.h"
 #include "keyspace.h"
+#include "monitors.h"
 #include "pubsub.h"
 #include "required_password.h"
 #include "replica_feeds.h"
@@ -65,6 +66,7 @@ struct ServerState {
   ServerStats stats;  // one entry per command of the table
   ScanCursors cursors;                      // SCAN, HSCAN
   PubSub pubsub;                            // SUBSCRIBE, PUBLISH
+  Monitors monitors;                        // MONITOR
   ScriptEngine* scripts = nullptr;          // EVAL, SCRIPT (scripting/; set by main)
   Replication* replication = nullptr;       // REPLICAOF, WAIT, ... (replication/; set by main)
   std::string run_id;                       // INFO's: 40 hex digits, new each start

@@ -13,18 +13,25 @@ read them:
   - CONFIG: Redis's parameters all answer; kept ones show what was set,
     immutable ones and bad values get Redis's errors, requirepass acts;
   - DEBUG is refused unless --enable-debug-command, then DIGEST follows
-    the data and SET-ACTIVE-EXPIRE keeps expired keys stored.
+    the data and SET-ACTIVE-EXPIRE keeps expired keys stored;
+  - MONITOR: the lines a monitor gets for a run of commands (quoting,
+    redacted passwords, scripts' own commands as "lua", MULTI/EXEC, a
+    blocked command, databases; admin commands and refused ones not
+    shown) are Redis's (Debian's redis-server, same run), but for the
+    time and the clients' ports; RESET and a closed monitor stop them.
 
 Usage: server_introspection_test.py PATH/TO/teksdb-server
 """
 
 import os
+import re
+import shutil
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks, stop  # noqa: E402
+from server_checks import Checks, start_redis, stop  # noqa: E402
 from resp_client import Client  # noqa: E402
 
 checks = Checks("server_introspection")
@@ -175,6 +182,66 @@ def debug(port):
     check("expired_keys:1" in info(c, "stats"), "SET-ACTIVE-EXPIRE 1: the sweep takes it")
 
 
+# (client, command) steps run while a monitor listens; "w" is a second
+# client that a blocked BLPOP of "c" waits on.
+MONITOR_STEPS = [
+    ("c", ["SET", "k", 'va"l\\ue\n\x01\xff']),
+    ("c", ["GET", "k"]),
+    ("c", ["AUTH", "secret"]),
+    ("c", ["AUTH", "user", "secret"]),
+    ("c", ["HELLO", "2", "AUTH", "user", "secret", "SETNAME", "x"]),
+    ("c", ["EVAL", "redis.call('set', KEYS[1], ARGV[1]); return redis.call('get', 'k')", "1", "s", "v"]),
+    ("c", ["MULTI"]), ("c", ["INCR", "n"]), ("c", ["NOSUCHCOMMAND"]), ("c", ["EXEC"]),
+    ("c", ["MULTI"]), ("c", ["INCR", "n"]), ("c", ["EXEC"]),
+    ("c", ["CONFIG", "GET", "maxmemory"]), ("c", ["CLIENT", "LIST"]), ("c", ["SLOWLOG", "LEN"]),
+    ("c", ["CLIENT", "GETNAME"]), ("c", ["GET"]), ("c", ["SELECT", "3"]), ("c", ["LPUSH", "l", "a"]),
+    ("c", ["SELECT", "0"]), ("c", ["PING"]),
+]
+
+
+def monitor_lines(port):
+    """The lines a monitor gets for MONITOR_STEPS and a BLPOP that blocks
+    until another client pushes (time and ports masked); then whether a
+    RESET monitor, and a closed one, still get lines."""
+    mon, c, w = Client(port), Client(port), Client(port)
+    lines = [mon.command("MONITOR")]
+    lines.append(("monitor flag", "flags=O " in c.command("CLIENT", "LIST")[1].decode()))
+    for _, step in MONITOR_STEPS:
+        c.command(*step)
+    c.sock.sendall(c.encode(["BLPOP", "q", "0"]))
+    time.sleep(0.2)  # blocked
+    w.command("RPUSH", "q", "x")
+    c.reply()
+    c.command("ECHO", "end")
+    while True:
+        kind, line = mon.reply()
+        line = re.sub(rb"^\d+\.\d{6} \[(\d+) 127\.0\.0\.1:\d+\]", rb"T [\1 client]", line)
+        lines.append((kind, re.sub(rb"^\d+\.\d{6} ", b"T ", line)))
+        if line.lower().endswith(b'"echo" "end"'):
+            break
+    lines.append(mon.command("RESET"))
+    c.command("SET", "after", "reset")
+    lines.append(("after RESET", "flags=O" in c.command("CLIENT", "LIST")[1].decode()))
+    mon.sock.sendall(mon.encode(["PING"]))
+    lines.append(mon.reply())  # PONG, no monitor line before it
+    lines.append(("in MULTI", c.command("MULTI"), c.command("MONITOR"), c.command("EXEC")))
+    return lines
+
+
+def monitor(server_bin, tmp):
+    if shutil.which("redis-server") is None:
+        check(False, "MONITOR: redis-server not found (scripts/setup.sh installs it)")
+        return
+    redis_port, redis_proc = start_redis(tmp)
+    port, proc = checks.start_server(server_bin, os.path.join(tmp, "monitor"))
+    try:
+        want, got = monitor_lines(redis_port), monitor_lines(port)
+        check(want == got, f"MONITOR: {len(got)} lines and states as Redis's"
+              + ("" if want == got else f"\n  Redis:  {want}\n  teksdb: {got}"))
+    finally:
+        stop([redis_proc, proc])
+
+
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-introspection-")
@@ -192,6 +259,7 @@ def main():
         debug(port)
     finally:
         stop([proc])
+    monitor(server_bin, tmp)
     return checks.finish(tmp)
 
 
