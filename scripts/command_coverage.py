@@ -37,7 +37,10 @@ def suite_table():
         expected = [l.split("\t")[0] for l in f.read().splitlines() if l and not l.startswith("#")]
     lines = ["", "## Redis 7.0.15's own test suite", "",
              "`scripts/redis_suite.sh` runs these files of Redis's suite against a fresh",
-             "teksdb-server each, the harness as it is (`--tags -slow`); CI runs it",
+             "teksdb-server each (`--threads 1`: the suite reads commands sent on two",
+             "connections as run in the order sent, which Redis's one event loop does and",
+             "concurrent I/O threads do not promise), the harness as it is",
+             "(`--tags -slow`); CI runs it",
              "(ctest `redis_suite`) and fails on any test not listed, with its reason, in",
              "`tests/tools/redis_suite_expected_failures.txt`; the few tests that could only",
              "wait for ever here are skipped by name, each with its reason, in",

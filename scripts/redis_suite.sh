@@ -79,7 +79,12 @@ start_server() {  # file, port
     redis-server --port "$2" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
       --enable-debug-command yes >"$work/server.log" 2>&1 &
   else
-    "$server" --dir "$dir" --port "$2" --enable-debug-command yes 2>"$work/server.log" &
+    # One I/O thread, as Redis's one event loop: the suite's tests send on
+    # one connection and then on another without waiting (UNSUBSCRIBE, then
+    # PUBLISH elsewhere) and read the result as if the server ran them in
+    # the order they were sent, which concurrent I/O threads do not promise.
+    "$server" --dir "$dir" --port "$2" --threads 1 --enable-debug-command yes \
+      2>"$work/server.log" &
   fi
   server_pid=$!
   for _ in $(seq 1 100); do redis-cli -p "$2" ping >/dev/null 2>&1 && return; sleep 0.1; done

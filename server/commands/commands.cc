@@ -10,6 +10,7 @@
 
 #include "ascii_case.h"
 #include "command_info.h"
+#include "expiry_sweeper.h"
 #include "keyspace_events.h"
 #include "replication.h"
 #include "resp_reply.h"
@@ -54,6 +55,34 @@ const std::vector<bool>& WritesByIndex() {
     return flags;
   }();
   return writes;
+}
+
+// Whether each command of the table may grow memory (COMMAND's "denyoom"
+// flag): refused past maxmemory.
+const std::vector<bool>& DenyOomByIndex() {
+  static const std::vector<bool> deny = [] {
+    std::vector<bool> flags;
+    for (const Command& c : CommandTable()) {
+      const CommandInfo* info = FindCommandInfo(c.name);
+      flags.push_back(info != nullptr && std::strstr(info->flags, "denyoom") != nullptr);
+    }
+    return flags;
+  }();
+  return deny;
+}
+
+// Whether Redis refuses the command once memory is past maxmemory
+// (noeviction): a "denyoom" command, an EXEC of one, and anything queued
+// into MULTI (which could grow without bound) but EXEC, DISCARD, QUIT and
+// RESET. (EVAL's and FCALL's scripts: by their flags, script_engine.h.)
+bool DeniedOnOom(const ClientState& client, const std::string& name, size_t index) {
+  if (DenyOomByIndex()[index]) return true;
+  if (!client.in_multi) return false;
+  if (name != "exec") return name != "discard" && name != "quit" && name != "reset";
+  return std::any_of(client.queued.begin(), client.queued.end(), [](const auto& args) {
+    const auto it = IndexByName().find(AsciiLower(args[0]));
+    return it != IndexByName().end() && DenyOomByIndex()[it->second];
+  });
 }
 
 // When MONITOR shows each command of the table: after it ran (Redis 7.0's
@@ -217,6 +246,10 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     }
     return refuse("ERR writes are paused by a FAILOVER in progress");
   }
+  if (!client.in_script && server.memory.limit() > 0 && DeniedOnOom(client, name, it->second) &&
+      server.memory.Exceeded()) {
+    return refuse(MemoryLimit::kError);
+  }
   if (WritesByIndex()[it->second]) {
     // A replica takes writes from its primary's WAL only; a primary with
     // min-replicas-to-write takes them only with enough replicas in reach.
@@ -279,6 +312,12 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     }
   }
   if (notify) request.keyspace->RecordWrites(&written);
+  // Lazy expiry: the expired keys a connection's command reads meet (its
+  // own, its script's, its transaction's), deleted once it is done.
+  std::vector<Keyspace::ExpiredRead> expired_reads;
+  const bool lazy_expiry = server.sweeper != nullptr && client.may_block && !client.in_script &&
+                           !request.keyspace->recording_expired_reads();
+  if (lazy_expiry) request.keyspace->RecordExpiredReads(&expired_reads);
   // MONITOR: a blocked command's line goes once, at its first run.
   const MonitorFeed monitor_feed =
       server.monitors.active() && !client.block_rerun &&
@@ -304,6 +343,18 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (notify) {
     request.keyspace->RecordWrites(nullptr);
     NotifyWrites(server, args, request.keyspace->database(), written, absent_before);
+  }
+  if (lazy_expiry) {
+    request.keyspace->RecordExpiredReads(nullptr);
+    // The deletes are the server's, as the sweep's (NOLOOP tracking sees
+    // them): written through its own view, once the connection's group is
+    // written and holds no key's lock. A failed delete is left to the
+    // sweep; the reply stands.
+    if (!expired_reads.empty() && request.keyspace->FlushGroup().ok()) {
+      for (const Keyspace::ExpiredRead& read : expired_reads) {
+        server.sweeper->ReclaimRead(*server.keyspace, read.db, read.key);
+      }
+    }
   }
   if (!(name == "client" && args.size() > 1 && AsciiLower(args[1]) == "caching")) {
     client.tracking_caching = false;  // CLIENT CACHING holds for the next command

@@ -176,7 +176,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"proto-max-bulk-len", nullptr, kMemory, "536870912", 1048576, kMax, nullptr, false, false},
     {"stream-node-max-entries", nullptr, kInteger, "100", 0, kMax, nullptr, false, false},
     {"repl-backlog-size", nullptr, kMemory, "1048576", 1, kMax, nullptr, false, false},
-    {"maxmemory", nullptr, kMemory, "0", 0, kMax, nullptr, false, false},
     {"cluster-link-sendbuf-limit", nullptr, kMemory, "0", 0, kMax, nullptr, false, false},
     {"hash-max-listpack-entries", "hash-max-ziplist-entries", kInteger, "512", 0, kMax, nullptr, false, false},
     {"set-max-intset-entries", nullptr, kInteger, "512", 0, kMax, nullptr, false, false},

@@ -68,6 +68,10 @@ void AddKeptParameters(std::vector<ConfigParameter>* parameters) {
 constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
+// maxmemory's value: memory units, as Redis reads them (memory_limit.h acts on it).
+const KeptParameter kMaxmemory{"maxmemory", nullptr, KeptParameter::kMemory, "0", 0, kLongMax,
+                               nullptr, false, false};
+
 std::vector<ConfigParameter> MakeParameters() {
   auto busy = [](ServerState& s) { return std::to_string(s.scripts->running().busy_threshold_ms()); };
   auto set_busy = [](ServerState& s, const std::string& v) {
@@ -112,6 +116,16 @@ std::vector<ConfigParameter> MakeParameters() {
                     : std::string();
        },
        [](ServerState& s, const std::string& v) { s.notify_keyspace_events = KeyspaceEventFlags(v); }},
+      {"maxmemory", [](ServerState& s) { return std::to_string(s.memory.limit()); },
+       [](const std::string& v) {
+         std::string bytes;
+         return CheckKeptValue(kMaxmemory, v, &bytes);
+       },
+       [](ServerState& s, const std::string& v) {
+         std::string bytes;
+         CheckKeptValue(kMaxmemory, v, &bytes);
+         s.memory.set_limit(Integer(bytes));
+       }},
       {"tracking-table-max-keys", [](ServerState& s) { return std::to_string(s.tracking.max_keys()); },
        IntegerIn(0, kLongMax),
        [](ServerState& s, const std::string& v) { s.tracking.SetMaxKeys(Integer(v)); }},

@@ -217,8 +217,10 @@ void Debug(Request& r) {
     return reply::Ok(r.out);
   }
   if (sub == "object" && argc == 3) {
+    // An expired key not yet deleted is still there for DEBUG, as in Redis.
     std::optional<Keyspace::Value> v;
-    const Status s = r.keyspace->Read(r.args[2], &v);
+    bool expired;
+    const Status s = r.keyspace->ReadAny(r.args[2], &v, &expired);
     if (!s.ok()) return ReplyStorageError(r, s);
     if (!v) return reply::Error(r.out, "ERR no such key");
     std::string encoding;

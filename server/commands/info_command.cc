@@ -61,15 +61,6 @@ std::string Human(double bytes) {
   return text.str();
 }
 
-// The process's resident memory, in bytes: what this server reports as
-// used_memory (its memtables, block cache and connections are all in it).
-int64_t ResidentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  int64_t pages = 0, resident = 0;
-  statm >> pages >> resident;
-  return resident * sysconf(_SC_PAGESIZE);
-}
-
 // The keyspace section: counts from a walk over every meta record. A walk
 // is made only when the last one is older than ten times what it took (so
 // a small keyspace is counted afresh at almost every INFO, a large one at
@@ -172,10 +163,10 @@ std::string ClientsSection(ServerState& s) {
 }
 
 std::string MemorySection(ServerState& s) {
-  const int64_t used = ResidentBytes();
+  const int64_t used = s.memory.UsedBytes();  // resident memory (memory_limit.h)
   std::string memtable_bytes = "0";
   s.db->GetProperty("rocksdb.cur-size-all-mem-tables", &memtable_bytes);
-  const int64_t maxmemory = std::stoll("0" + ConfigValue(s, "maxmemory"));
+  const int64_t maxmemory = s.memory.limit();
   return InfoField("used_memory", used) + InfoField("used_memory_human", Human(used)) +
          InfoField("used_memory_rss", used) + InfoField("used_memory_rss_human", Human(used)) +
          InfoField("used_memory_peak", used) + InfoField("used_memory_peak_human", Human(used)) +

@@ -189,11 +189,14 @@ void Keys(Request& r) {
 }
 
 void DbSize(Request& r) {
+  // Expired keys not yet deleted count, as in Redis.
   int64_t n = 0;
-  const Status s = r.keyspace->ForEachKey([&](const std::string&, const Keyspace::Value&) {
-    ++n;
-    return true;
-  });
+  const Status s = r.keyspace->ForEachKey(
+      [&](const std::string&, const Keyspace::Value&) {
+        ++n;
+        return true;
+      },
+      std::string(), /*include_expired=*/true);
   if (!s.ok()) return ReplyStorageError(r, s);
   reply::Integer(r.out, n);
 }

@@ -3,6 +3,8 @@
 // denied in scripts).
 #include "script_command_runner.h"
 
+#include <cstring>
+
 #include "ascii_case.h"
 #include "command_info.h"
 #include "commands.h"
@@ -11,7 +13,7 @@ namespace teksdb::server {
 
 std::string ScriptCommandRunner::Refusal(const ServerState& server,
                                          const std::vector<std::string>& args,
-                                         bool* writes) const {
+                                         bool* writes, bool* deny_oom) const {
   const std::string name = AsciiLower(args[0]);
   const Command* command = LookupCommand(name);
   const CommandInfo* info = FindCommandInfo(name);
@@ -27,6 +29,7 @@ std::string ScriptCommandRunner::Refusal(const ServerState& server,
     return "This Redis command is not allowed from script";
   }
   *writes = Writes(*info);
+  *deny_oom = std::strstr(info->flags, "denyoom") != nullptr;
   return "";
 }
 

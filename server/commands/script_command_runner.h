@@ -11,7 +11,7 @@ namespace teksdb::server {
 class ScriptCommandRunner : public CommandRunner {
  public:
   std::string Refusal(const ServerState& server, const std::vector<std::string>& args,
-                      bool* writes) const override;
+                      bool* writes, bool* deny_oom) const override;
   bool Knows(const std::string& lower_case_name) const override;
   void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
            std::string* out) const override;

@@ -23,9 +23,10 @@ class CommandRunner {
   // Redis's error for a script that calls `args` (unknown command, wrong
   // number of arguments, a command scripts may not run, unless DEBUG
   // SET-DISABLE-DENY-SCRIPTS lets them), or empty; *writes says whether
-  // the command writes.
+  // the command writes, *deny_oom whether it may grow memory (refused past
+  // maxmemory).
   virtual std::string Refusal(const ServerState& server, const std::vector<std::string>& args,
-                              bool* writes) const = 0;
+                              bool* writes, bool* deny_oom) const = 0;
   // Whether a command is named `lower_case_name`.
   virtual bool Knows(const std::string& lower_case_name) const = 0;
   // Runs `args` for the client, appending its reply to `out`.

@@ -52,10 +52,13 @@ int BuildProtected(lua_State* L) {
 
 // A shebang line ("#!lua flags=no-writes,allow-oom"), as Redis 7.0 reads
 // it: *code_start is where the code starts (the line's "\n", so line
-// numbers stay), *no_writes its flag; false with Redis's error otherwise.
-bool ParseShebang(const std::string& body, size_t* code_start, bool* no_writes, std::string* error) {
+// numbers stay), *no_writes and *allow_oom its flags; false with Redis's
+// error otherwise.
+bool ParseShebang(const std::string& body, size_t* code_start, bool* no_writes, bool* allow_oom,
+                  std::string* error) {
   *code_start = 0;
   *no_writes = false;
+  *allow_oom = false;
   if (body.compare(0, 2, "#!") != 0) return true;
   const size_t end = body.find('\n');
   if (end == std::string::npos) {
@@ -86,7 +89,9 @@ bool ParseShebang(const std::string& body, size_t* code_start, bool* no_writes, 
       const std::string flag = flags.substr(from, comma - from);
       if (flag == "no-writes") {
         *no_writes = true;
-      } else if (flag != "allow-oom" && flag != "allow-stale" && flag != "no-cluster" &&
+      } else if (flag == "allow-oom") {
+        *allow_oom = true;
+      } else if (flag != "allow-stale" && flag != "no-cluster" &&
                  flag != "allow-cross-slot-keys") {
         *error = "ERR Unexpected flag in script shebang: " + flag;
         return false;
@@ -170,7 +175,7 @@ bool ScriptEngine::Load(const std::string& body, std::string* sha, std::string* 
   error->clear();
   Script script{body};
   size_t code_start;
-  if (!ParseShebang(body, &code_start, &script.no_writes, error)) return false;
+  if (!ParseShebang(body, &code_start, &script.no_writes, &script.allow_oom, error)) return false;
   script.shebang = code_start > 0;
   if (script_sandbox::IsBinaryChunk(body.data(), body.size())) {
     *error = "ERR Error compiling script (new function): loading Lua bytecode is not allowed";
@@ -221,6 +226,16 @@ void ScriptEngine::RunIn(State* state, Request& r, void* context, bool function,
   lua_gc(L, LUA_GCSTEP, 0);
 }
 
+bool ScriptEngine::OomAtStart(Request& r, bool declares_flags, bool no_writes, bool allow_oom,
+                              std::string* refusal) {
+  if (allow_oom || !r.server.memory.Exceeded()) return false;
+  // A script with flags that may write is refused whole; one without
+  // flags (Redis's compatibility mode) runs until it calls a command that
+  // may grow memory before any write (script_run.h).
+  if (declares_flags && !no_writes) *refusal = MemoryLimit::kError;
+  return true;
+}
+
 std::string ScriptEngine::WriteFlagRefusal(Request& r, bool read_only) {
   if (r.server.replication->replica()) {
     return "READONLY Can not run script with write flag on readonly replica";
@@ -235,13 +250,18 @@ void ScriptEngine::Run(Request& r, const std::string& sha, const std::vector<std
   std::lock_guard<std::mutex> lock(mu_);
   const auto script = scripts_.find(sha);
   if (script == scripts_.end()) return reply::Error(r.out, "NOSCRIPT No matching script. Please use EVAL.");
-  if (script->second.shebang && !script->second.no_writes) {
+  const Script& s = script->second;
+  if (s.shebang && !s.no_writes) {
     if (const std::string refusal = WriteFlagRefusal(r, read_only); !refusal.empty()) {
       return reply::Error(r.out, refusal);
     }
   }
-  script_run::Context context{&r, &commands_, read_only || script->second.no_writes, &running_, false, &sha,
+  std::string oom_refusal;
+  const bool oom = OomAtStart(r, s.shebang, s.no_writes, s.allow_oom, &oom_refusal);
+  if (!oom_refusal.empty()) return reply::Error(r.out, oom_refusal);
+  script_run::Context context{&r, &commands_, read_only || s.no_writes, &running_, false, &sha,
                               &sha, &keys, &argv};
+  context.oom_at_start = oom;
   RunIn(&scripts_state_, r, &context, false, sha);
 }
 

@@ -63,6 +63,7 @@ class ScriptEngine {
     std::string description;
     std::vector<std::string> flags;  // Redis's names, in Redis's order
     bool no_writes = false;
+    bool allow_oom = false;
   };
   struct LibraryInfo {
     std::string name;
@@ -126,6 +127,7 @@ class ScriptEngine {
     std::string body;
     bool shebang = false;    // it has a shebang line ("#!lua ...")
     bool no_writes = false;  // the shebang's flags=no-writes
+    bool allow_oom = false;  // and flags=allow-oom
   };
   // A Lua state and its heap's size (capped at kMemoryLimit each).
   struct State {
@@ -138,6 +140,11 @@ class ScriptEngine {
   // (no no-writes flag): on a replica, through a *_RO command, or without
   // enough replicas (min-replicas-to-write); empty if it may run.
   static std::string WriteFlagRefusal(Request& r, bool read_only);
+  // maxmemory: whether memory is past it for a run that may not ignore it
+  // (no allow-oom flag); then, for one that declares flags and may write,
+  // Redis's refusal of the whole run in *refusal.
+  static bool OomAtStart(Request& r, bool declares_flags, bool no_writes, bool allow_oom,
+                         std::string* refusal);
   // Runs `context` (a script_run::Context) in `state`, as Begin..End of
   // running_.
   void RunIn(State* state, Request& r, void* context, bool function, const std::string& name);

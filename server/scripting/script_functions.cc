@@ -84,6 +84,7 @@ void ReadFlags(lua_State* L, int index, ScriptEngine::FunctionInfo* info) {
     if (set[i]) info->flags.push_back(kFlagNames[i]);
   }
   info->no_writes = set[0];
+  info->allow_oom = set[1];
 }
 
 // redis.register_function(name, callback) or
@@ -423,8 +424,13 @@ void ScriptEngine::CallFunction(Request& r, const std::string& name,
       return reply::Error(r.out, refusal);
     }
   }
+  std::string oom_refusal;
+  const bool oom = OomAtStart(r, /*declares_flags=*/true, info->no_writes, info->allow_oom,
+                              &oom_refusal);
+  if (!oom_refusal.empty()) return reply::Error(r.out, oom_refusal);
   script_run::Context context{&r, &commands_, read_only || info->no_writes, &running_, true, &info->name,
                               &lower, &keys, &argv};
+  context.oom_at_start = oom;
   RunIn(&functions_state_, r, &context, true, info->name);
 }
 

@@ -78,16 +78,22 @@ bool CallInto(lua_State* L) {
       return fail("Lua redis lib command arguments must be strings or integers");
     }
   }
-  bool writes = false;
+  bool writes = false, deny_oom = false;
   Request& r = *context->request;
-  if (const std::string refusal = context->commands->Refusal(r.server, args, &writes);
+  if (const std::string refusal = context->commands->Refusal(r.server, args, &writes, &deny_oom);
       !refusal.empty()) {
     return fail(refusal);
   }
   if (context->read_only && writes) {
     return fail("Write commands are not allowed from read-only scripts.");
   }
-  if (writes) context->running->NoteWrite();
+  if (context->oom_at_start && deny_oom && !context->wrote) {
+    return fail(std::string("-") + MemoryLimit::kError);
+  }
+  if (writes) {
+    context->wrote = true;
+    context->running->NoteWrite();
+  }
   // Scripts see the replies of the protocol they chose (redis.setresp).
   const int protocol = r.client.protocol;
   r.client.protocol = context->resp;

@@ -34,6 +34,11 @@ struct Context {
   const std::vector<std::string>* argv;
   int resp = 2;              // redis.setresp
   int error_line = 1;        // where the script failed (Redis names it)
+  // maxmemory: memory was past it when the run began, and the script may
+  // not ignore that (no allow-oom flag): until its first write, a command
+  // that may grow memory is refused, as Redis refuses it.
+  bool oom_at_start = false;
+  bool wrote = false;
 };
 
 // Creates, in a new state, the registry tables of compiled scripts (sha ->

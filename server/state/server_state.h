@@ -24,6 +24,7 @@
 #include "client_registry.h"
 #include "client_tracking.h"
 #include "keyspace.h"
+#include "memory_limit.h"
 #include "monitors.h"
 #include "pubsub.h"
 #include "required_password.h"
@@ -67,6 +68,7 @@ struct ServerState {
   ScanCursors cursors;                      // SCAN, HSCAN
   PubSub pubsub;                            // SUBSCRIBE, PUBLISH
   Monitors monitors;                        // MONITOR
+  MemoryLimit memory;                       // maxmemory, used_memory
   ScriptEngine* scripts = nullptr;          // EVAL, SCRIPT (scripting/; set by main)
   Replication* replication = nullptr;       // REPLICAOF, WAIT, ... (replication/; set by main)
   std::string run_id;                       // INFO's: 40 hex digits, new each start

@@ -63,6 +63,13 @@ class ExpirySweeper {
   // absent).
   void SetActive(bool active);
 
+  // Lazy expiry: `key` of database `db`, which a command read as expired,
+  // deleted through the command's `view` (under the key's lock, if still
+  // expired: Keyspace::ReclaimIfExpired), counted and told as the sweep's
+  // own are - unless the sweep is paused (a replica deletes only what its
+  // primary ships). Whatever DEBUG SET-ACTIVE-EXPIRE says, as Redis.
+  ROCKSDB_NAMESPACE::Status ReclaimRead(const Keyspace& view, int db, const std::string& key);
+
  private:
   void Run();
   // One tick: up to kBatchKeys meta records from position_ on.
@@ -85,6 +92,7 @@ class ExpirySweeper {
   bool stop_ = false;
   std::mutex tick_mu_;   // held for each tick
   bool paused_ = false;  // guarded by tick_mu_
+  std::atomic<bool> paused_now_{false};  // paused_, read by commands without the lock
   bool active_ = true;  // guarded by tick_mu_
   std::thread thread_;
 };

@@ -159,7 +159,10 @@ Status Keyspace::ReadView(const std::string& key, ROCKSDB_NAMESPACE::PinnableSli
                           std::optional<storage_format::MetaView>* view) const {
   bool expired;
   const Status s = ReadAnyView(key, held, view, &expired);
-  if (expired) view->reset();
+  if (expired) {
+    view->reset();
+    NoteExpiredRead(key);
+  }
   return s;
 }
 
@@ -221,7 +224,11 @@ Status Keyspace::ReadMany(const std::vector<std::string>& keys,
     if (!statuses[i].ok()) return statuses[i];
     Value v;
     if (!DecodeMeta(found[i], &v)) return Status::Corruption("meta record of '" + keys[i] + "'");
-    if (v.expire_ms == 0 || v.expire_ms > now) (*values)[i] = std::move(v);
+    if (v.expire_ms == 0 || v.expire_ms > now) {
+      (*values)[i] = std::move(v);
+    } else {
+      NoteExpiredRead(keys[i]);
+    }
   }
   return Status::OK();
 }
@@ -229,7 +236,10 @@ Status Keyspace::ReadMany(const std::vector<std::string>& keys,
 Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const {
   bool expired;
   const Status s = ReadAny(key, value, &expired);
-  if (expired) value->reset();
+  if (expired) {
+    value->reset();
+    NoteExpiredRead(key);
+  }
   return s;
 }
 
@@ -566,9 +576,12 @@ Status Keyspace::ForEachKey(const std::function<bool(const std::string&, const V
   Value value;
   for (it->Seek(prefix + start); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     if (!DecodeMeta(it->value(), &value)) return Status::Corruption("meta record");
-    if (!include_expired && value.expire_ms != 0 && value.expire_ms <= now) continue;
     Slice key = it->key();
     key.remove_prefix(prefix.size());
+    if (!include_expired && value.expire_ms != 0 && value.expire_ms <= now) {
+      NoteExpiredRead(key.ToString());
+      continue;
+    }
     if (!visit(key.ToString(), value)) break;
   }
   return it->status();

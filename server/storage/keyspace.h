@@ -9,7 +9,8 @@
 // (stale_member_filter.h).
 //
 // Expired keys read as absent (expiry is enforced on read), and the
-// background sweep (expiry_sweeper.h) deletes their meta records.
+// background sweep (expiry_sweeper.h) deletes their meta records; so does
+// the command whose read met one (RecordExpiredReads), as Redis's reads do.
 //
 // Thread safety: reads take no lock (one RocksDB read each). Every write of
 // a key runs under that key's lock (LockKeys; a stripe of 1024 mutexes, by
@@ -103,6 +104,20 @@ class Keyspace {
     bool deleted;
   };
   void RecordWrites(std::vector<WrittenKey>* sink) { written_ = sink; }
+
+  // Lazy expiry: while a sink is set, every read through this view (and
+  // its copies) that finds a key expired - Read, ReadMany, ReadView,
+  // ForEachKey without expired keys - appends it, so that the command can
+  // delete it once done (ExpirySweeper::ReclaimRead), as Redis deletes an
+  // expired key its reads meet. At most kMaxExpiredReads a command: the
+  // sweep takes the rest. RecordExpiredReads(nullptr) stops.
+  static constexpr size_t kMaxExpiredReads = 64;
+  struct ExpiredRead {
+    int db;
+    std::string key;
+  };
+  void RecordExpiredReads(std::vector<ExpiredRead>* sink) { expired_reads_ = sink; }
+  bool recording_expired_reads() const { return expired_reads_ != nullptr; }
 
   // Who is told of written keys once they are in the database (main sets
   // CLIENT TRACKING's), and the connection this view writes for (0: the
@@ -377,6 +392,12 @@ class Keyspace {
   size_t gate_ = 0;  // the gate this view's writers hold shared
   int db_ = 0;       // the database this view reads and writes
   std::vector<WrittenKey>* written_ = nullptr;  // RecordWrites's sink
+  std::vector<ExpiredRead>* expired_reads_ = nullptr;  // RecordExpiredReads's sink
+  void NoteExpiredRead(const std::string& key) const {
+    if (expired_reads_ != nullptr && expired_reads_->size() < kMaxExpiredReads) {
+      expired_reads_->push_back({db_, key});
+    }
+  }
   uint64_t writer_ = 0;                          // set_writer's
 };
 

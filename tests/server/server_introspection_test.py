@@ -13,12 +13,17 @@ read them:
   - CONFIG: Redis's parameters all answer; kept ones show what was set,
     immutable ones and bad values get Redis's errors, requirepass acts;
   - DEBUG is refused unless --enable-debug-command, then DIGEST follows
-    the data and SET-ACTIVE-EXPIRE keeps expired keys stored;
+    the data and SET-ACTIVE-EXPIRE keeps expired keys stored, until a read
+    meets one and deletes it (lazy expiry, with its "expired" event);
   - MONITOR: the lines a monitor gets for a run of commands (quoting,
     redacted passwords, scripts' own commands as "lua", MULTI/EXEC, a
     blocked command, databases; admin commands and refused ones not
     shown) are Redis's (Debian's redis-server, same run), but for the
-    time and the clients' ports; RESET and a closed monitor stop them.
+    time and the clients' ports; RESET and a closed monitor stop them;
+  - maxmemory past the memory used: Redis's noeviction refusals (OOM) of
+    writes, of anything queued in MULTI, of EXEC, of scripts by their
+    flags and of a flagless script's first write, and CONFIG's memory
+    units, reply for reply as redis-server's.
 
 Usage: server_introspection_test.py PATH/TO/teksdb-server
 """
@@ -171,15 +176,28 @@ def debug(port):
     c.command("DEBUG", "RELOAD")
     check(c.command("DEBUG", "DIGEST") == one and one != empty, "DEBUG RELOAD keeps the digest")
     c.command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    c.command("CONFIG", "SET", "notify-keyspace-events", "Ex")
+    events = Client(port)
+    events.command("SUBSCRIBE", "__keyevent@0__:expired")
+    c.command("FLUSHALL")
     c.command("SET", "t", "v", "PX", "1")
+    c.command("SET", "u", "v", "PX", "1")
     time.sleep(0.5)
-    check("expired_keys:0" in info(c, "stats") and c.command("EXISTS", "t") == (b":", b"0"),
-          "SET-ACTIVE-EXPIRE 0: an expired key reads as absent and is not swept")
+    check("expired_keys:0" in info(c, "stats") and c.command("DBSIZE") == (b":", b"2")
+          and c.command("DEBUG", "OBJECT", "t")[0] == b"+",
+          "SET-ACTIVE-EXPIRE 0: expired keys stay stored, not swept (DBSIZE and DEBUG OBJECT "
+          "see them, as Redis's)")
+    check(c.command("EXISTS", "t") == (b":", b"0") and c.command("DBSIZE") == (b":", b"1")
+          and "expired_keys:1" in info(c, "stats"),
+          "lazy expiry: the read that meets an expired key deletes it")
+    check(events.reply()[1][2] == (b"$", b"t"), "lazy expiry: an 'expired' event for it")
     c.command("DEBUG", "SET-ACTIVE-EXPIRE", "1")
     deadline = time.time() + 5
-    while "expired_keys:1" not in info(c, "stats") and time.time() < deadline:
+    while "expired_keys:2" not in info(c, "stats") and time.time() < deadline:
         time.sleep(0.05)
-    check("expired_keys:1" in info(c, "stats"), "SET-ACTIVE-EXPIRE 1: the sweep takes it")
+    check("expired_keys:2" in info(c, "stats") and events.reply()[1][2] == (b"$", b"u"),
+          "SET-ACTIVE-EXPIRE 1: the sweep takes the other, with its event")
+    c.command("CONFIG", "SET", "notify-keyspace-events", "")
 
 
 # (client, command) steps run while a monitor listens; "w" is a second
@@ -228,9 +246,38 @@ def monitor_lines(port):
     return lines
 
 
-def monitor(server_bin, tmp):
+OOM_STEPS = [
+    ["SET", "k", "v"], ["CONFIG", "SET", "maxmemory", "1"], ["CONFIG", "GET", "maxmemory"],
+    ["SET", "k", "w"], ["GET", "k"], ["DEL", "k"], ["INCR", "n"], ["EXISTS", "k"],
+    ["MULTI"], ["GET", "k"], ["DISCARD"],
+    ["EVAL", "return redis.call('get', 'k')", "0"],
+    ["EVAL", "redis.call('set', 'k', 'x')", "0"],
+    ["EVAL", "return redis.pcall('set', 'k', 'x')", "0"],
+    ["EVAL", "redis.call('del', 'k'); return redis.call('set', 'k', 'x')", "0"],
+    ["EVAL", "#!lua\nreturn 1", "0"],
+    ["EVAL", "#!lua flags=no-writes\nreturn redis.call('get', 'k')", "0"],
+    ["EVAL", "#!lua flags=allow-oom\nreturn redis.call('set', 'k', 'y')", "0"],
+    ["CONFIG", "SET", "maxmemory", "1gb"], ["CONFIG", "GET", "maxmemory"],
+    ["CONFIG", "SET", "maxmemory", "0"], ["SET", "k", "z"], ["GET", "k"],
+]
+
+
+def oom_replies(port):
+    """Replies to OOM_STEPS, then to a MULTI whose EXEC meets the limit."""
+    c, admin = Client(port), Client(port)
+    replies = [c.command(*step) for step in OOM_STEPS]
+    replies += [c.command("MULTI"), c.command("SET", "k", "1"), c.command("GET", "k")]
+    replies.append(admin.command("CONFIG", "SET", "maxmemory", "1"))
+    replies.append(c.command("EXEC"))
+    replies += [c.command("MULTI"), c.command("GET", "k")]
+    replies.append(c.command("EXEC"))
+    replies.append(admin.command("CONFIG", "SET", "maxmemory", "0"))
+    return replies
+
+
+def against_redis(server_bin, tmp):
     if shutil.which("redis-server") is None:
-        check(False, "MONITOR: redis-server not found (scripts/setup.sh installs it)")
+        check(False, "MONITOR, maxmemory: redis-server not found (scripts/setup.sh installs it)")
         return
     redis_port, redis_proc = start_redis(tmp)
     port, proc = checks.start_server(server_bin, os.path.join(tmp, "monitor"))
@@ -238,6 +285,9 @@ def monitor(server_bin, tmp):
         want, got = monitor_lines(redis_port), monitor_lines(port)
         check(want == got, f"MONITOR: {len(got)} lines and states as Redis's"
               + ("" if want == got else f"\n  Redis:  {want}\n  teksdb: {got}"))
+        want, got = oom_replies(redis_port), oom_replies(port)
+        for i, (a, b) in enumerate(zip(want, got)):
+            check(a == b, f"maxmemory step {i}: {b}" + ("" if a == b else f" (Redis: {a})"))
     finally:
         stop([redis_proc, proc])
 
@@ -259,7 +309,7 @@ def main():
         debug(port)
     finally:
         stop([proc])
-    monitor(server_bin, tmp)
+    against_redis(server_bin, tmp)
     return checks.finish(tmp)
 
 

@@ -1,0 +1,102 @@
+// The monitors' list, and MONITOR's line: Redis's format, quoting and
+// redaction.
+#include "monitors.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "ascii_case.h"
+
+namespace teksdb::server {
+namespace {
+
+// Whether args[i] is a secret Redis replaces by "(redacted)": every
+// argument of AUTH; the two after HELLO's AUTH.
+bool Redacted(const std::vector<std::string>& args, size_t i) {
+  const std::string name = AsciiLower(args[0]);
+  if (name == "auth") return i > 0;
+  if (name != "hello") return false;
+  // HELLO [protover [AUTH username password] [SETNAME name]], read as
+  // Redis reads its options.
+  for (size_t j = 2; j < args.size(); ++j) {
+    const std::string option = AsciiLower(args[j]);
+    if (option == "auth" && j + 2 < args.size()) {
+      if (i == j + 1 || i == j + 2) return true;
+      j += 2;
+    } else if (option == "setname" && j + 1 < args.size()) {
+      ++j;
+    } else {
+      break;
+    }
+  }
+  return false;
+}
+
+// sdscatrepr: a quoted string, with \\ \" \n \r \t \a \b escaped and
+// other bytes outside the printable ASCII range as \xHH.
+void AppendQuoted(std::string* out, std::string_view s) {
+  out->push_back('"');
+  for (const unsigned char c : s) {
+    switch (c) {
+      case '\\': *out += "\\\\"; break;
+      case '"': *out += "\\\""; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      case '\a': *out += "\\a"; break;
+      case '\b': *out += "\\b"; break;
+      default:
+        if (c >= 0x20 && c < 0x7f) {
+          out->push_back(static_cast<char>(c));
+        } else {
+          char hex[5];
+          std::snprintf(hex, sizeof hex, "\\x%02x", c);
+          *out += hex;
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+}  // namespace
+
+void Monitors::Add(uint64_t client_id, const std::shared_ptr<Subscriber>& monitor) {
+  std::lock_guard<std::mutex> lock(mu_);
+  monitors_[client_id] = monitor;
+  count_.store(monitors_.size(), std::memory_order_relaxed);
+}
+
+void Monitors::Remove(uint64_t client_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  monitors_.erase(client_id);
+  count_.store(monitors_.size(), std::memory_order_relaxed);
+}
+
+std::string Monitors::Line(int64_t now_us, int db, std::string_view origin,
+                           const std::vector<std::string>& args) {
+  char time[48];
+  std::snprintf(time, sizeof time, "+%lld.%06lld [%d ", static_cast<long long>(now_us / 1000000),
+                static_cast<long long>(now_us % 1000000), db);
+  std::string line = time;
+  line.append(origin);
+  line += "] ";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i > 0) line.push_back(' ');
+    AppendQuoted(&line, Redacted(args, i) ? "(redacted)" : args[i]);
+  }
+  line += "\r\n";
+  return line;
+}
+
+void Monitors::Feed(int db, std::string_view origin, const std::vector<std::string>& args) {
+  const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const std::string line = Line(now_us, db, origin, args);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [id, monitor] : monitors_) {
+    if (auto m = monitor.lock()) m->DeliverMonitorLine(line);
+  }
+}
+
+}  // namespace teksdb::server
