@@ -246,8 +246,10 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     }
     return refuse("ERR writes are paused by a FAILOVER in progress");
   }
-  if (!client.in_script && server.memory.limit() > 0 && DeniedOnOom(client, name, it->second) &&
-      server.memory.Exceeded()) {
+  // maxmemory: checked for what a connection sends, not for the commands
+  // of an EXEC (checked whole, so that it runs all or nothing) or a script.
+  if (client.may_block && !client.in_script && server.memory.limit() > 0 &&
+      DeniedOnOom(client, name, it->second) && server.memory.Exceeded()) {
     return refuse(MemoryLimit::kError);
   }
   if (WritesByIndex()[it->second]) {
@@ -348,9 +350,11 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     request.keyspace->RecordExpiredReads(nullptr);
     // The deletes are the server's, as the sweep's (NOLOOP tracking sees
     // them): written through its own view, once the connection's group is
-    // written and holds no key's lock. A failed delete is left to the
-    // sweep; the reply stands.
-    if (!expired_reads.empty() && request.keyspace->FlushGroup().ok()) {
+    // written and holds no key's lock. Not for a command that blocked: its
+    // group holds its keys until it is registered as waiting (the sweep
+    // or its rerun takes them). A failed delete is left to the sweep; the
+    // reply stands.
+    if (!expired_reads.empty() && !client.block && request.keyspace->FlushGroup().ok()) {
       for (const Keyspace::ExpiredRead& read : expired_reads) {
         server.sweeper->ReclaimRead(*server.keyspace, read.db, read.key);
       }
