@@ -57,18 +57,40 @@ const std::vector<bool>& WritesByIndex() {
   return writes;
 }
 
-// Whether each command of the table may grow memory (COMMAND's "denyoom"
-// flag): refused past maxmemory.
+// Whether each command of the table has COMMAND's flag `flag`.
+std::vector<bool> FlaggedByIndex(const char* flag) {
+  std::vector<bool> flags;
+  for (const Command& c : CommandTable()) {
+    const CommandInfo* info = FindCommandInfo(c.name);
+    flags.push_back(info != nullptr && std::strstr(info->flags, flag) != nullptr);
+  }
+  return flags;
+}
+// "denyoom": may grow memory (refused past maxmemory); "stale": answered
+// by a replica cut from its primary.
 const std::vector<bool>& DenyOomByIndex() {
-  static const std::vector<bool> deny = [] {
-    std::vector<bool> flags;
-    for (const Command& c : CommandTable()) {
-      const CommandInfo* info = FindCommandInfo(c.name);
-      flags.push_back(info != nullptr && std::strstr(info->flags, "denyoom") != nullptr);
+  static const std::vector<bool> deny = FlaggedByIndex("denyoom");
+  return deny;
+}
+const std::vector<bool>& StaleByIndex() {
+  static const std::vector<bool> stale = [] {
+    std::vector<bool> flags = FlaggedByIndex("stale");
+    // Containers whose every subcommand Redis 7.0 flags "stale".
+    for (const char* name : {"client", "config", "latency", "pubsub", "slowlog"}) {
+      flags[IndexByName().at(name)] = true;
     }
     return flags;
   }();
-  return deny;
+  return stale;
+}
+
+// Whether a command queued in the client's MULTI is marked in `by_index`
+// (EXEC counts as writing if one of them writes, and so on, as Redis's).
+bool AnyQueued(const ClientState& client, const std::vector<bool>& by_index, bool marked) {
+  return std::any_of(client.queued.begin(), client.queued.end(), [&](const auto& args) {
+    const auto it = IndexByName().find(AsciiLower(args[0]));
+    return it != IndexByName().end() && by_index[it->second] == marked;
+  });
 }
 
 // Whether Redis refuses the command once memory is past maxmemory
@@ -79,10 +101,7 @@ bool DeniedOnOom(const ClientState& client, const std::string& name, size_t inde
   if (DenyOomByIndex()[index]) return true;
   if (!client.in_multi) return false;
   if (name != "exec") return name != "discard" && name != "quit" && name != "reset";
-  return std::any_of(client.queued.begin(), client.queued.end(), [](const auto& args) {
-    const auto it = IndexByName().find(AsciiLower(args[0]));
-    return it != IndexByName().end() && DenyOomByIndex()[it->second];
-  });
+  return AnyQueued(client, DenyOomByIndex(), true);
 }
 
 // When MONITOR shows each command of the table: after it ran (Redis 7.0's
@@ -252,7 +271,8 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
       DeniedOnOom(client, name, it->second) && server.memory.Exceeded()) {
     return refuse(MemoryLimit::kError);
   }
-  if (WritesByIndex()[it->second]) {
+  const bool exec = client.in_multi && name == "exec";
+  if (WritesByIndex()[it->second] || (exec && AnyQueued(client, WritesByIndex(), true))) {
     // A replica takes writes from its primary's WAL only; a primary with
     // min-replicas-to-write takes them only with enough replicas in reach.
     if (server.replication->replica()) {
@@ -261,6 +281,14 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     if (!server.replication->EnoughReplicas()) {
       return refuse("NOREPLICAS Not enough good replicas to write.");
     }
+  }
+  // A replica cut from its primary, with replica-serve-stale-data no,
+  // answers only the commands flagged "stale" (INFO, REPLICAOF, ...).
+  if (client.may_block && !client.in_script && server.replication->replica() &&
+      !server.serve_stale_data.load(std::memory_order_relaxed) &&
+      (!StaleByIndex()[it->second] || (exec && AnyQueued(client, StaleByIndex(), false))) &&
+      !server.replication->link_info().up) {
+    return refuse("MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
   }
   if (client.protocol == 2 && client.subscriptions() > 0 && !client.in_script) {
     if (const std::string error = PubSubRefusal(client, FullCommandName(args)); !error.empty()) {

@@ -80,7 +80,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"aof-timestamp-enabled", nullptr, kBool, "no", 0, 0, nullptr, false, false},
     {"cluster-replica-no-failover", "cluster-slave-no-failover", kBool, "no", 0, 0, nullptr, false, false},
     {"replica-lazy-flush", "slave-lazy-flush", kBool, "no", 0, 0, nullptr, false, false},
-    {"replica-serve-stale-data", "slave-serve-stale-data", kBool, "yes", 0, 0, nullptr, false, false},
     {"replica-ignore-maxmemory", "slave-ignore-maxmemory", kBool, "yes", 0, 0, nullptr, false, false},
     {"jemalloc-bg-thread", nullptr, kBool, "yes", 0, 0, nullptr, false, false},
     {"activedefrag", nullptr, kBool, "no", 0, 0, nullptr, false, false},

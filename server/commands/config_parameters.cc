@@ -71,6 +71,9 @@ constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 // maxmemory's value: memory units, as Redis reads them (memory_limit.h acts on it).
 const KeptParameter kMaxmemory{"maxmemory", nullptr, KeptParameter::kMemory, "0", 0, kLongMax,
                                nullptr, false, false};
+// replica-serve-stale-data's: yes or no (Execute's MASTERDOWN).
+const KeptParameter kServeStale{"replica-serve-stale-data", nullptr, KeptParameter::kBool, "yes",
+                                0, 0, nullptr, false, false};
 
 std::vector<ConfigParameter> MakeParameters() {
   auto busy = [](ServerState& s) { return std::to_string(s.scripts->running().busy_threshold_ms()); };
@@ -100,6 +103,16 @@ std::vector<ConfigParameter> MakeParameters() {
     return history.replica() ? history.primary_host + " " + std::to_string(history.primary_port)
                              : std::string();
   };
+  auto serve_stale = [](ServerState& s) { return std::string(s.serve_stale_data ? "yes" : "no"); };
+  auto check_serve_stale = [](const std::string& v) {
+    std::string shown;
+    return CheckKeptValue(kServeStale, v, &shown);
+  };
+  auto set_serve_stale = [](ServerState& s, const std::string& v) {
+    std::string shown;
+    CheckKeptValue(kServeStale, v, &shown);
+    s.serve_stale_data = shown == "yes";
+  };
   std::vector<ConfigParameter> parameters = {
       {"databases", [](ServerState&) { return std::to_string(Keyspace::kDatabases); }, Immutable,
        nullptr},
@@ -126,6 +139,8 @@ std::vector<ConfigParameter> MakeParameters() {
          CheckKeptValue(kMaxmemory, v, &bytes);
          s.memory.set_limit(Integer(bytes));
        }},
+      {"replica-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},
+      {"slave-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},
       {"tracking-table-max-keys", [](ServerState& s) { return std::to_string(s.tracking.max_keys()); },
        IntegerIn(0, kLongMax),
        [](ServerState& s, const std::string& v) { s.tracking.SetMaxKeys(Integer(v)); }},

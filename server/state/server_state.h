@@ -53,6 +53,7 @@ struct ServerState {
   std::atomic<int> notify_keyspace_events{0};  // keyspace_events.h's flags
   std::atomic<bool> scripts_call_denied{false};  // DEBUG SET-DISABLE-DENY-SCRIPTS
   std::atomic<int> port{0};  // where the server listens (CONFIG GET)
+  std::atomic<bool> serve_stale_data{true};  // replica-serve-stale-data
   // CONFIG's parameters kept without effect (config_kept_parameters.h),
   // those set so far: name to value.
   struct KeptConfig {

@@ -23,7 +23,9 @@ read them:
   - maxmemory past the memory used: Redis's noeviction refusals (OOM) of
     writes, of anything queued in MULTI, of EXEC, of scripts by their
     flags and of a flagless script's first write, and CONFIG's memory
-    units, reply for reply as redis-server's.
+    units, reply for reply as redis-server's; so are an EXEC whose
+    writes min-replicas-to-write now refuses (EXECABORT), and a replica
+    cut from its primary with replica-serve-stale-data no (MASTERDOWN).
 
 Usage: server_introspection_test.py PATH/TO/teksdb-server
 """
@@ -275,6 +277,26 @@ def oom_replies(port):
     return replies
 
 
+def state_change_replies(port):
+    """Replies of EXECs whose commands the server's state refuses since
+    they were queued, and of a replica without its primary that must not
+    serve stale data."""
+    c, admin = Client(port), Client(port)
+    replies = [c.command("SET", "xx", "1"), c.command("MULTI"), c.command("INCR", "xx")]
+    replies.append(admin.command("CONFIG", "SET", "min-replicas-to-write", "2"))
+    replies += [c.command("EXEC"), c.command("GET", "xx")]
+    replies.append(admin.command("CONFIG", "SET", "min-replicas-to-write", "0"))
+    replies.append(c.command("CONFIG", "SET", "replica-serve-stale-data", "no"))
+    replies.append(c.command("CONFIG", "GET", "slave-serve-stale-data"))
+    replies += [c.command("MULTI"), c.command("GET", "xx")]
+    replies.append(admin.command("REPLICAOF", "127.0.0.1", "1"))  # nobody there
+    replies += [c.command("EXEC"), c.command("GET", "xx"), c.command("PING"),
+                c.command("CONFIG", "GET", "replica-serve-stale-data")]
+    replies.append(admin.command("REPLICAOF", "NO", "ONE"))
+    replies += [c.command("GET", "xx"), c.command("CONFIG", "SET", "replica-serve-stale-data", "yes")]
+    return replies
+
+
 def against_redis(server_bin, tmp):
     if shutil.which("redis-server") is None:
         check(False, "MONITOR, maxmemory: redis-server not found (scripts/setup.sh installs it)")
@@ -288,6 +310,9 @@ def against_redis(server_bin, tmp):
         want, got = oom_replies(redis_port), oom_replies(port)
         for i, (a, b) in enumerate(zip(want, got)):
             check(a == b, f"maxmemory step {i}: {b}" + ("" if a == b else f" (Redis: {a})"))
+        want, got = state_change_replies(redis_port), state_change_replies(port)
+        for i, (a, b) in enumerate(zip(want, got)):
+            check(a == b, f"state change step {i}: {b}" + ("" if a == b else f" (Redis: {a})"))
     finally:
         stop([redis_proc, proc])
 
