@@ -66,11 +66,16 @@ std::vector<bool> FlaggedByIndex(const char* flag) {
   }
   return flags;
 }
-// "denyoom": may grow memory (refused past maxmemory); "stale": answered
-// by a replica cut from its primary.
+// "denyoom": may grow memory (refused past maxmemory); "no_multi": refused
+// inside MULTI (SAVE, SHUTDOWN, SYNC); "stale": answered by a replica cut
+// from its primary.
 const std::vector<bool>& DenyOomByIndex() {
   static const std::vector<bool> deny = FlaggedByIndex("denyoom");
   return deny;
+}
+const std::vector<bool>& NoMultiByIndex() {
+  static const std::vector<bool> no_multi = FlaggedByIndex("no_multi");
+  return no_multi;
 }
 const std::vector<bool>& StaleByIndex() {
   static const std::vector<bool> stale = [] {
@@ -251,6 +256,9 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (server.requirepass.required() && !client.authenticated && name != "auth" &&
       name != "hello" && name != "quit") {
     return refuse("NOAUTH Authentication required.");
+  }
+  if (client.in_multi && NoMultiByIndex()[it->second]) {
+    return refuse("ERR Command not allowed inside a transaction");
   }
   if (WithSubcommands()[it->second]) {
     if (const std::string error = SubcommandError(args); !error.empty()) {

@@ -25,7 +25,8 @@ read them:
     flags and of a flagless script's first write, and CONFIG's memory
     units, reply for reply as redis-server's; so are an EXEC whose
     writes min-replicas-to-write now refuses (EXECABORT), and a replica
-    cut from its primary with replica-serve-stale-data no (MASTERDOWN).
+    cut from its primary with replica-serve-stale-data no (MASTERDOWN),
+    and SAVE or SHUTDOWN inside MULTI.
 
 Usage: server_introspection_test.py PATH/TO/teksdb-server
 """
@@ -294,6 +295,9 @@ def state_change_replies(port):
                 c.command("CONFIG", "GET", "replica-serve-stale-data")]
     replies.append(admin.command("REPLICAOF", "NO", "ONE"))
     replies += [c.command("GET", "xx"), c.command("CONFIG", "SET", "replica-serve-stale-data", "yes")]
+    for refused in ("SAVE", "SHUTDOWN"):  # not inside MULTI
+        replies += [c.command("MULTI"), c.command("SET", "foo", "bar"), c.command(refused),
+                    c.command("EXEC"), c.command("GET", "foo")]
     return replies
 
 
