@@ -213,7 +213,11 @@ void ScriptEngine::RunIn(State* state, Request& r, void* context, bool function,
   // A script's SELECT holds for the script only (Redis 7.0).
   const int database = r.keyspace->database();
   running_.Begin(r.client.id, function, name, r.args);
-  const int status = lua_cpcall(L, script_run::RunProtected, context);
+  int status;
+  {
+    const Keyspace::FrozenTime frozen;  // expiries as of the script's start
+    status = lua_cpcall(L, script_run::RunProtected, context);
+  }
   running_.End();
   r.keyspace->Select(database);
   if (r.client.info) r.client.info->db.store(database, std::memory_order_relaxed);

@@ -78,6 +78,9 @@ bool CallInto(lua_State* L) {
       return fail("Lua redis lib command arguments must be strings or integers");
     }
   }
+  // The arguments are copied: off the stack with them, so that the reply
+  // has room however many there were (unpack of 7999, as Redis allows).
+  lua_settop(L, 0);
   bool writes = false, deny_oom = false;
   Request& r = *context->request;
   if (const std::string refusal = context->commands->Refusal(r.server, args, &writes, &deny_oom);

@@ -118,10 +118,23 @@ std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> Keyspace::NewIterator(
   return std::unique_ptr<ROCKSDB_NAMESPACE::Iterator>(db()->NewIterator(read));
 }
 
+namespace {
+thread_local int64_t frozen_now_ms = 0;  // 0: not frozen
+}  // namespace
+
 int64_t Keyspace::NowMs() {
+  if (frozen_now_ms != 0) return frozen_now_ms;
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+Keyspace::FrozenTime::FrozenTime() : froze_(frozen_now_ms == 0) {
+  if (froze_) frozen_now_ms = NowMs();
+}
+
+Keyspace::FrozenTime::~FrozenTime() {
+  if (froze_) frozen_now_ms = 0;
 }
 
 const char* Keyspace::TypeName(char type) {

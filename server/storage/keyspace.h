@@ -309,7 +309,20 @@ class Keyspace {
   // stay).
   ROCKSDB_NAMESPACE::Status Clear();
 
+  // The time expiries are read and set against: the clock, or the time
+  // frozen on this thread by a FrozenTime (a script's run: Redis reads
+  // every expiry inside a script as of the script's start).
   static int64_t NowMs();
+  class FrozenTime {
+   public:
+    FrozenTime();  // freezes now, unless an outer one froze already
+    ~FrozenTime();
+    FrozenTime(const FrozenTime&) = delete;
+    FrozenTime& operator=(const FrozenTime&) = delete;
+
+   private:
+    bool froze_;
+  };
 
  private:
   // Every record under `prefix`, from prefix + `from` on: the rest of its

@@ -13,7 +13,10 @@ limits, where the differential test's single stream cannot reach:
     a busy function (FCALL) is stopped by FUNCTION KILL, not SCRIPT KILL,
     and FUNCTION STATS names it; libraries survive a restart;
   - memory: a script that allocates without bound fails, pcall or not,
-    and the server serves on.
+    and the server serves on;
+  - as Redis: a call with 7,999 arguments (unpack) runs; a script's time
+    is frozen at its start (a key it set with PX 1 still exists after it
+    sleeps; gone once it is over).
 
 Usage: server_scripting_test.py PATH/TO/teksdb-server
 """
@@ -279,17 +282,31 @@ def hostile(port):
     check(Client(port).command("PING") == (b"+", b"PONG"), "the server serves on")
 
 
+def as_redis(port):
+    c = Client(port)
+    got = c.command("EVAL", "local a = {} for i = 1, 7999 do a[i] = 1 end "
+                    "return redis.call('lpush', 'many', unpack(a))", "0")
+    check(got == (b":", b"7999"), f"a call with 7,999 arguments runs ({got})")
+    c.command("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "1")
+    got = c.command("EVAL", "redis.call('set', 'brief', 'v', 'PX', '1') redis.call('debug', 'sleep', '0.01') "
+                    "return redis.call('exists', 'brief')", "0")
+    c.command("DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0")
+    check(got == (b":", b"1") and c.command("EXISTS", "brief") == (b":", b"0"),
+          f"a script's time is frozen at its start ({got})")
+
+
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-scripting-")
     servers = []
 
-    def start(name, threads):
-        port, proc = checks.start_server(server_bin, os.path.join(tmp, name), threads=threads)
+    def start(name, threads, *flags):
+        port, proc = checks.start_server(server_bin, os.path.join(tmp, name), *flags, threads=threads)
         servers.append(proc)
         return port, proc
     try:
-        port, _ = start("main", 2)
+        port, _ = start("main", 2, "--enable-debug-command", "yes")
+        as_redis(port)
         atomicity(port)
         waits_under_the_threshold(port)
         memory(port)
