@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "keyspace.h"
+#include "monotonic_clock.h"
 
 namespace teksdb::server {
 
@@ -17,7 +18,7 @@ void RunningScript::Begin(uint64_t client_id, bool function, const std::string& 
   function_ = function;
   name_ = name;
   command_ = command;
-  started_ms_ = Keyspace::NowMs();
+  started_ms_ = MonotonicMs();
   busy_ = wrote_ = killed_ = false;
   run_stopped_for_shutdown_ = false;
   active_.store(true, std::memory_order_release);
@@ -44,7 +45,7 @@ bool RunningScript::ShouldStop() {
     if (!busy_) {
       // (A threshold of 0 means never, as in Redis.)
       const int64_t threshold = busy_threshold_ms();
-      if (threshold <= 0 || Keyspace::NowMs() - started_ms_ < threshold) return false;
+      if (threshold <= 0 || MonotonicMs() - started_ms_ < threshold) return false;
       busy_ = true;
     }
   }
@@ -84,7 +85,7 @@ bool RunningScript::MustRefuse(uint64_t client_id) {
       changed_.wait(lock);
       continue;
     }
-    const int64_t left = started_ms_ + threshold - Keyspace::NowMs();
+    const int64_t left = started_ms_ + threshold - MonotonicMs();
     if (left <= 0) {
       busy_ = true;
       break;
@@ -104,7 +105,7 @@ bool RunningScript::Running(Snapshot* snapshot) const {
   if (!active_.load(std::memory_order_relaxed)) return false;
   snapshot->name = name_;
   snapshot->command = command_;
-  snapshot->duration_ms = Keyspace::NowMs() - started_ms_;
+  snapshot->duration_ms = MonotonicMs() - started_ms_;
   return true;
 }
 

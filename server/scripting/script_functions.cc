@@ -20,6 +20,7 @@ extern "C" {
 #include "script_lua_helpers.h"
 #include "script_run.h"
 #include "script_sandbox.h"
+#include "monotonic_clock.h"
 
 namespace teksdb::server {
 namespace {
@@ -65,7 +66,7 @@ LoadContext* CurrentLoad(lua_State* L) {
 // then on, so pcall cannot catch it for good.
 void LoadHook(lua_State* L, lua_Debug*) {
   const LoadContext* load = CurrentLoad(L);
-  if (load == nullptr || Keyspace::NowMs() <= load->deadline_ms) return;
+  if (load == nullptr || MonotonicMs() <= load->deadline_ms) return;
   lua_sethook(L, LoadHook, LUA_MASKCOUNT | LUA_MASKLINE, 1);
   script_run::RaiseError(L, "FUNCTION LOAD timeout");
 }
@@ -332,7 +333,7 @@ bool ScriptEngine::LoadLibrary(const std::string& code, bool replace, std::strin
   }
   lua_State* L = functions_state_.lua;
   LoadContext load{code.data() + code_start, code.size() - code_start,
-                   Keyspace::NowMs() + kLoadTimeLimitMs, {}, {}};
+                   MonotonicMs() + kLoadTimeLimitMs, {}, {}};
   if (lua_cpcall(L, LoadProtected, &load) != 0 && load.error.empty()) {
     load.error = std::string("ERR script engine: ") + script_lua::ErrorText(L);
   }
