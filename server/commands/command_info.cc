@@ -5,6 +5,8 @@
 #include "command_info.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 #include <iterator>
 #include <sstream>
 
@@ -234,7 +236,7 @@ bool SubcommandsDeniedInScripts(const std::string& container) {
 }
 const Subcommand kSubcommands[] = {
     {"command", "count", 2},    {"command", "list", -2},  {"command", "info", -2},
-    {"command", "docs", -2},    {"command", "getkeys", -4},
+    {"command", "docs", -2},    {"command", "getkeys", -4}, {"command", "getkeysandflags", -4},
     {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
     {"client", "no-evict", 3, true},  {"client", "info", 2},    {"client", "list", -2, true},
     {"client", "reply", 3},     {"client", "tracking", -3}, {"client", "caching", 3},
@@ -300,7 +302,93 @@ bool SubcommandHasKey(const std::string& full_name) {
 
 // COMMAND GETKEYS command arg...: its keys, in Redis's order and with its
 // errors.
-void ReplyGetKeys(Request& r) {
+// Each command's key-spec flags, as Redis 7.0's COMMAND INFO gives them,
+// one spec after another ("|"): the i-th key a request names has the i-th
+// spec's flags, the last spec's past them (one spec: every key; LMOVE,
+// ZUNIONSTORE, BITOP, ...: the first key, then the others).
+const std::unordered_map<std::string_view, const char*>& KeySpecFlags() {
+  static const std::unordered_map<std::string_view, const char*> flags = {
+    {"append", "RW insert"}, {"bitcount", "RO access"}, {"bitop", "OW update|RO access"},
+    {"bitpos", "RO access"}, {"blmove", "RW access delete|RW insert"},
+    {"blmpop", "RW access delete"}, {"blpop", "RW access delete"}, {"brpop", "RW access delete"},
+    {"brpoplpush", "RW access delete|RW insert"}, {"bzmpop", "RW access delete"},
+    {"bzpopmax", "RW access delete"}, {"bzpopmin", "RW access delete"},
+    {"copy", "RO access|OW update"}, {"decr", "RW access update"}, {"decrby", "RW access update"},
+    {"del", "RM delete"}, {"eval", "RW access update"}, {"eval_ro", "RO access"},
+    {"evalsha", "RW access update"}, {"evalsha_ro", "RO access"}, {"exists", "RO"},
+    {"expire", "RW update"}, {"expireat", "RW update"}, {"expiretime", "RO access"},
+    {"fcall", "RW access update"}, {"fcall_ro", "RO access"}, {"geoadd", "RW update"},
+    {"get", "RO access"}, {"getbit", "RO access"}, {"getdel", "RW access delete"},
+    {"getex", "RW access update"}, {"getrange", "RO access"}, {"getset", "RW access update"},
+    {"hdel", "RW delete"}, {"hexists", "RO"}, {"hget", "RO access"}, {"hgetall", "RO access"},
+    {"hincrby", "RW access update"}, {"hincrbyfloat", "RW access update"}, {"hkeys", "RO access"},
+    {"hlen", "RO"}, {"hmget", "RO access"}, {"hmset", "RW update"}, {"hrandfield", "RO access"},
+    {"hscan", "RO access"}, {"hset", "RW update"}, {"hsetnx", "RW insert"}, {"hstrlen", "RO"},
+    {"hvals", "RO access"}, {"incr", "RW access update"}, {"incrby", "RW access update"},
+    {"incrbyfloat", "RW access update"}, {"lcs", "RO access"}, {"lindex", "RO access"},
+    {"linsert", "RW insert"}, {"llen", "RO"}, {"lmove", "RW access delete|RW insert"},
+    {"lmpop", "RW access delete"}, {"lpop", "RW access delete"}, {"lpos", "RO access"},
+    {"lpush", "RW insert"}, {"lpushx", "RW insert"}, {"lrange", "RO access"},
+    {"lrem", "RW delete"}, {"lset", "RW update"}, {"ltrim", "RW delete"}, {"memory|usage", "RO"},
+    {"mget", "RO access"}, {"move", "RW access update"}, {"mset", "OW update"},
+    {"msetnx", "OW insert"}, {"object|encoding", "RO"}, {"object|freq", "RO"},
+    {"object|idletime", "RO"}, {"object|refcount", "RO"}, {"persist", "RW update"},
+    {"pexpire", "RW update"}, {"pexpireat", "RW update"}, {"pexpiretime", "RO access"},
+    {"psetex", "OW update"}, {"pttl", "RO access"}, {"rename", "RW access delete|OW update"},
+    {"renamenx", "RW access delete|OW insert"}, {"rpop", "RW access delete"},
+    {"rpoplpush", "RW access delete|RW insert"}, {"rpush", "RW insert"}, {"rpushx", "RW insert"},
+    {"sadd", "RW insert"}, {"scard", "RO"}, {"sdiff", "RO access"},
+    {"sdiffstore", "OW update|RO access"}, {"set", "RW access update"},
+    {"setbit", "RW access update"}, {"setex", "OW update"}, {"setnx", "OW insert"},
+    {"setrange", "RW update"}, {"sinter", "RO access"}, {"sintercard", "RO access"},
+    {"sinterstore", "RW update|RO access"}, {"sismember", "RO"}, {"smembers", "RO access"},
+    {"smismember", "RO access"}, {"smove", "RW access delete|RW insert"},
+    {"spop", "RW access delete"}, {"spublish", "not_key"}, {"srandmember", "RO access"},
+    {"srem", "RW delete"}, {"sscan", "RO access"}, {"ssubscribe", "not_key"}, {"strlen", "RO"},
+    {"substr", "RO access"}, {"sunion", "RO access"}, {"sunionstore", "OW update|RO access"},
+    {"sunsubscribe", "not_key"}, {"touch", "RO"}, {"ttl", "RO access"}, {"type", "RO"},
+    {"unlink", "RM delete"}, {"watch", "RO"}, {"zadd", "RW update"}, {"zcard", "RO"},
+    {"zcount", "RO access"}, {"zdiff", "RO access"}, {"zdiffstore", "OW update|RO access"},
+    {"zincrby", "RW access update"}, {"zinter", "RO access"}, {"zintercard", "RO access"},
+    {"zinterstore", "OW update|RO access"}, {"zlexcount", "RO access"},
+    {"zmpop", "RW access delete"}, {"zmscore", "RO access"}, {"zpopmax", "RW access delete"},
+    {"zpopmin", "RW access delete"}, {"zrandmember", "RO access"}, {"zrange", "RO access"},
+    {"zrangebylex", "RO access"}, {"zrangebyscore", "RO access"},
+    {"zrangestore", "OW update|RO access"}, {"zrank", "RO access"}, {"zrem", "RW delete"},
+    {"zremrangebylex", "RW delete"}, {"zremrangebyrank", "RW delete"},
+    {"zremrangebyscore", "RW delete"}, {"zrevrange", "RO access"}, {"zrevrangebylex", "RO access"},
+    {"zrevrangebyscore", "RO access"}, {"zrevrank", "RO access"}, {"zscan", "RO access"},
+    {"zscore", "RO access"}, {"zunion", "RO access"}, {"zunionstore", "OW update|RO access"},
+  };
+  return flags;
+}
+
+// The flags of key `i` of `request` (COMMAND GETKEYSANDFLAGS).
+std::vector<std::string> KeyFlags(const std::vector<std::string>& request, size_t i,
+                                  bool subcommand_key) {
+  const std::string name = AsciiLower(request[0]);
+  if (subcommand_key) return {"RO"};  // MEMORY USAGE, OBJECT ...
+  if (name == "set") {  // variable: SET ... GET reads the old value
+    for (size_t j = 3; j < request.size(); ++j) {
+      if (AsciiLower(request[j]) == "get") return {"RW", "access", "update"};
+    }
+    return {"OW", "update"};
+  }
+  const auto it = KeySpecFlags().find(name);
+  if (it == KeySpecFlags().end()) return {};
+  std::vector<std::string> specs;
+  std::string_view all(it->second);
+  for (size_t from = 0;;) {
+    const size_t bar = all.find('|', from);
+    specs.emplace_back(all.substr(from, bar - from));
+    if (bar == std::string_view::npos) break;
+    from = bar + 1;
+  }
+  return Words(specs[std::min(i, specs.size() - 1)].c_str());
+}
+
+// COMMAND GETKEYS and GETKEYSANDFLAGS.
+void ReplyGetKeys(Request& r, bool with_flags) {
   const std::vector<std::string> request(r.args.begin() + 2, r.args.end());
   const Command* command = LookupCommand(AsciiLower(request[0]));
   if (command == nullptr) return reply::Error(r.out, "ERR Invalid command specified");
@@ -320,7 +408,17 @@ void ReplyGetKeys(Request& r) {
     return reply::Error(r.out, "ERR Invalid arguments specified for command");
   }
   reply::ArrayHeader(r.out, keys.size());
-  for (const std::string& k : keys) reply::Bulk(r.out, k);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!with_flags) {
+      reply::Bulk(r.out, keys[i]);
+      continue;
+    }
+    reply::ArrayHeader(r.out, 2);
+    reply::Bulk(r.out, keys[i]);
+    const std::vector<std::string> flags = KeyFlags(request, i, subcommand_key);
+    reply::SetHeader(r.out, r.protocol(), flags.size());
+    for (const std::string& flag : flags) reply::Simple(r.out, flag);
+  }
 }
 
 // COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern]:
@@ -479,8 +577,8 @@ void CommandCommand(Request& r) {
       reply::Bulk(r.out, c->name);
       reply::MapHeader(r.out, r.protocol(), 0);
     }
-  } else {  // getkeys: SubcommandError let nothing else through
-    ReplyGetKeys(r);
+  } else {  // getkeys(andflags): SubcommandError let nothing else through
+    ReplyGetKeys(r, sub == "getkeysandflags");
   }
 }
 

@@ -26,7 +26,8 @@ read them:
     units, reply for reply as redis-server's; so are an EXEC whose
     writes min-replicas-to-write now refuses (EXECABORT), and a replica
     cut from its primary with replica-serve-stale-data no (MASTERDOWN),
-    and SAVE or SHUTDOWN inside MULTI.
+    and SAVE or SHUTDOWN inside MULTI; COMMAND GETKEYSANDFLAGS's keys and
+    flags (RESP2 and RESP3).
 
 Usage: server_introspection_test.py PATH/TO/teksdb-server
 """
@@ -301,6 +302,24 @@ def state_change_replies(port):
     return replies
 
 
+GETKEYSANDFLAGS = [
+    ["SET", "k", "v"], ["SET", "k", "v", "GET"], ["MSET", "k1", "v1", "k2", "v2"],
+    ["LMOVE", "a", "b", "LEFT", "RIGHT"], ["BLMOVE", "a", "b", "LEFT", "RIGHT", "0"],
+    ["ZUNIONSTORE", "d", "2", "a", "b"], ["BITOP", "AND", "d", "a", "b"], ["COPY", "a", "b"],
+    ["RENAME", "a", "b"], ["SMOVE", "a", "b", "m"], ["MEMORY", "USAGE", "k"],
+    ["EVAL", "return 1", "2", "a", "b"], ["DEL", "a", "b", "c"], ["HSET", "h", "f", "v"],
+    ["GETDEL", "k"], ["SINTERSTORE", "d", "a", "b"], ["ZRANGESTORE", "d", "s", "0", "-1"],
+    ["GET"], ["PING"], ["NOSUCH", "k"],
+]
+
+
+def getkeysandflags_replies(port):
+    c, resp3 = Client(port), Client(port)
+    resp3.command("HELLO", "3")
+    return [conn.command("COMMAND", "GETKEYSANDFLAGS", *args)
+            for args in GETKEYSANDFLAGS for conn in (c, resp3)]
+
+
 def against_redis(server_bin, tmp):
     if shutil.which("redis-server") is None:
         check(False, "MONITOR, maxmemory: redis-server not found (scripts/setup.sh installs it)")
@@ -314,6 +333,9 @@ def against_redis(server_bin, tmp):
         want, got = oom_replies(redis_port), oom_replies(port)
         for i, (a, b) in enumerate(zip(want, got)):
             check(a == b, f"maxmemory step {i}: {b}" + ("" if a == b else f" (Redis: {a})"))
+        want, got = getkeysandflags_replies(redis_port), getkeysandflags_replies(port)
+        for i, (a, b) in enumerate(zip(want, got)):
+            check(a == b, f"GETKEYSANDFLAGS {GETKEYSANDFLAGS[i // 2]}: {b}" + ("" if a == b else f" (Redis: {a})"))
         want, got = state_change_replies(redis_port), state_change_replies(port)
         for i, (a, b) in enumerate(zip(want, got)):
             check(a == b, f"state change step {i}: {b}" + ("" if a == b else f" (Redis: {a})"))
