@@ -153,6 +153,16 @@ keep_other_files() {  # list: its comment lines and the lines of files not run
   awk -F'\t' -v run="$files" 'BEGIN { n = split(run, f, /[ \n]+/); for (i = 1; i <= n; i++) ran[f[i]] = 1 }
     /^#/ || !($1 in ran)' "$list"
 }
+# Expected failures that pass or fail by timing ("fails now and then: ..."):
+# kept by --record even when this run passed them, unless they failed (then
+# the failures below write them again).
+keep_timing_failures() {
+  awk -F'\t' -v run="$files" 'BEGIN { n = split(run, f, /[ \n]+/); for (i = 1; i <= n; i++) ran[f[i]] = 1 }
+    ($1 in ran) && $3 ~ /^fails now and then/' "$expected" |
+    while IFS=$'\t' read -r file name reason; do
+      grep -qxF "$file"$'\t'"$name" "$work/failures" || printf '%s\t%s\t%s\n' "$file" "$name" "$reason"
+    done
+}
 if ((record && against_redis)); then
   { keep_other_files "$baseline"; cat "$work/passes"; } >"$work/baseline"
   mv "$work/baseline" "$baseline"
@@ -161,6 +171,7 @@ elif ((record)); then
   # Keep the reasons already written; new failures say they are not triaged.
   {
     keep_other_files "$expected"
+    keep_timing_failures
     while IFS=$'\t' read -r file name; do
       reason=$(awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { print $3; exit }' "$expected" 2>/dev/null)
       printf '%s\t%s\t%s\n' "$file" "$name" "${reason:-not triaged}"
