@@ -77,19 +77,6 @@ const std::vector<bool>& NoMultiByIndex() {
   static const std::vector<bool> no_multi = FlaggedByIndex("no_multi");
   return no_multi;
 }
-// Commands whose reads leave a key's last access time (OBJECT IDLETIME)
-// as it was: Redis 7.0's LOOKUP_NOTOUCH lookups.
-const std::vector<bool>& NoTouchByIndex() {
-  static const std::vector<bool> no_touch = [] {
-    std::vector<bool> flags(CommandTable().size(), false);
-    for (const char* name : {"exists", "type", "ttl", "pttl", "expiretime", "pexpiretime", "object",
-                             "memory", "debug", "scan"}) {
-      flags[IndexByName().at(name)] = true;
-    }
-    return flags;
-  }();
-  return no_touch;
-}
 const std::vector<bool>& StaleByIndex() {
   static const std::vector<bool> stale = [] {
     std::vector<bool> flags = FlaggedByIndex("stale");
@@ -380,8 +367,6 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
                          args);
   };
   if (monitor_feed == MonitorFeed::kBefore) feed_monitors();
-  const bool touching = request.keyspace->touching();
-  if (NoTouchByIndex()[it->second]) request.keyspace->set_touching(false);
   for (int attempt = 1;; ++attempt) {
     command.handler(request);
     if (!request.retry) break;
@@ -392,7 +377,6 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
       break;
     }
   }
-  request.keyspace->set_touching(touching);
   if (monitor_feed == MonitorFeed::kAfter) feed_monitors();
   if (notify) {
     request.keyspace->RecordWrites(nullptr);

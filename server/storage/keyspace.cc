@@ -175,8 +175,6 @@ Status Keyspace::ReadView(const std::string& key, ROCKSDB_NAMESPACE::PinnableSli
   if (expired) {
     view->reset();
     NoteExpiredRead(key);
-  } else if (*view) {
-    NoteAccess(db_, key);
   }
   return s;
 }
@@ -241,7 +239,6 @@ Status Keyspace::ReadMany(const std::vector<std::string>& keys,
     if (!DecodeMeta(found[i], &v)) return Status::Corruption("meta record of '" + keys[i] + "'");
     if (v.expire_ms == 0 || v.expire_ms > now) {
       (*values)[i] = std::move(v);
-      NoteAccess(db_, keys[i]);
     } else {
       NoteExpiredRead(keys[i]);
     }
@@ -255,8 +252,6 @@ Status Keyspace::Read(const std::string& key, std::optional<Value>* value) const
   if (expired) {
     value->reset();
     NoteExpiredRead(key);
-  } else if (*value) {
-    NoteAccess(db_, key);
   }
   return s;
 }
@@ -479,9 +474,7 @@ void Keyspace::Applied(const ROCKSDB_NAMESPACE::WriteBatch& batch) {
 Status Keyspace::Commit(Batch* batch) {
   prefetched_.Clear();
   for (Batch::MetaWrite& m : batch->metas_) {
-    const int db = m.db == Batch::kViewsDatabase ? db_ : m.db;
-    const uint8_t slot = SlotOf(db);
-    if (!m.erase) NoteAccess(db, m.key);
+    const uint8_t slot = SlotOf(m.db == Batch::kViewsDatabase ? db_ : m.db);
     const std::string record = storage_format::MetaKey(slot, m.key);
     if (m.erase) {
       batch->batch_.Delete(record);

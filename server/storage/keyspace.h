@@ -49,7 +49,6 @@
 #include <string>
 #include <vector>
 
-#include "access_clock.h"
 #include "rocksdb/db.h"
 #include "key_waiters.h"
 #include "key_write_listener.h"
@@ -119,16 +118,6 @@ class Keyspace {
   };
   void RecordExpiredReads(std::vector<ExpiredRead>* sink) { expired_reads_ = sink; }
   bool recording_expired_reads() const { return expired_reads_ != nullptr; }
-
-  // OBJECT IDLETIME (access_clock.h): a key's reads (Read, ReadMany,
-  // ReadView) and writes through this view (and its copies) mark it used,
-  // unless set_touching(false) (TYPE, TTL, EXISTS, OBJECT, ... as Redis's
-  // LOOKUP_NOTOUCH).
-  void set_touching(bool touching) { touching_ = touching; }
-  bool touching() const { return touching_; }
-  int64_t IdleSeconds(const std::string& key) const {
-    return shared_->access.IdleSeconds(db_, key);
-  }
 
   // Who is told of written keys once they are in the database (main sets
   // CLIENT TRACKING's), and the connection this view writes for (0: the
@@ -394,7 +383,6 @@ class Keyspace {
     // when an applied batch rewrites them (LoadDatabases).
     std::array<std::atomic<uint8_t>, kDatabases> slots;
     std::atomic<KeyWriteListener*> listener{nullptr};
-    AccessClock access;  // OBJECT IDLETIME
   };
   // The listener, if one is set and listening.
   KeyWriteListener* Listening() const {
@@ -418,10 +406,6 @@ class Keyspace {
   int db_ = 0;       // the database this view reads and writes
   std::vector<WrittenKey>* written_ = nullptr;  // RecordWrites's sink
   std::vector<ExpiredRead>* expired_reads_ = nullptr;  // RecordExpiredReads's sink
-  bool touching_ = true;
-  void NoteAccess(int db, const std::string& key) const {
-    if (touching_) shared_->access.Touch(db, key);
-  }
   void NoteExpiredRead(const std::string& key) const {
     if (expired_reads_ != nullptr && expired_reads_->size() < kMaxExpiredReads) {
       expired_reads_->push_back({db_, key});

@@ -27,8 +27,7 @@ read them:
     writes min-replicas-to-write now refuses (EXECABORT), and a replica
     cut from its primary with replica-serve-stale-data no (MASTERDOWN),
     and SAVE or SHUTDOWN inside MULTI; COMMAND GETKEYSANDFLAGS's keys and
-    flags (RESP2 and RESP3); OBJECT IDLETIME: reads and writes reset it,
-    TYPE, TTL, EXISTS and OBJECT leave it.
+    flags (RESP2 and RESP3).
 
 Usage: server_introspection_test.py PATH/TO/teksdb-server
 """
@@ -321,25 +320,6 @@ def getkeysandflags_replies(port):
             for args in GETKEYSANDFLAGS for conn in (c, resp3)]
 
 
-def idletime_answers(port):
-    """What OBJECT IDLETIME says after a pause and each kind of access."""
-    c = Client(port)
-    c.command("SET", "idle", "v")
-    c.command("SET", "other", "v")
-    time.sleep(2.1)
-    idle = lambda key="idle": c.command("OBJECT", "IDLETIME", key)  # noqa: E731
-    answers = [("paused", idle()[1] >= b"2")]
-    for step in (["TYPE", "idle"], ["TTL", "idle"], ["EXISTS", "idle"], ["OBJECT", "ENCODING", "idle"]):
-        c.command(*step)
-        answers.append((step[0], idle()[1] >= b"2"))
-    c.command("GET", "idle")
-    answers.append(("GET", idle()))
-    c.command("SET", "other", "w")
-    answers.append(("SET", idle("other")))
-    answers.append(("missing", idle("nosuchkey")))
-    return answers
-
-
 def against_redis(server_bin, tmp):
     if shutil.which("redis-server") is None:
         check(False, "MONITOR, maxmemory: redis-server not found (scripts/setup.sh installs it)")
@@ -356,8 +336,6 @@ def against_redis(server_bin, tmp):
         want, got = getkeysandflags_replies(redis_port), getkeysandflags_replies(port)
         for i, (a, b) in enumerate(zip(want, got)):
             check(a == b, f"GETKEYSANDFLAGS {GETKEYSANDFLAGS[i // 2]}: {b}" + ("" if a == b else f" (Redis: {a})"))
-        want, got = idletime_answers(redis_port), idletime_answers(port)
-        check(want == got, f"OBJECT IDLETIME: {got}" + ("" if want == got else f" (Redis: {want})"))
         want, got = state_change_replies(redis_port), state_change_replies(port)
         for i, (a, b) in enumerate(zip(want, got)):
             check(a == b, f"state change step {i}: {b}" + ("" if a == b else f" (Redis: {a})"))
