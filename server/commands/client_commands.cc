@@ -299,9 +299,8 @@ void Monitor(Request& r) {
   if (!r.client.may_block || r.client.in_script) {
     return reply::Error(r.out, "ERR MONITOR isn't allowed for DENY BLOCKING client");
   }
-  if (r.client.info == nullptr || r.client.info->monitor.load(std::memory_order_relaxed)) {
-    return;  // already monitoring: Redis answers nothing
-  }
+  if (r.client.info == nullptr) return reply::Error(r.out, "ERR MONITOR needs a connection");
+  if (r.client.info->monitor.load(std::memory_order_relaxed)) return;  // Redis answers nothing
   if (auto self = r.client.subscriber.lock()) r.server.monitors.Add(r.client.id, self);
   r.client.info->monitor.store(true, std::memory_order_relaxed);
   reply::Ok(r.out);

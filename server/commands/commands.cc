@@ -232,6 +232,15 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   out->resize(start);
 }
 
+void ReclaimExpiredReads(ServerState& server, ClientState& client) {
+  // The deletes are the server's, as the sweep's (NOLOOP tracking sees
+  // them), written through its own view. A failed one is left to the sweep.
+  for (const Keyspace::ExpiredRead& read : client.expired_reads) {
+    server.sweeper->ReclaimRead(*server.keyspace, read.db, read.key);
+  }
+  client.expired_reads.clear();
+}
+
 namespace {
 void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
          std::string* out) {
@@ -291,12 +300,16 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     }
   }
   // A replica cut from its primary, with replica-serve-stale-data no,
-  // answers only the commands flagged "stale" (INFO, REPLICAOF, ...).
-  if (client.may_block && !client.in_script && server.replication->replica() &&
+  // answers only the commands flagged "stale" (INFO, REPLICAOF, ...); a
+  // script (flagged stale) may not call the others. (EXEC's commands were
+  // checked with EXEC.)
+  if ((client.may_block || client.in_script) && server.replication->replica() &&
       !server.serve_stale_data.load(std::memory_order_relaxed) &&
       (!StaleByIndex()[it->second] || (exec && AnyQueued(client, StaleByIndex(), false))) &&
       !server.replication->link_info().up) {
-    return refuse("MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
+    return refuse(client.in_script
+                      ? "ERR Can not execute the command on a stale replica"
+                      : "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
   }
   if (client.protocol == 2 && client.subscriptions() > 0 && !client.in_script) {
     if (const std::string error = PubSubRefusal(client, FullCommandName(args)); !error.empty()) {
@@ -351,11 +364,11 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   }
   if (notify) request.keyspace->RecordWrites(&written);
   // Lazy expiry: the expired keys a connection's command reads meet (its
-  // own, its script's, its transaction's), deleted once it is done.
-  std::vector<Keyspace::ExpiredRead> expired_reads;
-  const bool lazy_expiry = server.sweeper != nullptr && client.may_block && !client.in_script &&
+  // own, its script's, its transaction's), for ReclaimExpiredReads.
+  const bool lazy_expiry = server.sweeper != nullptr && client.keyspace != nullptr &&
+                           client.may_block && !client.in_script &&
                            !request.keyspace->recording_expired_reads();
-  if (lazy_expiry) request.keyspace->RecordExpiredReads(&expired_reads);
+  if (lazy_expiry) request.keyspace->RecordExpiredReads(&client.expired_reads);
   // MONITOR: a blocked command's line goes once, at its first run.
   const MonitorFeed monitor_feed =
       server.monitors.active() && !client.block_rerun &&
@@ -382,20 +395,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     request.keyspace->RecordWrites(nullptr);
     NotifyWrites(server, args, request.keyspace->database(), written, absent_before);
   }
-  if (lazy_expiry) {
-    request.keyspace->RecordExpiredReads(nullptr);
-    // The deletes are the server's, as the sweep's (NOLOOP tracking sees
-    // them): written through its own view, once the connection's group is
-    // written and holds no key's lock. Not for a command that blocked: its
-    // group holds its keys until it is registered as waiting (the sweep
-    // or its rerun takes them). A failed delete is left to the sweep; the
-    // reply stands.
-    if (!expired_reads.empty() && !client.block && request.keyspace->FlushGroup().ok()) {
-      for (const Keyspace::ExpiredRead& read : expired_reads) {
-        server.sweeper->ReclaimRead(*server.keyspace, read.db, read.key);
-      }
-    }
-  }
+  if (lazy_expiry) request.keyspace->RecordExpiredReads(nullptr);
   if (!(name == "client" && args.size() > 1 && AsciiLower(args[1]) == "caching")) {
     client.tracking_caching = false;  // CLIENT CACHING holds for the next command
   }

@@ -54,6 +54,12 @@ inline bool ArityFits(const Command& command, size_t argc) {
 void Execute(ServerState& server, ClientState& client, const std::vector<std::string>& args,
              std::string* out);
 
+// Lazy expiry: deletes the expired keys the connection's commands read
+// since the last call (ClientState::expired_reads), if still expired, as
+// the sweep does (counted, "expired" events). REQUIRES: the connection's
+// group is written (it holds no key's lock).
+void ReclaimExpiredReads(ServerState& server, ClientState& client);
+
 // The handlers of each file, for the table.
 void AddStringCommands(std::vector<Command>* table);
 void AddBitmapCommands(std::vector<Command>* table);

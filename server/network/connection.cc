@@ -228,6 +228,7 @@ void Connection::Process() {
   // Every reply above is sent only once the writes it reports are in the
   // database (a failed write has rewritten them).
   keyspace_.FlushGroup();
+  if (!client_.expired_reads.empty()) ReclaimExpiredReads(*server_, client_);
   if (!replies_.empty() || !pushes_.empty()) {
     // (Blocked, the writes's completion resumes nothing: the wake does.)
     process_after_write_ = !blocked_;

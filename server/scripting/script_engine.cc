@@ -52,13 +52,14 @@ int BuildProtected(lua_State* L) {
 
 // A shebang line ("#!lua flags=no-writes,allow-oom"), as Redis 7.0 reads
 // it: *code_start is where the code starts (the line's "\n", so line
-// numbers stay), *no_writes and *allow_oom its flags; false with Redis's
-// error otherwise.
+// numbers stay), *no_writes, *allow_oom and *allow_stale its flags; false
+// with Redis's error otherwise.
 bool ParseShebang(const std::string& body, size_t* code_start, bool* no_writes, bool* allow_oom,
-                  std::string* error) {
+                  bool* allow_stale, std::string* error) {
   *code_start = 0;
   *no_writes = false;
   *allow_oom = false;
+  *allow_stale = false;
   if (body.compare(0, 2, "#!") != 0) return true;
   const size_t end = body.find('\n');
   if (end == std::string::npos) {
@@ -91,7 +92,9 @@ bool ParseShebang(const std::string& body, size_t* code_start, bool* no_writes, 
         *no_writes = true;
       } else if (flag == "allow-oom") {
         *allow_oom = true;
-      } else if (flag != "allow-stale" && flag != "no-cluster" &&
+      } else if (flag == "allow-stale") {
+        *allow_stale = true;
+      } else if (flag != "no-cluster" &&
                  flag != "allow-cross-slot-keys") {
         *error = "ERR Unexpected flag in script shebang: " + flag;
         return false;
@@ -175,7 +178,10 @@ bool ScriptEngine::Load(const std::string& body, std::string* sha, std::string* 
   error->clear();
   Script script{body};
   size_t code_start;
-  if (!ParseShebang(body, &code_start, &script.no_writes, &script.allow_oom, error)) return false;
+  if (!ParseShebang(body, &code_start, &script.no_writes, &script.allow_oom, &script.allow_stale,
+                    error)) {
+    return false;
+  }
   script.shebang = code_start > 0;
   if (script_sandbox::IsBinaryChunk(body.data(), body.size())) {
     *error = "ERR Error compiling script (new function): loading Lua bytecode is not allowed";
@@ -240,9 +246,15 @@ bool ScriptEngine::OomAtStart(Request& r, bool declares_flags, bool no_writes, b
   return true;
 }
 
+bool ScriptEngine::RunsStale(Request& r, bool allow_stale) {
+  return !allow_stale && r.server.replication->replica() &&
+         !r.server.serve_stale_data.load(std::memory_order_relaxed) &&
+         !r.server.replication->link_info().up;
+}
+
 std::string ScriptEngine::WriteFlagRefusal(Request& r, bool read_only) {
   if (r.server.replication->replica()) {
-    return "READONLY Can not run script with write flag on readonly replica";
+    return "READONLY You can't write against a read only replica.";
   }
   if (read_only) return "ERR Can not execute a script with write flag using *_ro command.";
   if (!r.server.replication->EnoughReplicas()) return "NOREPLICAS Not enough good replicas to write.";
@@ -255,14 +267,16 @@ void ScriptEngine::Run(Request& r, const std::string& sha, const std::vector<std
   const auto script = scripts_.find(sha);
   if (script == scripts_.end()) return reply::Error(r.out, "NOSCRIPT No matching script. Please use EVAL.");
   const Script& s = script->second;
+  // Refused in Redis's order: memory, writes, a stale replica.
+  std::string oom_refusal;
+  const bool oom = OomAtStart(r, s.shebang, s.no_writes, s.allow_oom, &oom_refusal);
+  if (!oom_refusal.empty()) return reply::Error(r.out, oom_refusal);
   if (s.shebang && !s.no_writes) {
     if (const std::string refusal = WriteFlagRefusal(r, read_only); !refusal.empty()) {
       return reply::Error(r.out, refusal);
     }
   }
-  std::string oom_refusal;
-  const bool oom = OomAtStart(r, s.shebang, s.no_writes, s.allow_oom, &oom_refusal);
-  if (!oom_refusal.empty()) return reply::Error(r.out, oom_refusal);
+  if (RunsStale(r, s.allow_stale)) return reply::Error(r.out, kMasterDown);
   script_run::Context context{&r, &commands_, read_only || s.no_writes, &running_, false, &sha,
                               &sha, &keys, &argv};
   context.oom_at_start = oom;

@@ -64,6 +64,7 @@ class ScriptEngine {
     std::vector<std::string> flags;  // Redis's names, in Redis's order
     bool no_writes = false;
     bool allow_oom = false;
+    bool allow_stale = false;
   };
   struct LibraryInfo {
     std::string name;
@@ -128,6 +129,7 @@ class ScriptEngine {
     bool shebang = false;    // it has a shebang line ("#!lua ...")
     bool no_writes = false;  // the shebang's flags=no-writes
     bool allow_oom = false;  // and flags=allow-oom
+    bool allow_stale = false;  // and flags=allow-stale
   };
   // A Lua state and its heap's size (capped at kMemoryLimit each).
   struct State {
@@ -140,6 +142,11 @@ class ScriptEngine {
   // (no no-writes flag): on a replica, through a *_RO command, or without
   // enough replicas (min-replicas-to-write); empty if it may run.
   static std::string WriteFlagRefusal(Request& r, bool read_only);
+  // A replica cut from its primary with replica-serve-stale-data no runs
+  // only scripts flagged allow-stale (kMasterDown otherwise, as Redis).
+  static bool RunsStale(Request& r, bool allow_stale);
+  static constexpr const char* kMasterDown =
+      "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
   // maxmemory: whether memory is past it for a run that may not ignore it
   // (no allow-oom flag); then, for one that declares flags and may write,
   // Redis's refusal of the whole run in *refusal.

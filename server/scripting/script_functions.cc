@@ -86,6 +86,7 @@ void ReadFlags(lua_State* L, int index, ScriptEngine::FunctionInfo* info) {
   }
   info->no_writes = set[0];
   info->allow_oom = set[1];
+  info->allow_stale = set[2];
 }
 
 // redis.register_function(name, callback) or
@@ -420,15 +421,17 @@ void ScriptEngine::CallFunction(Request& r, const std::string& name,
   const std::string lower = AsciiLower(name);
   const FunctionInfo* info = FindLocked(lower);
   if (info == nullptr) return reply::Error(r.out, "ERR Function not found");
+  // Refused in Redis's order: memory, writes, a stale replica.
+  std::string oom_refusal;
+  const bool oom = OomAtStart(r, /*declares_flags=*/true, info->no_writes, info->allow_oom,
+                              &oom_refusal);
+  if (!oom_refusal.empty()) return reply::Error(r.out, oom_refusal);
   if (!info->no_writes) {
     if (const std::string refusal = WriteFlagRefusal(r, read_only); !refusal.empty()) {
       return reply::Error(r.out, refusal);
     }
   }
-  std::string oom_refusal;
-  const bool oom = OomAtStart(r, /*declares_flags=*/true, info->no_writes, info->allow_oom,
-                              &oom_refusal);
-  if (!oom_refusal.empty()) return reply::Error(r.out, oom_refusal);
+  if (RunsStale(r, info->allow_stale)) return reply::Error(r.out, kMasterDown);
   script_run::Context context{&r, &commands_, read_only || info->no_writes, &running_, true, &info->name,
                               &lower, &keys, &argv};
   context.oom_at_start = oom;

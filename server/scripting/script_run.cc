@@ -93,10 +93,7 @@ bool CallInto(lua_State* L) {
   if (context->oom_at_start && deny_oom && !context->wrote) {
     return fail(std::string("-") + MemoryLimit::kError);
   }
-  if (writes) {
-    context->wrote = true;
-    context->running->NoteWrite();
-  }
+  if (writes) context->running->NoteWrite();
   // Scripts see the replies of the protocol they chose (redis.setresp).
   const int protocol = r.client.protocol;
   r.client.protocol = context->resp;
@@ -115,6 +112,7 @@ bool CallInto(lua_State* L) {
   size_t pos = 0;
   bool error = false;
   script_replies::PushReply(L, reply, &pos, &error);
+  if (writes && !error && !failed) context->wrote = true;  // maxmemory's "no write yet"
   return error || failed;
 }
 

@@ -93,10 +93,16 @@ void Monitors::Feed(int db, std::string_view origin, const std::vector<std::stri
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
   const std::string line = Line(now_us, db, origin, args);
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [id, monitor] : monitors_) {
-    if (auto m = monitor.lock()) m->DeliverMonitorLine(line);
+  // Delivered outside the mutex: the last reference to a closed monitor
+  // may drop here, and its connection's destructor calls Remove.
+  std::vector<std::shared_ptr<Subscriber>> live;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, monitor] : monitors_) {
+      if (auto m = monitor.lock()) live.push_back(std::move(m));
+    }
   }
+  for (const auto& m : live) m->DeliverMonitorLine(line);
 }
 
 }  // namespace teksdb::server

@@ -119,6 +119,9 @@ struct ClientState {
   // The connection's view of the keyspace (its pipeline's write group,
   // keyspace.h); null: the server's own.
   Keyspace* keyspace = nullptr;
+  // Expired keys its commands' reads met since its group was last written
+  // (Keyspace::RecordExpiredReads): deleted then (ReclaimExpiredReads).
+  std::vector<Keyspace::ExpiredRead> expired_reads;
   // MULTI (transaction_commands.cc): commands queued for EXEC, and whether
   // one was refused while queuing (EXEC then answers EXECABORT).
   bool in_multi = false;

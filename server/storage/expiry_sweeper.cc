@@ -39,13 +39,14 @@ void ExpirySweeper::Run() {
 
 void ExpirySweeper::Pause(bool paused) {
   std::lock_guard<std::mutex> tick(tick_mu_);
+  std::unique_lock<std::shared_mutex> reclaims(reclaim_mu_);
   paused_ = paused;
-  paused_now_.store(paused, std::memory_order_relaxed);
 }
 
 ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimRead(const Keyspace& view, int db,
                                                      const std::string& key) {
-  if (paused_now_.load(std::memory_order_relaxed)) return ROCKSDB_NAMESPACE::Status::OK();
+  std::shared_lock<std::shared_mutex> reclaims(reclaim_mu_);
+  if (paused_) return ROCKSDB_NAMESPACE::Status::OK();
   Keyspace in_db = view.InDatabase(db);
   bool reclaimed = false;
   const ROCKSDB_NAMESPACE::Status s = in_db.ReclaimIfExpired(key, &reclaimed);

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 
@@ -91,8 +92,10 @@ class ExpirySweeper {
   std::condition_variable wake_;
   bool stop_ = false;
   std::mutex tick_mu_;   // held for each tick
-  bool paused_ = false;  // guarded by tick_mu_
-  std::atomic<bool> paused_now_{false};  // paused_, read by commands without the lock
+  bool paused_ = false;  // guarded by tick_mu_ and, exclusively, reclaim_mu_
+  // Held shared by ReclaimRead across its check of paused_ and its write,
+  // exclusively by Pause: nothing is written once Pause(true) returns.
+  std::shared_mutex reclaim_mu_;
   bool active_ = true;  // guarded by tick_mu_
   std::thread thread_;
 };

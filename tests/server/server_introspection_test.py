@@ -294,6 +294,13 @@ def state_change_replies(port):
     replies.append(admin.command("REPLICAOF", "127.0.0.1", "1"))  # nobody there
     replies += [c.command("EXEC"), c.command("GET", "xx"), c.command("PING"),
                 c.command("CONFIG", "GET", "replica-serve-stale-data")]
+    # No stale data through a script, unless it says allow-stale (then not
+    # through a command that is not flagged stale).
+    for body in ("return redis.call('get', 'xx')", "#!lua\nreturn redis.call('get', 'xx')",
+                 "#!lua flags=allow-stale,no-writes\nreturn redis.call('get', 'xx')",
+                 "#!lua flags=allow-stale,no-writes\nreturn redis.call('ping')"):
+        got = c.command("EVAL", body, "0")
+        replies.append((got[0], got[1].split(b" script:")[0] if got[0] == b"-" else got[1]))
     replies.append(admin.command("REPLICAOF", "NO", "ONE"))
     replies += [c.command("GET", "xx"), c.command("CONFIG", "SET", "replica-serve-stale-data", "yes")]
     for refused in ("SAVE", "SHUTDOWN"):  # not inside MULTI
