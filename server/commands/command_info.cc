@@ -364,10 +364,8 @@ const std::unordered_map<std::string_view, const char*>& KeySpecFlags() {
 }
 
 // The flags of key `i` of `request` (COMMAND GETKEYSANDFLAGS).
-std::vector<std::string> KeyFlags(const std::vector<std::string>& request, size_t i,
-                                  bool subcommand_key) {
-  const std::string name = AsciiLower(request[0]);
-  if (subcommand_key) return {"RO"};  // MEMORY USAGE, OBJECT ...
+std::vector<std::string> KeyFlags(const std::vector<std::string>& request, size_t i) {
+  const std::string name = FullCommandName(request);  // "memory|usage", ...
   if (name == "set") {  // variable: SET ... GET reads the old value
     for (size_t j = 3; j < request.size(); ++j) {
       if (AsciiLower(request[j]) == "get") return {"RW", "access", "update"};
@@ -415,7 +413,7 @@ void ReplyGetKeys(Request& r, bool with_flags) {
     }
     reply::ArrayHeader(r.out, 2);
     reply::Bulk(r.out, keys[i]);
-    const std::vector<std::string> flags = KeyFlags(request, i, subcommand_key);
+    const std::vector<std::string> flags = KeyFlags(request, i);
     reply::SetHeader(r.out, r.protocol(), flags.size());
     for (const std::string& flag : flags) reply::Simple(r.out, flag);
   }

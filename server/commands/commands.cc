@@ -44,19 +44,6 @@ const std::vector<bool>& WithSubcommands() {
   return with;
 }
 
-// Whether each command of the table writes (COMMAND's "write" flag).
-const std::vector<bool>& WritesByIndex() {
-  static const std::vector<bool> writes = [] {
-    std::vector<bool> flags;
-    for (const Command& c : CommandTable()) {
-      const CommandInfo* info = FindCommandInfo(c.name);
-      flags.push_back(info != nullptr && Writes(*info));
-    }
-    return flags;
-  }();
-  return writes;
-}
-
 // Whether each command of the table has COMMAND's flag `flag`.
 std::vector<bool> FlaggedByIndex(const char* flag) {
   std::vector<bool> flags;
@@ -66,9 +53,13 @@ std::vector<bool> FlaggedByIndex(const char* flag) {
   }
   return flags;
 }
-// "denyoom": may grow memory (refused past maxmemory); "no_multi": refused
-// inside MULTI (SAVE, SHUTDOWN, SYNC); "stale": answered by a replica cut
-// from its primary.
+// "write" (as command_info.h's Writes); "denyoom": may grow memory
+// (refused past maxmemory); "no_multi": refused inside MULTI (SAVE,
+// SHUTDOWN, SYNC); "stale": answered by a replica cut from its primary.
+const std::vector<bool>& WritesByIndex() {
+  static const std::vector<bool> writes = FlaggedByIndex("write");
+  return writes;
+}
 const std::vector<bool>& DenyOomByIndex() {
   static const std::vector<bool> deny = FlaggedByIndex("denyoom");
   return deny;
@@ -115,13 +106,13 @@ bool DeniedOnOom(const ClientState& client, const std::string& name, size_t inde
 enum class MonitorFeed { kAfter, kNever, kBefore };
 const std::vector<MonitorFeed>& MonitorFeedByIndex() {
   static const std::vector<MonitorFeed> feeds = [] {
+    const std::vector<bool> admin = FlaggedByIndex("admin");
+    const std::vector<bool> skip = FlaggedByIndex("skip_monitor");
     std::vector<MonitorFeed> by_index;
-    for (const Command& c : CommandTable()) {
-      const CommandInfo* info = FindCommandInfo(c.name);
-      const std::string flags = info != nullptr ? info->flags : "";
-      by_index.push_back(flags.find("admin") != std::string::npos ? MonitorFeed::kNever
-                         : flags.find("skip_monitor") != std::string::npos ? MonitorFeed::kBefore
-                                                                           : MonitorFeed::kAfter);
+    for (size_t i = 0; i < admin.size(); ++i) {
+      by_index.push_back(admin[i] ? MonitorFeed::kNever
+                         : skip[i] ? MonitorFeed::kBefore
+                                   : MonitorFeed::kAfter);
     }
     return by_index;
   }();

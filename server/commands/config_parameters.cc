@@ -39,6 +39,21 @@ std::string Immutable(const std::string&) { return "can't set immutable config";
 
 // The kept parameters (config_kept_parameters.h), by name and by alias:
 // the value set last, or the default.
+// A check of a new value as `parameter`'s (Redis's complaint, or empty).
+std::function<std::string(const std::string&)> CheckedAs(const KeptParameter* parameter) {
+  return [parameter](const std::string& value) {
+    std::string shown;
+    return CheckKeptValue(*parameter, value, &shown);
+  };
+}
+// A value `parameter` accepts, as CONFIG GET shows it (memory values in
+// bytes, words in lower case).
+std::string ShownAs(const KeptParameter& parameter, const std::string& value) {
+  std::string shown;
+  CheckKeptValue(parameter, value, &shown);
+  return shown;
+}
+
 void AddKeptParameters(std::vector<ConfigParameter>* parameters) {
   for (const KeptParameter& k : KeptParameters()) {
     const KeptParameter* kept = &k;
@@ -47,16 +62,10 @@ void AddKeptParameters(std::vector<ConfigParameter>* parameters) {
       const auto it = s.kept_config.values.find(kept->name);
       return it == s.kept_config.values.end() ? std::string(kept->default_value) : it->second;
     };
-    std::function<std::string(const std::string&)> check = Immutable;
-    if (!k.immutable) {
-      check = [kept](const std::string& value) {
-        std::string shown;
-        return CheckKeptValue(*kept, value, &shown);
-      };
-    }
+    const std::function<std::string(const std::string&)> check =
+        k.immutable ? std::function<std::string(const std::string&)>(Immutable) : CheckedAs(kept);
     auto set = [kept](ServerState& s, const std::string& value) {
-      std::string shown;
-      CheckKeptValue(*kept, value, &shown);
+      const std::string shown = ShownAs(*kept, value);
       std::lock_guard<std::mutex> lock(s.kept_config.mu);
       s.kept_config.values[kept->name] = shown;
     };
@@ -104,14 +113,9 @@ std::vector<ConfigParameter> MakeParameters() {
                              : std::string();
   };
   auto serve_stale = [](ServerState& s) { return std::string(s.serve_stale_data ? "yes" : "no"); };
-  auto check_serve_stale = [](const std::string& v) {
-    std::string shown;
-    return CheckKeptValue(kServeStale, v, &shown);
-  };
+  const auto check_serve_stale = CheckedAs(&kServeStale);
   auto set_serve_stale = [](ServerState& s, const std::string& v) {
-    std::string shown;
-    CheckKeptValue(kServeStale, v, &shown);
-    s.serve_stale_data = shown == "yes";
+    s.serve_stale_data = ShownAs(kServeStale, v) == "yes";
   };
   std::vector<ConfigParameter> parameters = {
       {"databases", [](ServerState&) { return std::to_string(Keyspace::kDatabases); }, Immutable,
@@ -130,14 +134,9 @@ std::vector<ConfigParameter> MakeParameters() {
        },
        [](ServerState& s, const std::string& v) { s.notify_keyspace_events = KeyspaceEventFlags(v); }},
       {"maxmemory", [](ServerState& s) { return std::to_string(s.memory.limit()); },
-       [](const std::string& v) {
-         std::string bytes;
-         return CheckKeptValue(kMaxmemory, v, &bytes);
-       },
+       CheckedAs(&kMaxmemory),
        [](ServerState& s, const std::string& v) {
-         std::string bytes;
-         CheckKeptValue(kMaxmemory, v, &bytes);
-         s.memory.set_limit(Integer(bytes));
+         s.memory.set_limit(Integer(ShownAs(kMaxmemory, v)));
        }},
       {"replica-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},
       {"slave-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},

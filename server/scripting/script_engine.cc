@@ -52,14 +52,11 @@ int BuildProtected(lua_State* L) {
 
 // A shebang line ("#!lua flags=no-writes,allow-oom"), as Redis 7.0 reads
 // it: *code_start is where the code starts (the line's "\n", so line
-// numbers stay), *no_writes, *allow_oom and *allow_stale its flags; false
-// with Redis's error otherwise.
-bool ParseShebang(const std::string& body, size_t* code_start, bool* no_writes, bool* allow_oom,
-                  bool* allow_stale, std::string* error) {
+// numbers stay), *flags its flags; false with Redis's error otherwise.
+bool ParseShebang(const std::string& body, size_t* code_start, ScriptEngine::RunFlags* flags,
+                  std::string* error) {
   *code_start = 0;
-  *no_writes = false;
-  *allow_oom = false;
-  *allow_stale = false;
+  *flags = ScriptEngine::RunFlags{};
   if (body.compare(0, 2, "#!") != 0) return true;
   const size_t end = body.find('\n');
   if (end == std::string::npos) {
@@ -82,18 +79,18 @@ bool ParseShebang(const std::string& body, size_t* code_start, bool* no_writes, 
       *error = "ERR Unknown lua shebang option: " + parts[i];
       return false;
     }
-    const std::string flags = parts[i].substr(6);
-    if (flags.empty()) continue;
+    const std::string names = parts[i].substr(6);
+    if (names.empty()) continue;
     size_t from = 0;
     for (;;) {
-      const size_t comma = flags.find(',', from);
-      const std::string flag = flags.substr(from, comma - from);
+      const size_t comma = names.find(',', from);
+      const std::string flag = names.substr(from, comma - from);
       if (flag == "no-writes") {
-        *no_writes = true;
+        flags->no_writes = true;
       } else if (flag == "allow-oom") {
-        *allow_oom = true;
+        flags->allow_oom = true;
       } else if (flag == "allow-stale") {
-        *allow_stale = true;
+        flags->allow_stale = true;
       } else if (flag != "no-cluster" &&
                  flag != "allow-cross-slot-keys") {
         *error = "ERR Unexpected flag in script shebang: " + flag;
@@ -104,6 +101,7 @@ bool ParseShebang(const std::string& body, size_t* code_start, bool* no_writes, 
     }
   }
   *code_start = end;
+  flags->declared = true;
   return true;
 }
 
@@ -176,13 +174,9 @@ bool ScriptEngine::Load(const std::string& body, std::string* sha, std::string* 
   std::lock_guard<std::mutex> lock(mu_);
   if (scripts_.count(*sha) > 0) return true;
   error->clear();
-  Script script{body};
+  Script script{body, {}};
   size_t code_start;
-  if (!ParseShebang(body, &code_start, &script.no_writes, &script.allow_oom, &script.allow_stale,
-                    error)) {
-    return false;
-  }
-  script.shebang = code_start > 0;
+  if (!ParseShebang(body, &code_start, &script.run, error)) return false;
   if (script_sandbox::IsBinaryChunk(body.data(), body.size())) {
     *error = "ERR Error compiling script (new function): loading Lua bytecode is not allowed";
     return false;
@@ -236,28 +230,23 @@ void ScriptEngine::RunIn(State* state, Request& r, void* context, bool function,
   lua_gc(L, LUA_GCSTEP, 0);
 }
 
-bool ScriptEngine::OomAtStart(Request& r, bool declares_flags, bool no_writes, bool allow_oom,
-                              std::string* refusal) {
-  if (allow_oom || !r.server.memory.Exceeded()) return false;
-  // A script with flags that may write is refused whole; one without
-  // flags (Redis's compatibility mode) runs until it calls a command that
-  // may grow memory before any write (script_run.h).
-  if (declares_flags && !no_writes) *refusal = MemoryLimit::kError;
-  return true;
-}
-
-bool ScriptEngine::RunsStale(Request& r, bool allow_stale) {
-  return !allow_stale && r.server.replication->replica() &&
-         !r.server.serve_stale_data.load(std::memory_order_relaxed) &&
-         !r.server.replication->link_info().up;
-}
-
-std::string ScriptEngine::WriteFlagRefusal(Request& r, bool read_only) {
-  if (r.server.replication->replica()) {
-    return "READONLY You can't write against a read only replica.";
+std::string ScriptEngine::RunRefusal(Request& r, const RunFlags& flags, bool read_only,
+                                     bool* oom_at_start) {
+  const bool may_write = flags.declared && !flags.no_writes;
+  // (A script without flags, Redis's compatibility mode, runs until it
+  // calls a command that may grow memory before any write.)
+  *oom_at_start = !flags.allow_oom && r.server.memory.Exceeded();
+  if (*oom_at_start && may_write) return MemoryLimit::kError;
+  if (may_write) {
+    if (r.server.replication->replica()) return "READONLY You can't write against a read only replica.";
+    if (read_only) return "ERR Can not execute a script with write flag using *_ro command.";
+    if (!r.server.replication->EnoughReplicas()) return "NOREPLICAS Not enough good replicas to write.";
   }
-  if (read_only) return "ERR Can not execute a script with write flag using *_ro command.";
-  if (!r.server.replication->EnoughReplicas()) return "NOREPLICAS Not enough good replicas to write.";
+  if (!flags.allow_stale && r.server.replication->replica() &&
+      !r.server.serve_stale_data.load(std::memory_order_relaxed) &&
+      !r.server.replication->link_info().up) {
+    return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
+  }
   return "";
 }
 
@@ -266,20 +255,14 @@ void ScriptEngine::Run(Request& r, const std::string& sha, const std::vector<std
   std::lock_guard<std::mutex> lock(mu_);
   const auto script = scripts_.find(sha);
   if (script == scripts_.end()) return reply::Error(r.out, "NOSCRIPT No matching script. Please use EVAL.");
-  const Script& s = script->second;
-  // Refused in Redis's order: memory, writes, a stale replica.
-  std::string oom_refusal;
-  const bool oom = OomAtStart(r, s.shebang, s.no_writes, s.allow_oom, &oom_refusal);
-  if (!oom_refusal.empty()) return reply::Error(r.out, oom_refusal);
-  if (s.shebang && !s.no_writes) {
-    if (const std::string refusal = WriteFlagRefusal(r, read_only); !refusal.empty()) {
-      return reply::Error(r.out, refusal);
-    }
+  const RunFlags& flags = script->second.run;
+  bool oom_at_start;
+  if (const std::string refusal = RunRefusal(r, flags, read_only, &oom_at_start); !refusal.empty()) {
+    return reply::Error(r.out, refusal);
   }
-  if (RunsStale(r, s.allow_stale)) return reply::Error(r.out, kMasterDown);
-  script_run::Context context{&r, &commands_, read_only || s.no_writes, &running_, false, &sha,
+  script_run::Context context{&r, &commands_, read_only || flags.no_writes, &running_, false, &sha,
                               &sha, &keys, &argv};
-  context.oom_at_start = oom;
+  context.oom_at_start = oom_at_start;
   RunIn(&scripts_state_, r, &context, false, sha);
 }
 

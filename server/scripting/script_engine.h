@@ -57,14 +57,20 @@ class ScriptEngine {
   static constexpr int kHookInstructions = 100000;
   static constexpr int64_t kLoadTimeLimitMs = 500;
 
+  // What a script's shebang line or a function's registration declares
+  // (Redis 7.0's flags), as the checks before a run read it.
+  struct RunFlags {
+    bool declared = false;  // flags were declared: a shebang line; a function always
+    bool no_writes = false;
+    bool allow_oom = false;
+    bool allow_stale = false;
+  };
   struct FunctionInfo {
     std::string name;
     bool has_description = false;
     std::string description;
     std::vector<std::string> flags;  // Redis's names, in Redis's order
-    bool no_writes = false;
-    bool allow_oom = false;
-    bool allow_stale = false;
+    RunFlags run{/*declared=*/true};
   };
   struct LibraryInfo {
     std::string name;
@@ -126,10 +132,7 @@ class ScriptEngine {
  private:
   struct Script {
     std::string body;
-    bool shebang = false;    // it has a shebang line ("#!lua ...")
-    bool no_writes = false;  // the shebang's flags=no-writes
-    bool allow_oom = false;  // and flags=allow-oom
-    bool allow_stale = false;  // and flags=allow-stale
+    RunFlags run;  // from its shebang line ("#!lua flags=..."), if any
   };
   // A Lua state and its heap's size (capped at kMemoryLimit each).
   struct State {
@@ -138,20 +141,16 @@ class ScriptEngine {
   };
   static void Open(State* state, int (*build)(lua_State*));
   static void Close(State* state);
-  // What Redis answers before running a script or function that may write
-  // (no no-writes flag): on a replica, through a *_RO command, or without
-  // enough replicas (min-replicas-to-write); empty if it may run.
-  static std::string WriteFlagRefusal(Request& r, bool read_only);
-  // A replica cut from its primary with replica-serve-stale-data no runs
-  // only scripts flagged allow-stale (kMasterDown otherwise, as Redis).
-  static bool RunsStale(Request& r, bool allow_stale);
-  static constexpr const char* kMasterDown =
-      "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
-  // maxmemory: whether memory is past it for a run that may not ignore it
-  // (no allow-oom flag); then, for one that declares flags and may write,
-  // Redis's refusal of the whole run in *refusal.
-  static bool OomAtStart(Request& r, bool declares_flags, bool no_writes, bool allow_oom,
-                         std::string* refusal);
+  // What Redis answers before a run of a script or function with `flags`
+  // (`read_only`: through EVAL_RO or FCALL_RO), in Redis's order: past
+  // maxmemory, one that declares it may write (OOM); one that may write on
+  // a replica, through a *_RO command or without enough replicas; one not
+  // allow-stale on a replica cut from its primary with
+  // replica-serve-stale-data no (MASTERDOWN). Empty if it may run; then
+  // *oom_at_start says whether memory is past maxmemory for a run that may
+  // not ignore it (its calls are checked: script_run.h).
+  static std::string RunRefusal(Request& r, const RunFlags& flags, bool read_only,
+                                bool* oom_at_start);
   // Runs `context` (a script_run::Context) in `state`, as Begin..End of
   // running_.
   void RunIn(State* state, Request& r, void* context, bool function, const std::string& name);

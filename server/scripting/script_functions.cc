@@ -84,9 +84,9 @@ void ReadFlags(lua_State* L, int index, ScriptEngine::FunctionInfo* info) {
   for (size_t i = 0; i < std::size(kFlagNames); ++i) {
     if (set[i]) info->flags.push_back(kFlagNames[i]);
   }
-  info->no_writes = set[0];
-  info->allow_oom = set[1];
-  info->allow_stale = set[2];
+  info->run.no_writes = set[0];
+  info->run.allow_oom = set[1];
+  info->run.allow_stale = set[2];
 }
 
 // redis.register_function(name, callback) or
@@ -421,20 +421,14 @@ void ScriptEngine::CallFunction(Request& r, const std::string& name,
   const std::string lower = AsciiLower(name);
   const FunctionInfo* info = FindLocked(lower);
   if (info == nullptr) return reply::Error(r.out, "ERR Function not found");
-  // Refused in Redis's order: memory, writes, a stale replica.
-  std::string oom_refusal;
-  const bool oom = OomAtStart(r, /*declares_flags=*/true, info->no_writes, info->allow_oom,
-                              &oom_refusal);
-  if (!oom_refusal.empty()) return reply::Error(r.out, oom_refusal);
-  if (!info->no_writes) {
-    if (const std::string refusal = WriteFlagRefusal(r, read_only); !refusal.empty()) {
-      return reply::Error(r.out, refusal);
-    }
+  bool oom_at_start;
+  if (const std::string refusal = RunRefusal(r, info->run, read_only, &oom_at_start);
+      !refusal.empty()) {
+    return reply::Error(r.out, refusal);
   }
-  if (RunsStale(r, info->allow_stale)) return reply::Error(r.out, kMasterDown);
-  script_run::Context context{&r, &commands_, read_only || info->no_writes, &running_, true, &info->name,
-                              &lower, &keys, &argv};
-  context.oom_at_start = oom;
+  script_run::Context context{&r, &commands_, read_only || info->run.no_writes, &running_, true,
+                              &info->name, &lower, &keys, &argv};
+  context.oom_at_start = oom_at_start;
   RunIn(&functions_state_, r, &context, true, info->name);
 }
 

@@ -47,9 +47,12 @@ ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimRead(const Keyspace& view, int d
                                                      const std::string& key) {
   std::shared_lock<std::shared_mutex> reclaims(reclaim_mu_);
   if (paused_) return ROCKSDB_NAMESPACE::Status::OK();
-  Keyspace in_db = view.InDatabase(db);
+  return Reclaim(view.InDatabase(db), db, key);
+}
+
+ROCKSDB_NAMESPACE::Status ExpirySweeper::Reclaim(Keyspace view, int db, const std::string& key) {
   bool reclaimed = false;
-  const ROCKSDB_NAMESPACE::Status s = in_db.ReclaimIfExpired(key, &reclaimed);
+  const ROCKSDB_NAMESPACE::Status s = view.ReclaimIfExpired(key, &reclaimed);
   if (reclaimed) {
     reclaimed_.fetch_add(1, std::memory_order_relaxed);
     if (on_reclaimed_) on_reclaimed_(db, key);
@@ -79,13 +82,7 @@ void ExpirySweeper::Tick() {
           return ++seen_here < kBatchKeys - seen;
         },
         position_, /*include_expired=*/true);
-    for (const std::string& key : expired) {
-      bool reclaimed = false;
-      if (s.ok()) s = view.ReclaimIfExpired(key, &reclaimed);
-      if (!reclaimed) continue;
-      reclaimed_.fetch_add(1, std::memory_order_relaxed);
-      if (on_reclaimed_) on_reclaimed_(database_, key);
-    }
+    for (size_t i = 0; s.ok() && i < expired.size(); ++i) s = Reclaim(view, database_, expired[i]);
     if (!s.ok()) {
       // Try again next tick from the same place (a full disk, a closing DB).
       std::fprintf(stderr, "teksdb-server: expiry sweep: %s\n", s.ToString().c_str());

@@ -75,6 +75,9 @@ class ExpirySweeper {
   void Run();
   // One tick: up to kBatchKeys meta records from position_ on.
   void Tick();
+  // Deletes `key` through `view` (of database `db`) if it is expired;
+  // counts it and tells on_reclaimed_ if it did.
+  ROCKSDB_NAMESPACE::Status Reclaim(Keyspace view, int db, const std::string& key);
 
   Keyspace* const keyspace_;
   const Reclaimed on_reclaimed_;

@@ -107,10 +107,10 @@ class Keyspace {
 
   // Lazy expiry: while a sink is set, every read through this view (and
   // its copies) that finds a key expired - Read, ReadMany, ReadView,
-  // ForEachKey without expired keys - appends it, so that the command can
-  // delete it once done (ExpirySweeper::ReclaimRead), as Redis deletes an
-  // expired key its reads meet. At most kMaxExpiredReads a command: the
-  // sweep takes the rest. RecordExpiredReads(nullptr) stops.
+  // ForEachKey without expired keys - appends it, so that its connection
+  // can delete it once its writes are in (ExpirySweeper::ReclaimRead), as
+  // Redis deletes an expired key its reads meet. At most kMaxExpiredReads
+  // in a sink: the sweep takes the rest. RecordExpiredReads(nullptr) stops.
   static constexpr size_t kMaxExpiredReads = 64;
   struct ExpiredRead {
     int db;
