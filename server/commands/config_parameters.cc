@@ -84,6 +84,48 @@ const KeptParameter kMaxmemory{"maxmemory", nullptr, KeptParameter::kMemory, "0"
 const KeptParameter kServeStale{"replica-serve-stale-data", nullptr, KeptParameter::kBool, "yes",
                                 0, 0, nullptr, false, false};
 
+// The compact collections' limits (compact_limits.h), with Redis's checks
+// and units (entries: integers; values: memory units, shown in bytes).
+struct CompactLimitParameter {
+  KeptParameter spec;
+  std::atomic<int64_t> CompactLimits::*limit;
+};
+const CompactLimitParameter kCompactLimits[] = {
+    {{"hash-max-listpack-entries", "hash-max-ziplist-entries", KeptParameter::kInteger, "", 0,
+      kLongMax, nullptr, false, false},
+     &CompactLimits::hash_entries},
+    {{"hash-max-listpack-value", "hash-max-ziplist-value", KeptParameter::kMemory, "", 0, kLongMax,
+      nullptr, false, false},
+     &CompactLimits::hash_value},
+    {{"set-max-intset-entries", nullptr, KeptParameter::kInteger, "", 0, kLongMax, nullptr, false,
+      false},
+     &CompactLimits::set_intset_entries},
+    {{"set-max-listpack-entries", nullptr, KeptParameter::kInteger, "", 0, kLongMax, nullptr, false,
+      false},
+     &CompactLimits::set_entries},
+    {{"set-max-listpack-value", nullptr, KeptParameter::kMemory, "", 0, kLongMax, nullptr, false,
+      false},
+     &CompactLimits::set_value},
+    {{"zset-max-listpack-entries", "zset-max-ziplist-entries", KeptParameter::kInteger, "", 0,
+      kLongMax, nullptr, false, false},
+     &CompactLimits::zset_entries},
+    {{"zset-max-listpack-value", "zset-max-ziplist-value", KeptParameter::kMemory, "", 0, kLongMax,
+      nullptr, false, false},
+     &CompactLimits::zset_value},
+};
+
+void AddCompactLimits(std::vector<ConfigParameter>* parameters) {
+  for (const CompactLimitParameter& c : kCompactLimits) {
+    const CompactLimitParameter* p = &c;
+    auto get = [p](ServerState& s) { return std::to_string((s.compact_limits.*p->limit).load()); };
+    auto set = [p](ServerState& s, const std::string& v) {
+      (s.compact_limits.*p->limit).store(Integer(ShownAs(p->spec, v)), std::memory_order_relaxed);
+    };
+    parameters->push_back({c.spec.name, get, CheckedAs(&c.spec), set});
+    if (c.spec.alias != nullptr) parameters->push_back({c.spec.alias, get, CheckedAs(&c.spec), set});
+  }
+}
+
 std::vector<ConfigParameter> MakeParameters() {
   auto busy = [](ServerState& s) { return std::to_string(s.scripts->running().busy_threshold_ms()); };
   auto set_busy = [](ServerState& s, const std::string& v) {
@@ -174,6 +216,7 @@ std::vector<ConfigParameter> MakeParameters() {
          s.replication->feeds().set_max_bytes_per_second(Integer(v) << 20);
        }},
   };
+  AddCompactLimits(&parameters);
   AddKeptParameters(&parameters);
   return parameters;
 }

@@ -43,7 +43,8 @@ void Copy(Request& r) {
   if (!from || (to && !replace)) return reply::Integer(r.out, 0);
   Keyspace::Batch batch;
   Keyspace::Value copy = *from;
-  if (!storage_format::IsCollection(from->type)) {
+  // A string, or a compact collection: the meta record holds it all.
+  if (!storage_format::IsCollection(from->type) || from->version == 0) {
     batch.PutIn(db, destination, copy);
   } else {
     s = r.keyspace->NewVersion(&copy.version);

@@ -22,6 +22,7 @@
 #include "ascii_case.h"
 #include "commands.h"
 #include "expiry_sweeper.h"
+#include "collection.h"
 #include "object_encoding.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -71,7 +72,7 @@ Status KeyDigest(const Keyspace& keyspace, const Keyspace::Value& v, std::string
   if (!storage_format::IsCollection(v.type)) {
     digest.Add(v.payload);
   } else {
-    s = keyspace.ForEachMember(v.version, [&](const std::string& m, const std::string& value) {
+    s = ForEachStoredMember(keyspace, v, [&](const std::string& m, const std::string& value) {
       digest.Add(m);
       digest.Add(value);
       return true;
@@ -223,9 +224,7 @@ void Debug(Request& r) {
     const Status s = r.keyspace->ReadAny(r.args[2], &v, &expired);
     if (!s.ok()) return ReplyStorageError(r, s);
     if (!v) return reply::Error(r.out, "ERR no such key");
-    std::string encoding;
-    if (!ObjectEncoding(r, *v, &encoding)) return;
-    return reply::Simple(r.out, "Value at:0x0 refcount:1 encoding:" + encoding +
+    return reply::Simple(r.out, "Value at:0x0 refcount:1 encoding:" + ObjectEncoding(*v) +
                                     " serializedlength:" + std::to_string(v->payload.size()) +
                                     " lru:0 lru_seconds_idle:0");
   }

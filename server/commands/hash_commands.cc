@@ -1,7 +1,9 @@
 // Hash commands: HSET HMSET HSETNX HGET HMGET HGETALL HDEL HLEN HEXISTS HKEYS
-// HVALS HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD. A hash is a Collection (collection.h) of type 'h': a meta record
-// and one record per field under the hash's version, so HGETALL is a seek
-// and a scan and HSET of one field two puts. Writes run under the key's
+// HVALS HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD. A hash is a Collection
+// (collection.h) of type 'h': a small one inside its meta record, so HGETALL
+// is one point read and HSET one put; a large one a meta record and one
+// record per field under the hash's version, so HGETALL is a seek and a scan
+// and HSET of one field two puts. Writes run under the key's
 // lock; an emptied hash is deleted, as in Redis. Reads take no lock and
 // check, after a miss or a short scan, that the hash was not replaced
 // under them (Collection::Settled). HMGET reads its fields in one MultiGet.

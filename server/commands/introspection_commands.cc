@@ -13,6 +13,7 @@
 #include "ascii_case.h"
 #include "commands.h"
 #include "config_parameters.h"
+#include "collection.h"
 #include "object_encoding.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -37,8 +38,7 @@ void Object(Request& r) {
   std::optional<Keyspace::Value> v;
   if (!Lookup(r, &v)) return;
   if (sub == "encoding") {
-    std::string name;
-    if (ObjectEncoding(r, *v, &name)) reply::Bulk(r.out, name);
+    reply::Bulk(r.out, ObjectEncoding(*v));
   } else if (sub == "refcount") {
     // Redis shares the integers 0-9999 between keys (refcount INT_MAX),
     // unless a maxmemory with an LRU or LFU policy needs each value its own.
@@ -76,7 +76,8 @@ void Memory(Request& r) {
     // (about the 8-byte sequence and type plus the memtable's node).
     constexpr int64_t kRecordOverhead = 32;
     int64_t bytes = static_cast<int64_t>(r.args[2].size() + v->payload.size()) + 16 + kRecordOverhead;
-    if (storage_format::IsCollection(v->type)) {
+    // A compact collection's members are in its payload, counted above.
+    if (storage_format::IsCollection(v->type) && v->version != 0) {
       int64_t seen = 0, seen_bytes = 0;
       const Status s = r.keyspace->ForEachMember(v->version, [&](const std::string& m,
                                                                  const std::string& value) {

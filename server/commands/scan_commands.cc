@@ -120,8 +120,11 @@ void CollectionScan(Request& r, char type) {
   size_t matched = 0;
   std::optional<std::string> next;
   int64_t examined = 0;
-  const Status s = r.keyspace->ForEachMember(
-      collection.version(),
+  // A compact collection comes whole in one reply, cursor 0, as Redis
+  // replies for a listpack or an intset.
+  if (collection.compact()) options.count = -1;
+  if (!collection.ForEach(
+      r,
       [&](const std::string& field, const std::string& value) {
         if (examined++ == options.count) {
           next = field;
@@ -135,8 +138,9 @@ void CollectionScan(Request& r, char type) {
         }
         return true;
       },
-      options.position);
-  if (!s.ok()) return ReplyStorageError(r, s);
+      options.position)) {
+    return;
+  }
   // A last page may have come up short (Collection::Settled).
   if (!next && !collection.Settled(r)) return;
   reply::ArrayHeader(r.out, 2);

@@ -1,7 +1,9 @@
 // Set commands: SADD SREM SMEMBERS SISMEMBER SMISMEMBER SCARD SPOP SMOVE
-// SRANDMEMBER (set algebra: set_algebra_commands.cc). A set is a meta
-// record (type 'S', its version and member count) and one empty record per
-// member under the set's version (keyspace.h). Writes run under the key's
+// SRANDMEMBER (set algebra: set_algebra_commands.cc). A set is a
+// Collection (collection.h) of type 'S': a small one inside its meta record
+// (an intset or a listpack), a large one a meta record (its version and
+// member count) and one empty record per member under the set's version
+// (keyspace.h). Writes run under the key's
 // lock; an emptied set is deleted, as in Redis. Reads take no lock and
 // check, after a miss or a short scan, that the set was not replaced under
 // them (Collection::Settled).

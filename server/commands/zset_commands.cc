@@ -128,7 +128,7 @@ void ZRem(Request& r) {
     bool existed;
     if (!zset.DeleteMember(r, r.args[i], &existed)) return;
     if (existed && score) {
-      zset.batch().DeleteIndex(zset.version(), IndexEntry(*score, r.args[i]));
+      zset.DeleteIndex(IndexEntry(*score, r.args[i]));
       ++removed;
     }
   }
@@ -163,12 +163,13 @@ void Rank(Request& r, bool reverse) {
   int64_t rank = 0;
   bool found = false;
   const std::string target = IndexEntry(*score, r.args[2]);
-  const Status s = r.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
-    found = e == target;
-    rank += found ? 0 : 1;
-    return !found;
-  });
-  if (!s.ok()) return ReplyStorageError(r, s);
+  if (!zset.ForEachIndexEntry(r, [&](const std::string& e) {
+        found = e == target;
+        rank += found ? 0 : 1;
+        return !found;
+      })) {
+    return;
+  }
   if (!found && !zset.Settled(r)) return;
   reply::Integer(r.out, reverse ? zset.count() - 1 - rank : rank);
 }

@@ -38,9 +38,9 @@ bool PopFirst(Request& r, const std::vector<std::string>& keys, bool max, int64_
       popped->push_back(e);
       return static_cast<int64_t>(popped->size()) < count;
     };
-    const Status s = max ? r.keyspace->ForEachIndexEntryBackward(zset.version(), take)
-                         : r.keyspace->ForEachIndexEntry(zset.version(), take);
-    if (!s.ok()) return ReplyStorageError(r, s), false;
+    if (!(max ? zset.ForEachIndexEntryBackward(r, take) : zset.ForEachIndexEntry(r, take))) {
+      return false;
+    }
     if (!RemoveEntries(r, &zset, *popped) || !zset.Commit(r)) return false;
     *key = k;
     return true;

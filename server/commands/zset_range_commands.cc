@@ -228,10 +228,10 @@ bool ReadSelected(Request& r, const std::string& key, const Range& range, Collec
     }
     return true;
   };
-  const ROCKSDB_NAMESPACE::Status s =
-      range.reverse ? r.keyspace->ForEachIndexEntryBackward(opened->version(), visit, from)
-                    : r.keyspace->ForEachIndexEntry(opened->version(), visit, from);
-  if (!s.ok()) return ReplyStorageError(r, s), false;
+  if (!(range.reverse ? opened->ForEachIndexEntryBackward(r, visit, from)
+                      : opened->ForEachIndexEntry(r, visit, from))) {
+    return false;
+  }
   // A read that counts neither on the end of the index nor on the count
   // cannot tell a short read: the version must still be the key's.
   return opened->Settled(r);

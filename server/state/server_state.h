@@ -24,6 +24,7 @@
 #include "client_registry.h"
 #include "client_tracking.h"
 #include "keyspace.h"
+#include "compact_limits.h"
 #include "memory_limit.h"
 #include "monitors.h"
 #include "pubsub.h"
@@ -70,6 +71,7 @@ struct ServerState {
   PubSub pubsub;                            // SUBSCRIBE, PUBLISH
   Monitors monitors;                        // MONITOR
   MemoryLimit memory;                       // maxmemory, used_memory
+  CompactLimits compact_limits;             // hash-max-listpack-entries, ...
   ScriptEngine* scripts = nullptr;          // EVAL, SCRIPT (scripting/; set by main)
   Replication* replication = nullptr;       // REPLICAOF, WAIT, ... (replication/; set by main)
   std::string run_id;                       // INFO's: 40 hex digits, new each start

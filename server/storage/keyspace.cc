@@ -481,7 +481,7 @@ Status Keyspace::Commit(Batch* batch) {
     } else {
       batch->batch_.Put(record, m.value);
     }
-    if (m.owner) {
+    if (m.owner && m.version != 0) {
       batch->batch_.Put(storage_format::OwnerKey(m.version), storage_format::OwnerValue(slot, m.key));
     }
   }

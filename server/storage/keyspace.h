@@ -195,7 +195,8 @@ class Keyspace {
     // Writes the meta record of `key`, replacing whatever it held.
     void Put(const std::string& key, const Value& value) { PutIn(kViewsDatabase, key, value); }
     // Put of a collection whose version is new (NewVersion), or that moves
-    // to another key (RENAME, MOVE): its owner record too.
+    // to another key (RENAME, MOVE): its owner record too (none for a
+    // compact collection, version 0: it has no member records).
     void PutNew(const std::string& key, const Value& value) {
       PutNewIn(kViewsDatabase, key, value);
     }

@@ -1,5 +1,6 @@
-// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 3,
-// versioned collections in 16 databases), in one place: the record keys, the meta record's
+// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 4,
+// versioned collections in 16 databases, small ones inside their meta
+// record), in one place: the record keys, the meta record's
 // encoding, and the format record that a database carries from its
 // creation. Keyspace (keyspace.h) reads and writes through it; the stale
 // member filter (stale_member_filter.h) decodes with it.
@@ -37,7 +38,9 @@
 // sorted set), the expiry (milliseconds since the epoch, 8 bytes
 // big-endian; 0: none), then for a collection its version (8 bytes
 // big-endian), then the payload: a string's value; a hash's, set's or
-// sorted set's member count; a list's count and first index.
+// sorted set's member count (8 bytes big-endian), or, when its version is
+// 0, the compact collection itself (compact_members.h: no member, index
+// or owner record at all); a list's count and first index.
 //
 // Invariants: a version names one collection for ever (version_allocator.h
 // never hands one out twice, restarts included), so members are reached
@@ -59,10 +62,10 @@ namespace teksdb::server::storage_format {
 
 // Bumped whenever a record's layout changes; a database of another format
 // is refused at start (Prepare).
-constexpr int kFormat = 3;
+constexpr int kFormat = 4;
 // SELECT's databases, each in one slot.
 constexpr int kDatabases = 16;
-// The format record's value, "teksdb-server format 3": also what a replica
+// The format record's value, "teksdb-server format 4": also what a replica
 // and its primary compare (both must read the same records).
 std::string FormatName();
 
@@ -140,7 +143,7 @@ uint64_t ReadU64(const char* bytes);
 // all, accepts one that has this format's, and refuses (InvalidArgument,
 // saying what it found and what this server reads) any other: data of an
 // older teksdb-server (format 1 had no format record; format 2 had one
-// database) or of another program.
+// database; format 3 no compact collections) or of another program.
 ROCKSDB_NAMESPACE::Status Prepare(ROCKSDB_NAMESPACE::DB* db);
 
 }  // namespace teksdb::server::storage_format

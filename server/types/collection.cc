@@ -1,14 +1,22 @@
-// Collection implementation: the member count in the meta record's
-// payload (8 bytes big-endian) and the staged batch.
+// Collection implementation: a member-record collection's count in its meta
+// record's payload (8 bytes big-endian), a compact one's members there
+// (compact_members.h), and the staged batch.
 #include "collection.h"
 
+#include <algorithm>
+
+#include "compact_members.h"
 #include "resp_reply.h"
+#include "sorted_set.h"
+#include "strict_integer.h"
 
 namespace teksdb::server {
 
+using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 
 namespace {
+
 int64_t DecodeCount(const std::string& payload) {
   uint64_t n = 0;
   for (size_t i = 0; i < 8 && i < payload.size(); ++i) {
@@ -23,13 +31,48 @@ std::string EncodeCount(int64_t count) {
   }
   return payload;
 }
+
+Status Damaged(const std::string& key) {
+  return Status::Corruption("compact collection record of key " + key + " is damaged");
+}
+
+bool IsInteger(const std::string& member) {
+  int64_t n;
+  return ParseStrictInt64(member, &n);
+}
+
+int64_t Limit(const std::atomic<int64_t>& limit) { return limit.load(std::memory_order_relaxed); }
+
 }  // namespace
+
+int64_t MemberCount(const Keyspace::Value& value) {
+  if (value.version != 0) return DecodeCount(value.payload);
+  char encoding;
+  int64_t count = 0;
+  compact_members::ReadHeader(value.payload, &encoding, &count);
+  return count;
+}
+
+Status ForEachStoredMember(
+    const Keyspace& keyspace, const Keyspace::Value& value,
+    const std::function<bool(const std::string& member, const std::string& value)>& visit) {
+  if (value.version != 0) return keyspace.ForEachMember(value.version, visit);
+  compact_members::Reader reader(value.payload);
+  Slice member, v;
+  while (reader.Next(&member, &v)) {
+    if (!visit(member.ToString(), v.ToString())) return Status::OK();
+  }
+  return reader.corrupt() ? Status::Corruption("compact collection record is damaged")
+                          : Status::OK();
+}
 
 bool Collection::Open(Request& r, char type) { return Open(r, type, r.args[1]); }
 
 bool Collection::Replace(Request& r, char type, const std::string& key) {
   key_ = key;
   type_ = type;
+  encoding_ = type == Keyspace::kSet ? compact_members::kIntset : compact_members::kListpack;
+  members_.emplace();
   dirty_ = true;
   std::optional<Keyspace::Value> old;
   const Status s = r.keyspace->Read(key, &old);
@@ -50,17 +93,45 @@ bool Collection::Open(Request& r, char type, const std::string& key) {
     reply::Error(r.out, kWrongType);
     return false;
   }
-  count_ = meta_ ? DecodeCount(meta_->payload) : 0;
-  version_ = meta_ ? meta_->version : 0;
+  encoding_ = type == Keyspace::kSet ? compact_members::kIntset : compact_members::kListpack;
+  if (!meta_) return true;
+  version_ = meta_->version;
+  compact_ = version_ == 0;
+  if (!compact_) {
+    count_ = DecodeCount(meta_->payload);
+  } else if (!compact_members::ReadHeader(meta_->payload, &encoding_, &count_)) {
+    ReplyStorageError(r, Damaged(key_));
+    return false;
+  }
   return true;
 }
 
-bool Collection::Settled(Request& r) { return !meta_ || StillHolds(r, key_, version_); }
+bool Collection::Settled(Request& r) {
+  return !meta_ || compact_ || StillHolds(r, key_, version_);
+}
+
+bool Collection::FindCompact(Request& r, const std::string& member,
+                             std::optional<std::string>* value) {
+  compact_members::Reader reader(meta_->payload);
+  Slice m, v;
+  while (reader.Next(&m, &v)) {
+    const int order = m.compare(member);
+    if (order == 0) {
+      *value = v.ToString();
+      return true;
+    }
+    if (order > 0) return true;
+  }
+  if (reader.corrupt()) ReplyStorageError(r, Damaged(key_));
+  return !reader.corrupt();
+}
 
 bool Collection::ReadMember(Request& r, const std::string& member,
                             std::optional<std::string>* value) {
   value->reset();
-  if (version_ == 0 || created_) return true;
+  if (!meta_) return true;
+  if (compact_) return FindCompact(r, member, value);
+  if (created_) return true;
   const Status s = r.keyspace->ReadMember(version_, member, value);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
@@ -73,8 +144,15 @@ bool Collection::ReadMemberUnlocked(Request& r, const std::string& member,
 
 bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members,
                              std::vector<std::optional<std::string>>* values) {
-  if (version_ == 0 || created_) {
+  if (!meta_ || (!compact_ && created_)) {
     values->assign(members.size(), std::nullopt);
+    return true;
+  }
+  if (compact_) {
+    values->assign(members.size(), std::nullopt);
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (!FindCompact(r, members[i], &(*values)[i])) return false;
+    }
     return true;
   }
   const Status s = r.keyspace->ReadMembers(version_, members, values);
@@ -82,7 +160,18 @@ bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members
   return s.ok();
 }
 
+bool Collection::Decoded(Request& r) {
+  if (members_) return true;
+  members_.emplace();
+  if (meta_ && !compact_members::Decode(meta_->payload, &*members_)) {
+    ReplyStorageError(r, Damaged(key_));
+    return false;
+  }
+  return true;
+}
+
 bool Collection::LoadPresence(Request& r, const std::vector<std::string>& members) {
+  if (compact_) return Decoded(r);
   std::vector<std::string> unknown;
   for (const std::string& m : members) {
     if (staged_.count(m) == 0) unknown.push_back(m);
@@ -94,6 +183,11 @@ bool Collection::LoadPresence(Request& r, const std::vector<std::string>& member
 }
 
 bool Collection::Present(Request& r, const std::string& member, bool* present) {
+  if (compact_) {
+    if (!Decoded(r)) return false;
+    *present = members_->count(member) > 0;
+    return true;
+  }
   const auto it = staged_.find(member);
   if (it != staged_.end()) {
     *present = it->second;
@@ -107,23 +201,43 @@ bool Collection::Present(Request& r, const std::string& member, bool* present) {
 
 bool Collection::PutMember(Request& r, const std::string& member, const std::string& value,
                            bool* existed) {
-  if (version_ == 0) {
-    const Status s = r.keyspace->NewVersion(&version_);
-    if (!s.ok()) {
-      ReplyStorageError(r, s);
-      return false;
+  dirty_ = true;
+  if (compact_) {
+    if (!Decoded(r)) return false;
+    *existed = !members_->insert_or_assign(member, value).second;
+    count_ = static_cast<int64_t>(members_->size());
+    // Redis checks a hash's limits at every field it sets, a set's and a
+    // sorted set's at every member it adds.
+    if (type_ != Keyspace::kHash && *existed) return true;
+    grown_ = true;
+    const CompactLimits& limits = r.server.compact_limits;
+    const int64_t size = static_cast<int64_t>(member.size());
+    if (type_ == Keyspace::kHash) {
+      oversized_ |= size > Limit(limits.hash_value) ||
+                    static_cast<int64_t>(value.size()) > Limit(limits.hash_value);
+    } else if (type_ == Keyspace::kZSet) {
+      oversized_ |= size > Limit(limits.zset_value);
+    } else {
+      oversized_ |= size > Limit(limits.set_value);
+      non_integer_ |= !IsInteger(member);
     }
-    created_ = true;
+    return true;
   }
   if (!Present(r, member, existed)) return false;
   if (!*existed) ++count_;
   staged_[member] = true;
   batch_.PutMember(version_, member, value);
-  dirty_ = true;
   return true;
 }
 
 bool Collection::DeleteMember(Request& r, const std::string& member, bool* existed) {
+  if (compact_) {
+    if (!Decoded(r)) return false;
+    *existed = members_->erase(member) > 0;
+    count_ = static_cast<int64_t>(members_->size());
+    dirty_ |= *existed;
+    return true;
+  }
   if (!Present(r, member, existed)) return false;
   if (!*existed) return true;
   --count_;
@@ -145,24 +259,126 @@ bool Collection::DeleteListed(Request& r, int64_t* removed) {
 }
 
 bool Collection::ForEach(Request& r,
-                         const std::function<bool(const std::string&, const std::string&)>& visit) {
+                         const std::function<bool(const std::string&, const std::string&)>& visit,
+                         const std::string& from) {
   if (!meta_) return true;
-  const Status s = r.keyspace->ForEachMember(version_, visit);
-  if (!s.ok()) ReplyStorageError(r, s);
-  return s.ok();
+  if (!compact_) {
+    const Status s = r.keyspace->ForEachMember(version_, visit, from);
+    if (!s.ok()) ReplyStorageError(r, s);
+    return s.ok();
+  }
+  compact_members::Reader reader(meta_->payload);
+  Slice m, v;
+  while (reader.Next(&m, &v)) {
+    if (m.compare(from) >= 0 && !visit(m.ToString(), v.ToString())) return true;
+  }
+  if (reader.corrupt()) ReplyStorageError(r, Damaged(key_));
+  return !reader.corrupt();
+}
+
+bool Collection::CompactIndex(Request& r, std::vector<std::string>* entries) {
+  if (!meta_) return true;
+  entries->reserve(count_);
+  compact_members::Reader reader(meta_->payload);
+  Slice m, v;
+  while (reader.Next(&m, &v)) entries->push_back(IndexEntry(ScoreOf(v.ToString()), m.ToString()));
+  if (reader.corrupt()) return ReplyStorageError(r, Damaged(key_)), false;
+  std::sort(entries->begin(), entries->end());
+  return true;
+}
+
+bool Collection::ForEachIndexEntry(Request& r, const std::function<bool(const std::string&)>& visit,
+                                   const std::string& from) {
+  if (!meta_) return true;
+  if (!compact_) {
+    const Status s = r.keyspace->ForEachIndexEntry(version_, visit, from);
+    if (!s.ok()) ReplyStorageError(r, s);
+    return s.ok();
+  }
+  std::vector<std::string> entries;
+  if (!CompactIndex(r, &entries)) return false;
+  for (auto it = std::lower_bound(entries.begin(), entries.end(), from);
+       it != entries.end() && visit(*it); ++it) {
+  }
+  return true;
+}
+
+bool Collection::ForEachIndexEntryBackward(Request& r,
+                                           const std::function<bool(const std::string&)>& visit,
+                                           const std::string& before) {
+  if (!meta_) return true;
+  if (!compact_) {
+    const Status s = r.keyspace->ForEachIndexEntryBackward(version_, visit, before);
+    if (!s.ok()) ReplyStorageError(r, s);
+    return s.ok();
+  }
+  std::vector<std::string> entries;
+  if (!CompactIndex(r, &entries)) return false;
+  auto end = before.empty() ? entries.end() : std::lower_bound(entries.begin(), entries.end(), before);
+  while (end != entries.begin() && visit(*--end)) {
+  }
+  return true;
+}
+
+void Collection::PutIndex(const std::string& entry) {
+  if (!compact_) batch_.PutIndex(version_, entry);
+}
+
+void Collection::DeleteIndex(const std::string& entry) {
+  if (!compact_) batch_.DeleteIndex(version_, entry);
+}
+
+bool Collection::PastLimits(Request& r) {
+  if (!grown_) return false;
+  const CompactLimits& limits = r.server.compact_limits;
+  if (type_ == Keyspace::kHash) return count_ > Limit(limits.hash_entries) || oversized_;
+  if (type_ == Keyspace::kZSet) return count_ > Limit(limits.zset_entries) || oversized_;
+  if (encoding_ == compact_members::kIntset && !non_integer_) {
+    return count_ > Limit(limits.set_intset_entries);
+  }
+  // A set that held only integers and was given a string becomes a listpack
+  // (Redis 7.2's), unless past its limits; a listpack never goes back.
+  if (encoding_ == compact_members::kIntset && !oversized_) {
+    for (const auto& member : *members_) oversized_ |= static_cast<int64_t>(member.first.size()) > Limit(limits.set_value);
+  }
+  encoding_ = compact_members::kListpack;
+  return count_ > Limit(limits.set_entries) || oversized_;
+}
+
+bool Collection::ConvertToMembers(Request& r) {
+  const Status s = r.keyspace->NewVersion(&version_);
+  if (!s.ok()) return ReplyStorageError(r, s), false;
+  compact_ = false;
+  created_ = true;
+  for (const auto& [member, value] : *members_) {
+    batch_.PutMember(version_, member, value);
+    if (type_ == Keyspace::kZSet) batch_.PutIndex(version_, IndexEntry(ScoreOf(value), member));
+  }
+  return true;
 }
 
 bool Collection::Commit(Request& r) {
   if (!dirty_) return true;
-  const Keyspace::Value meta{type_, meta_ ? meta_->expire_ms : 0, EncodeCount(count_), version_};
   // An empty Replace of a key that held nothing: nothing to write.
   if (count_ <= 0 && !meta_ && !created_ && !replaces_existing_) return true;
+  const int64_t expire_ms = meta_ ? meta_->expire_ms : 0;
   if (count_ <= 0) {
     batch_.Delete(key_);
-  } else if (created_) {
-    batch_.PutNew(key_, meta);
-  } else {
-    batch_.Put(key_, meta);
+  } else if (compact_ && !PastLimits(r)) {
+    // A listpack stores a score as text that reads back as an integer where
+    // it can: -0 becomes 0, as Redis's listpack makes it.
+    if (type_ == Keyspace::kZSet) {
+      for (auto& [member, raw] : *members_) {
+        if (ScoreOf(raw) == 0) raw = RawScore(0);
+      }
+    }
+    batch_.Put(key_, Keyspace::Value{type_, expire_ms, compact_members::Encode(encoding_, *members_), 0});
+  } else if (compact_ && !ConvertToMembers(r)) {
+    return false;
+  }
+  if (count_ > 0 && !compact_) {
+    const Keyspace::Value meta{type_, expire_ms, EncodeCount(count_), version_};
+    created_ ? batch_.PutNew(key_, meta) : batch_.Put(key_, meta);
   }
   const Status s = r.keyspace->Commit(&batch_);
   if (!s.ok()) ReplyStorageError(r, s);

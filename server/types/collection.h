@@ -1,19 +1,35 @@
 // Collection: one command's view of a collection key (a hash, a set, a
-// sorted set's members): its meta record (type, expiry, version, member
-// count) and its members (keyspace.h), with the command's changes staged in
-// one batch. Open reads the meta record; PutMember and DeleteMember stage
-// changes and keep the count, as the command sees it; Commit writes them
-// and the meta record in one WriteBatch, deleting the key when no member is
-// left, as Redis does. A collection created where none is (or an expired
-// key of any type lies) gets a new version: the old key's members, if
-// any, are never read again.
+// sorted set's members): its meta record (type, expiry, encoding, member
+// count) and its members, with the command's changes staged in one batch.
+// Open reads the meta record; PutMember and DeleteMember stage changes and
+// keep the count, as the command sees it; Commit writes them and the meta
+// record in one WriteBatch, deleting the key when no member is left, as
+// Redis does.
+//
+// Two encodings, as Redis has listpacks and hash tables:
+// - compact (compact_members.h): every member inside the meta record
+//   (version 0), so a read of the whole collection is the meta record's
+//   one point read and a write one put of it. New collections start so.
+// - members: one record per member under the collection's version
+//   (storage_format.h), for collections past the CONFIG limits
+//   (compact_limits.h). Commit converts a compact collection that a
+//   command took past a limit, once: it gets a new version and every
+//   member its record (a sorted set its score index too), and it never
+//   converts back, as in Redis. A collection created where none is (or an
+//   expired key of any type lies) starts afresh: the old key's members, if
+//   any, are never read again.
+//
+// Reads (ReadMember, ForEach, ForEachIndexEntry) see the collection as
+// stored, before this command's staged changes.
 //
 // Thread safety: one command's, on one thread. Commands that write hold
 // the key's lock (Keyspace::LockKeys) from before Open to after Commit.
 // Commands that only read hold none: when they meet fewer members than the
 // count they read, or miss a member, they ask Settled whether the key
 // still holds the version they read (a compaction may remove a replaced
-// version's members at any time), and start over when it does not.
+// version's members at any time), and start over when it does not. A
+// compact collection is read whole with its meta record, so it is always
+// settled.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +37,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "request.h"
 
@@ -39,9 +56,9 @@ class Collection {
   bool Replace(Request& r, char type, const std::string& key);
   bool exists() const { return meta_.has_value(); }
   int64_t count() const { return count_; }
-  // The version members are read and written under (0 before the first
-  // PutMember of a collection that did not exist).
-  uint64_t version() const { return version_; }
+  // Whether the members are in the meta record (see above): true for a
+  // collection that did not exist until Commit decides.
+  bool compact() const { return compact_; }
 
   // False, having replied, on a storage error.
   bool ReadMember(Request& r, const std::string& member, std::optional<std::string>* value);
@@ -63,12 +80,22 @@ class Collection {
   // HDEL and SREM: deletes the members r.args[2...]; *removed says how many
   // were there.
   bool DeleteListed(Request& r, int64_t* removed);
-  // Members in order, as stored (before this command's staged changes).
-  bool ForEach(Request& r, const std::function<bool(const std::string&, const std::string&)>& visit);
+  // Members in order, as stored, from `from` on, until `visit` returns
+  // false.
+  bool ForEach(Request& r, const std::function<bool(const std::string&, const std::string&)>& visit,
+               const std::string& from = std::string());
+  // A sorted set's score index (sorted_set.h's IndexEntry: score, then
+  // member), as stored: forward from `from` on, or backward from below
+  // `before` (all entries if empty) down.
+  bool ForEachIndexEntry(Request& r, const std::function<bool(const std::string&)>& visit,
+                         const std::string& from = std::string());
+  bool ForEachIndexEntryBackward(Request& r, const std::function<bool(const std::string&)>& visit,
+                                 const std::string& before = std::string());
+  // Stages a sorted set's index change beside its member's (nothing to
+  // stage while compact: the index is the members' order).
+  void PutIndex(const std::string& entry);
+  void DeleteIndex(const std::string& entry);
   bool Commit(Request& r);
-  // The batch Commit writes, for records beside the members (a sorted set's
-  // score index, under version()).
-  Keyspace::Batch& batch() { return batch_; }
   // For commands without the key's lock, after a read that missed or came
   // up short: true if the key still holds the version Open read; false
   // (having set r.retry, so that the command runs again) if not.
@@ -77,10 +104,29 @@ class Collection {
  private:
   // Whether `member` is there now, staged changes included.
   bool Present(Request& r, const std::string& member, bool* present);
+  // A compact collection's members, decoded for a write (members_).
+  bool Decoded(Request& r);
+  // The value of `member` in the stored compact payload.
+  bool FindCompact(Request& r, const std::string& member, std::optional<std::string>* value);
+  // Every index entry of a compact sorted set as stored, in order.
+  bool CompactIndex(Request& r, std::vector<std::string>* entries);
+  // Whether a compact collection is past a limit after this command's
+  // changes, checked where Redis checks (sets: settles encoding_ first).
+  bool PastLimits(Request& r);
+  // Stages every member (and index entry) under a new version: the
+  // collection is one record per member from then on.
+  bool ConvertToMembers(Request& r);
 
   std::string key_;
   char type_ = 0;
   std::optional<Keyspace::Value> meta_;
+  bool compact_ = true;
+  char encoding_ = 0;  // compact: compact_members::kListpack or kIntset
+  // compact, once a write decoded it: the members after this command's changes
+  std::optional<std::map<std::string, std::string>> members_;
+  bool grown_ = false;        // a write that Redis checks the limits at (PutMember)
+  bool oversized_ = false;    // a member or value written is past the value limit
+  bool non_integer_ = false;  // a set member written is not an integer
   uint64_t version_ = 0;
   bool created_ = false;  // version_ is new: Commit writes the owner record too
   int64_t count_ = 0;
@@ -91,5 +137,14 @@ class Collection {
   bool dirty_ = false;
   bool replaces_existing_ = false;  // Replace found the key holding something
 };
+
+// A stored collection's member count (its meta record's), whatever its encoding.
+int64_t MemberCount(const Keyspace::Value& value);
+// Every member of a stored collection, in order, whatever its encoding
+// (DEBUG DIGEST, MEMORY USAGE), until `visit` returns false. Corruption for
+// a damaged compact record.
+ROCKSDB_NAMESPACE::Status ForEachStoredMember(
+    const Keyspace& keyspace, const Keyspace::Value& value,
+    const std::function<bool(const std::string& member, const std::string& value)>& visit);
 
 }  // namespace teksdb::server

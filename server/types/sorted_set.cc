@@ -41,12 +41,7 @@ std::string FormatScore(double v) {
   return buf;
 }
 
-// A stored score. Redis 7.0 keeps small sorted sets as listpacks, which
-// store a score as its d2string text, turning -0 into 0: so do we.
-std::string RawScore(double v) {
-  if (v == 0) v = 0;
-  return std::string(reinterpret_cast<const char*>(&v), 8);
-}
+std::string RawScore(double v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
 double ScoreOf(const std::string& raw) {
   double v = 0;
   if (raw.size() == 8) std::memcpy(&v, raw.data(), 8);
@@ -79,8 +74,8 @@ bool SetScore(Request& r, Collection* zset, const std::string& member, double sc
   bool existed;
   // PutMember first: it gives a new sorted set its version.
   if (!zset->PutMember(r, member, RawScore(score), &existed)) return false;
-  if (old) zset->batch().DeleteIndex(zset->version(), IndexEntry(*old, member));
-  zset->batch().PutIndex(zset->version(), IndexEntry(score, member));
+  if (old) zset->DeleteIndex(IndexEntry(*old, member));
+  zset->PutIndex(IndexEntry(score, member));
   return true;
 }
 
@@ -101,11 +96,12 @@ bool ReadScore(Request& r, Collection* zset, const std::string& member, bool loc
 // lock (a short scan is checked: Collection::Settled).
 bool AllEntries(Request& r, Collection& zset, std::vector<std::string>* entries) {
   if (!zset.exists()) return true;
-  const Status s = r.keyspace->ForEachIndexEntry(zset.version(), [&](const std::string& e) {
-    entries->push_back(e);
-    return true;
-  });
-  if (!s.ok()) return ReplyStorageError(r, s), false;
+  if (!zset.ForEachIndexEntry(r, [&](const std::string& e) {
+        entries->push_back(e);
+        return true;
+      })) {
+    return false;
+  }
   return static_cast<int64_t>(entries->size()) >= zset.count() || zset.Settled(r);
 }
 
@@ -127,7 +123,7 @@ bool RemoveEntries(Request& r, Collection* zset, const std::vector<std::string>&
   for (const std::string& e : entries) {
     bool existed;
     if (!zset->DeleteMember(r, std::string(EntryMember(e)), &existed)) return false;
-    zset->batch().DeleteIndex(zset->version(), e);
+    zset->DeleteIndex(e);
   }
   return true;
 }

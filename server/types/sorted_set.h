@@ -1,10 +1,12 @@
 // SortedSet: how a sorted set is stored and read back, shared by the sorted
 // set commands (zset_commands.cc, zset_range_commands.cc) and ZSCAN.
 //
-// A sorted set is a Collection (collection.h) of type 'z' whose member
-// records hold their scores (8 raw bytes of the double, RawScore), plus a
-// score index under the same version: "score + member" entries whose bytes
-// sort as (score, member) do, as Redis orders them (IndexEntry). Scores are
+// A sorted set is a Collection (collection.h) of type 'z' whose members
+// hold their scores (8 raw bytes of the double, RawScore), plus a score
+// index: "score + member" entries whose bytes sort as (score, member) do,
+// as Redis orders them (IndexEntry). A large one keeps the index as records
+// under its version; a compact one (inside its meta record) has it made
+// from its members when read (Collection::ForEachIndexEntry). Scores are
 // read and printed as Redis 7.0 does (ParseScore, FormatScore: d2string).
 //
 // Thread safety: pure functions, and helpers of one command's Collection.
@@ -26,8 +28,8 @@ constexpr const char* kNotFloat = "ERR value is not a valid float";
 bool ParseScore(const std::string& s, double* out);
 // Redis 7.0's d2string.
 std::string FormatScore(double v);
-// A stored score. Redis 7.0 keeps small sorted sets as listpacks, which
-// store a score as its d2string text, turning -0 into 0: so do we.
+// A stored score: the double's 8 bytes, -0 kept as a skip list keeps it (a
+// compact sorted set stores it as 0, as a listpack does: collection.h).
 std::string RawScore(double v);
 double ScoreOf(const std::string& raw);
 // 8 bytes that sort as the doubles do (-0 as 0), then the member.

@@ -1,0 +1,33 @@
+// CompactLimits: how small a hash, set or sorted set must be to live inside
+// its meta record (storage/compact_members.h), as CONFIG sets them: Redis's
+// hash-max-listpack-entries / -value, set-max-intset-entries,
+// set-max-listpack-entries / -value (Redis 7.2's) and
+// zset-max-listpack-entries / -value. A collection past a limit is
+// converted to one record per member once, and stays so until deleted, as
+// Redis converts a listpack to a hash table.
+//
+// The defaults are chosen for records in RocksDB, not copied from Redis's
+// in-memory trade-offs: a write to a compact collection rewrites its whole
+// meta record, so the size of that record, not a pointer chase, is what a
+// limit bounds (docs/BENCHMARKS.md measures them).
+//
+// Thread safety: every limit is an atomic, read relaxed by any command
+// (a command sees one value or the other of a concurrent CONFIG SET).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace teksdb::server {
+
+struct CompactLimits {
+  std::atomic<int64_t> hash_entries{128};
+  std::atomic<int64_t> hash_value{256};
+  std::atomic<int64_t> set_intset_entries{512};
+  std::atomic<int64_t> set_entries{128};
+  std::atomic<int64_t> set_value{64};
+  std::atomic<int64_t> zset_entries{128};
+  std::atomic<int64_t> zset_value{64};
+};
+
+}  // namespace teksdb::server

@@ -1,0 +1,58 @@
+// CompactMembers: how a small hash, set or sorted set lies inside its meta
+// record (storage_format.h), as Redis keeps one in a listpack or an intset:
+// the meta record's version is 0 and its payload holds every member, so
+// that reading the whole collection is one point read and writing it one
+// put of that record.
+//
+// Payload layout:
+//   [encoding: 1 byte] [count: varint] then, per member, in member order
+//   (bytewise, the order of a version's member records):
+//   [member length: varint] [member] [value length: varint] [value]
+// The encoding byte is the name OBJECT ENCODING gives: kListpack for
+// hashes, sorted sets and sets of strings, kIntset for sets whose members
+// are all integers. A hash member's value is the field's value, a sorted
+// set's its score (8 raw bytes, sorted_set.h), a set's empty.
+//
+// Invariants: members are distinct and in strictly increasing order; the
+// count is theirs. Decoding checks every length against the bytes left, so
+// a damaged record reads as Corruption, never past its end.
+//
+// Thread safety: pure functions and a reader over bytes its caller keeps.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "rocksdb/slice.h"
+
+namespace teksdb::server::compact_members {
+
+constexpr char kListpack = 'l';
+constexpr char kIntset = 'i';
+
+// The encoding byte and count of a compact payload; false if it is not one.
+bool ReadHeader(const ROCKSDB_NAMESPACE::Slice& payload, char* encoding, int64_t* count);
+
+// Walks a compact payload's members in order.
+class Reader {
+ public:
+  // REQUIRES: `payload` outlives the reader.
+  explicit Reader(const ROCKSDB_NAMESPACE::Slice& payload);
+  // The next member and its value (pointing into the payload); false at
+  // the end, or when the bytes are damaged (then corrupt()).
+  bool Next(ROCKSDB_NAMESPACE::Slice* member, ROCKSDB_NAMESPACE::Slice* value);
+  bool corrupt() const { return corrupt_; }
+
+ private:
+  ROCKSDB_NAMESPACE::Slice rest_;
+  int64_t left_ = 0;
+  bool corrupt_ = false;
+};
+
+// The payload that holds `members` (member -> value) in `encoding`.
+std::string Encode(char encoding, const std::map<std::string, std::string>& members);
+// `members` of a compact payload, added to *out; false if it is damaged.
+bool Decode(const ROCKSDB_NAMESPACE::Slice& payload, std::map<std::string, std::string>* out);
+
+}  // namespace teksdb::server::compact_members
