@@ -9,9 +9,13 @@
 # drawn from --keyspace:
 #   set      SET key:__rand_int__ (built-in test, --value-size bytes)
 #   get      GET key:__rand_int__ (the keys set just before)
-#   hset     HSET user:__rand_int__ with 5 fields (a field record each + meta)
-#   hgetall  HGETALL user:__rand_int__ (a seek and a short scan)
-#   zadd     ZADD (built-in test: one sorted set, a member per request)
+#   hset     HSET user:__rand_int__ with 5 fields of 20 bytes (a small hash:
+#            one record, compact)
+#   hgetall  HGETALL user:__rand_int__ (one point read of that record)
+#   sadd     SADD set:__rand_int__ with 5 members (small sets, compact)
+#   zadd5    ZADD zset:__rand_int__ with 5 members (small sorted sets, compact)
+#   zadd     ZADD (built-in test: one sorted set, a member per request, so
+#            one large set: a record per member and its score index)
 #   del100k  DEL of a hash of 100,000 fields (built first, not timed): the
 #            server's own time for the DEL, from INFO commandstats
 # Each test also reads the server's CPU time (/proc/PID/stat: every thread
@@ -161,7 +165,9 @@ stop_server() {
 }
 
 fields=$(for i in 1 2 3 4 5; do printf ' f%d %s' "$i" "$(head -c 20 /dev/zero | tr '\0' v)"; done)
-tests=(set get hset hgetall zadd del100k)
+members=$(for i in 1 2 3 4 5; do printf ' member:%d' "$i"; done)
+scored=$(for i in 1 2 3 4 5; do printf ' %d member:%d' "$i" "$i"; done)
+tests=(set get hset hgetall sadd zadd5 zadd del100k)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 # The server's own microseconds for one command so far (INFO commandstats).
 command_usec() {  # COMMAND
@@ -185,6 +191,8 @@ bench() {  # TEST: prints ops/s and the server's CPU µs per request
     zadd) test_args=(-t zadd) ;;
     hset) read -r -a test_args <<<"HSET user:__rand_int__ $fields" ;;
     hgetall) test_args=(HGETALL 'user:__rand_int__') ;;
+    sadd) read -r -a test_args <<<"SADD set:__rand_int__ $members" ;;
+    zadd5) read -r -a test_args <<<"ZADD zset:__rand_int__ $scored" ;;
   esac
   before=$(cpu_ticks)
   csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" "${test_args[@]}")

@@ -274,14 +274,23 @@ bool Connection::ParseAhead() {
 }
 
 namespace {
-// GET key, HGET key field, HMGET key field...: reads of one key's meta
-// record, then of named members at most.
+// GET key, HGET key field, HMGET key field..., and the whole-collection
+// reads (HGETALL, SMEMBERS, ...): reads of one key's meta record (all of a
+// compact collection), then of named members at most.
 bool IsPointRead(const std::vector<std::string>& args) {
   switch (args.size()) {
     case 0:
     case 1: return false;
-    case 2: return AsciiEqualsLower(args[0], "get");
-    case 3: return AsciiEqualsLower(args[0], "hget") || AsciiEqualsLower(args[0], "hmget");
+    case 2:
+      for (const char* name : {"get", "hgetall", "hkeys", "hvals", "hlen", "smembers", "scard"}) {
+        if (AsciiEqualsLower(args[0], name)) return true;
+      }
+      return false;
+    case 3:
+      for (const char* name : {"hget", "hmget", "hexists", "sismember", "zscore"}) {
+        if (AsciiEqualsLower(args[0], name)) return true;
+      }
+      return false;
     default: return AsciiEqualsLower(args[0], "hmget");
   }
 }

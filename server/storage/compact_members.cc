@@ -73,25 +73,92 @@ bool Reader::Next(Slice* member, Slice* value) {
   return true;
 }
 
-std::string Encode(char encoding, const std::map<std::string, std::string>& members) {
-  std::string out(1, encoding);
-  PutVarint(&out, members.size());
-  for (const auto& [member, value] : members) {
-    PutVarint(&out, member.size());
-    out += member;
-    PutVarint(&out, value.size());
-    out += value;
-  }
-  return out;
-}
+std::string Empty(char encoding) { return std::string(1, encoding) + '\0'; }
 
-bool Decode(const Slice& payload, std::map<std::string, std::string>* out) {
+bool WellFormed(const Slice& payload) {
   Reader reader(payload);
-  Slice member, value;
+  Slice member, value, previous;
+  bool first = true;
   while (reader.Next(&member, &value)) {
-    out->emplace_hint(out->end(), member.ToString(), value.ToString());
+    if (!first && previous.compare(member) >= 0) return false;
+    previous = member;
+    first = false;
   }
   return !reader.corrupt();
 }
+
+namespace {
+
+// Where the members start, and the count, of a well-formed payload.
+size_t EntriesAt(const std::string& payload, uint64_t* count) {
+  Slice in(payload);
+  in.remove_prefix(1);
+  GetVarint(&in, count);
+  return payload.size() - in.size();
+}
+
+void SetCount(std::string* payload, uint64_t count) {
+  uint64_t old;
+  const size_t at = EntriesAt(*payload, &old);
+  std::string header;
+  PutVarint(&header, count);
+  payload->replace(1, at - 1, header);
+}
+
+// The first member at or after `member`: where its entry begins and ends,
+// and whether it is `member` (else `begin` is where `member` would go).
+struct Position {
+  size_t begin, end;
+  bool found;
+};
+Position Find(const std::string& payload, const Slice& member) {
+  uint64_t count;
+  size_t at = EntriesAt(payload, &count);
+  Slice in(payload.data() + at, payload.size() - at);
+  for (uint64_t i = 0; i < count; ++i) {
+    Slice m, v;
+    GetLengthPrefixed(&in, &m);
+    GetLengthPrefixed(&in, &v);
+    const int order = m.compare(member);
+    const size_t end = payload.size() - in.size();
+    if (order >= 0) return {at, end, order == 0};
+    at = end;
+  }
+  return {payload.size(), payload.size(), false};
+}
+
+}  // namespace
+
+bool Contains(const std::string& payload, const Slice& member) { return Find(payload, member).found; }
+
+bool Put(std::string* payload, const Slice& member, const Slice& value) {
+  const Position p = Find(*payload, member);
+  std::string entry;
+  PutVarint(&entry, member.size());
+  entry.append(member.data(), member.size());
+  PutVarint(&entry, value.size());
+  entry.append(value.data(), value.size());
+  if (p.found) {
+    payload->replace(p.begin, p.end - p.begin, entry);
+    return true;
+  }
+  payload->insert(p.begin, entry);
+  uint64_t count;
+  EntriesAt(*payload, &count);
+  SetCount(payload, count + 1);
+  return false;
+}
+
+bool Erase(std::string* payload, const Slice& member) {
+  const Position p = Find(*payload, member);
+  if (!p.found) return false;
+  payload->erase(p.begin, p.end - p.begin);
+  uint64_t count;
+  EntriesAt(*payload, &count);
+  SetCount(payload, count - 1);
+  return true;
+}
+
+void SetEncoding(std::string* payload, char encoding) { (*payload)[0] = encoding; }
 
 }  // namespace teksdb::server::compact_members

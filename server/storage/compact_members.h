@@ -17,11 +17,11 @@
 // count is theirs. Decoding checks every length against the bytes left, so
 // a damaged record reads as Corruption, never past its end.
 //
-// Thread safety: pure functions and a reader over bytes its caller keeps.
+// Thread safety: pure functions, a reader over bytes its caller keeps, and
+// edits of a payload its caller owns.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 
 #include "rocksdb/slice.h"
@@ -50,9 +50,22 @@ class Reader {
   bool corrupt_ = false;
 };
 
-// The payload that holds `members` (member -> value) in `encoding`.
-std::string Encode(char encoding, const std::map<std::string, std::string>& members);
-// `members` of a compact payload, added to *out; false if it is damaged.
-bool Decode(const ROCKSDB_NAMESPACE::Slice& payload, std::map<std::string, std::string>* out);
+// The payload of no member in `encoding`.
+std::string Empty(char encoding);
+// Whether a payload is whole: its header, then exactly its count of members
+// in strictly increasing order.
+bool WellFormed(const ROCKSDB_NAMESPACE::Slice& payload);
+
+// Edits of a payload in place, each O(its size) with no allocation per
+// member (a write to a compact collection touches a few members of it).
+// REQUIRES: WellFormed(*payload).
+// Whether member is there.
+bool Contains(const std::string& payload, const ROCKSDB_NAMESPACE::Slice& member);
+// Sets member's value, inserting it in order if new; whether it was there.
+bool Put(std::string* payload, const ROCKSDB_NAMESPACE::Slice& member,
+         const ROCKSDB_NAMESPACE::Slice& value);
+// Removes member; whether it was there.
+bool Erase(std::string* payload, const ROCKSDB_NAMESPACE::Slice& member);
+void SetEncoding(std::string* payload, char encoding);
 
 }  // namespace teksdb::server::compact_members

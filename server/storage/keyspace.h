@@ -158,8 +158,9 @@ class Keyspace {
   // Reads the meta records of `keys` in one MultiGet and keeps them, so the
   // Reads of those keys that follow in this view take them from there,
   // until this view writes anything, Prefetch is called again or Unchanged
-  // finds a key changed (a connection's run of pipelined GETs, HGETs and
-  // HMGETs: their meta records are read as of the prefetch, which lies
+  // finds a key changed (a connection's run of pipelined GETs, HGETs,
+  // HGETALLs, SMEMBERS and the like: their meta records, a compact
+  // collection whole, are read as of the prefetch, which lies
   // between their arrival and their replies). A hint: a failure only
   // leaves nothing kept, and it keeps no more than kPrefetchBytes of values
   // (a run of GETs of big values costs no more memory than the replies the

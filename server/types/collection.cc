@@ -72,7 +72,7 @@ bool Collection::Replace(Request& r, char type, const std::string& key) {
   key_ = key;
   type_ = type;
   encoding_ = type == Keyspace::kSet ? compact_members::kIntset : compact_members::kListpack;
-  members_.emplace();
+  edited_ = compact_members::Empty(encoding_);
   dirty_ = true;
   std::optional<Keyspace::Value> old;
   const Status s = r.keyspace->Read(key, &old);
@@ -160,18 +160,18 @@ bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members
   return s.ok();
 }
 
-bool Collection::Decoded(Request& r) {
-  if (members_) return true;
-  members_.emplace();
-  if (meta_ && !compact_members::Decode(meta_->payload, &*members_)) {
+bool Collection::Editable(Request& r) {
+  if (edited_) return true;
+  if (meta_ && !compact_members::WellFormed(meta_->payload)) {
     ReplyStorageError(r, Damaged(key_));
     return false;
   }
+  edited_ = meta_ ? meta_->payload : compact_members::Empty(encoding_);
   return true;
 }
 
 bool Collection::LoadPresence(Request& r, const std::vector<std::string>& members) {
-  if (compact_) return Decoded(r);
+  if (compact_) return Editable(r);
   std::vector<std::string> unknown;
   for (const std::string& m : members) {
     if (staged_.count(m) == 0) unknown.push_back(m);
@@ -184,8 +184,8 @@ bool Collection::LoadPresence(Request& r, const std::vector<std::string>& member
 
 bool Collection::Present(Request& r, const std::string& member, bool* present) {
   if (compact_) {
-    if (!Decoded(r)) return false;
-    *present = members_->count(member) > 0;
+    if (!Editable(r)) return false;
+    *present = compact_members::Contains(*edited_, member);
     return true;
   }
   const auto it = staged_.find(member);
@@ -203,9 +203,9 @@ bool Collection::PutMember(Request& r, const std::string& member, const std::str
                            bool* existed) {
   dirty_ = true;
   if (compact_) {
-    if (!Decoded(r)) return false;
-    *existed = !members_->insert_or_assign(member, value).second;
-    count_ = static_cast<int64_t>(members_->size());
+    if (!Editable(r)) return false;
+    *existed = compact_members::Put(&*edited_, member, value);
+    count_ += *existed ? 0 : 1;
     // Redis checks a hash's limits at every field it sets, a set's and a
     // sorted set's at every member it adds.
     if (type_ != Keyspace::kHash && *existed) return true;
@@ -232,9 +232,9 @@ bool Collection::PutMember(Request& r, const std::string& member, const std::str
 
 bool Collection::DeleteMember(Request& r, const std::string& member, bool* existed) {
   if (compact_) {
-    if (!Decoded(r)) return false;
-    *existed = members_->erase(member) > 0;
-    count_ = static_cast<int64_t>(members_->size());
+    if (!Editable(r)) return false;
+    *existed = compact_members::Erase(&*edited_, member);
+    count_ -= *existed ? 1 : 0;
     dirty_ |= *existed;
     return true;
   }
@@ -339,7 +339,11 @@ bool Collection::PastLimits(Request& r) {
   // A set that held only integers and was given a string becomes a listpack
   // (Redis 7.2's), unless past its limits; a listpack never goes back.
   if (encoding_ == compact_members::kIntset && !oversized_) {
-    for (const auto& member : *members_) oversized_ |= static_cast<int64_t>(member.first.size()) > Limit(limits.set_value);
+    compact_members::Reader reader(*edited_);
+    Slice member, value;
+    while (reader.Next(&member, &value)) {
+      oversized_ |= static_cast<int64_t>(member.size()) > Limit(limits.set_value);
+    }
   }
   encoding_ = compact_members::kListpack;
   return count_ > Limit(limits.set_entries) || oversized_;
@@ -350,9 +354,13 @@ bool Collection::ConvertToMembers(Request& r) {
   if (!s.ok()) return ReplyStorageError(r, s), false;
   compact_ = false;
   created_ = true;
-  for (const auto& [member, value] : *members_) {
-    batch_.PutMember(version_, member, value);
-    if (type_ == Keyspace::kZSet) batch_.PutIndex(version_, IndexEntry(ScoreOf(value), member));
+  compact_members::Reader reader(*edited_);
+  Slice member, value;
+  while (reader.Next(&member, &value)) {
+    batch_.PutMember(version_, member.ToString(), value.ToString());
+    if (type_ == Keyspace::kZSet) {
+      batch_.PutIndex(version_, IndexEntry(ScoreOf(value.ToString()), member.ToString()));
+    }
   }
   return true;
 }
@@ -365,14 +373,8 @@ bool Collection::Commit(Request& r) {
   if (count_ <= 0) {
     batch_.Delete(key_);
   } else if (compact_ && !PastLimits(r)) {
-    // A listpack stores a score as text that reads back as an integer where
-    // it can: -0 becomes 0, as Redis's listpack makes it.
-    if (type_ == Keyspace::kZSet) {
-      for (auto& [member, raw] : *members_) {
-        if (ScoreOf(raw) == 0) raw = RawScore(0);
-      }
-    }
-    batch_.Put(key_, Keyspace::Value{type_, expire_ms, compact_members::Encode(encoding_, *members_), 0});
+    compact_members::SetEncoding(&*edited_, encoding_);
+    batch_.Put(key_, Keyspace::Value{type_, expire_ms, std::move(*edited_), 0});
   } else if (compact_ && !ConvertToMembers(r)) {
     return false;
   }

@@ -104,8 +104,8 @@ class Collection {
  private:
   // Whether `member` is there now, staged changes included.
   bool Present(Request& r, const std::string& member, bool* present);
-  // A compact collection's members, decoded for a write (members_).
-  bool Decoded(Request& r);
+  // A compact collection's payload, copied for a write (edited_).
+  bool Editable(Request& r);
   // The value of `member` in the stored compact payload.
   bool FindCompact(Request& r, const std::string& member, std::optional<std::string>* value);
   // Every index entry of a compact sorted set as stored, in order.
@@ -122,8 +122,8 @@ class Collection {
   std::optional<Keyspace::Value> meta_;
   bool compact_ = true;
   char encoding_ = 0;  // compact: compact_members::kListpack or kIntset
-  // compact, once a write decoded it: the members after this command's changes
-  std::optional<std::map<std::string, std::string>> members_;
+  // compact, once a write began: the payload after this command's changes
+  std::optional<std::string> edited_;
   bool grown_ = false;        // a write that Redis checks the limits at (PutMember)
   bool oversized_ = false;    // a member or value written is past the value limit
   bool non_integer_ = false;  // a set member written is not an integer

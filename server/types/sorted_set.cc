@@ -41,7 +41,10 @@ std::string FormatScore(double v) {
   return buf;
 }
 
-std::string RawScore(double v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
+std::string RawScore(double v) {
+  if (v == 0) v = 0;
+  return std::string(reinterpret_cast<const char*>(&v), 8);
+}
 double ScoreOf(const std::string& raw) {
   double v = 0;
   if (raw.size() == 8) std::memcpy(&v, raw.data(), 8);

@@ -28,8 +28,9 @@ constexpr const char* kNotFloat = "ERR value is not a valid float";
 bool ParseScore(const std::string& s, double* out);
 // Redis 7.0's d2string.
 std::string FormatScore(double v);
-// A stored score: the double's 8 bytes, -0 kept as a skip list keeps it (a
-// compact sorted set stores it as 0, as a listpack does: collection.h).
+// A stored score: the double's 8 bytes, -0 stored as 0, as Redis's listpack
+// stores it (Redis's skip list keeps -0; the score index, which orders -0
+// as 0, could not give it back, so neither encoding keeps it here).
 std::string RawScore(double v);
 double ScoreOf(const std::string& raw);
 // 8 bytes that sort as the doubles do (-0 as 0), then the member.

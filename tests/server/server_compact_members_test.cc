@@ -1,8 +1,9 @@
-// Tests of the compact collection payload (compact_members.h): members come
-// back as encoded, in member order, with their count and encoding byte;
-// every truncation and random damage of a payload is read as damaged or as
-// well-formed members within its bytes, never past its end (the bytes are
-// copied into a buffer of their exact size, so ASan sees any overread).
+// Tests of the compact collection payload (compact_members.h): random puts
+// and erases in place keep the members what a std::map of them holds, in
+// member order, with their count and encoding byte, and the payload well
+// formed; every truncation and random damage of a payload is read as
+// damaged or as members within its bytes, never past its end (the bytes
+// are copied into a buffer of their exact size, so ASan sees any overread).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,52 +19,64 @@ namespace {
 
 using ROCKSDB_NAMESPACE::Slice;
 
-std::map<std::string, std::string> RandomMembers(std::mt19937_64& rng, size_t n) {
+std::string RandomBytes(std::mt19937_64& rng, size_t max) {
+  // Short ones from a small alphabet (so they collide), long ones random.
+  std::string s(rng() % 4 == 0 ? rng() % max : rng() % 3, '\0');
+  for (char& c : s) c = static_cast<char>(s.size() < 3 ? 'a' + rng() % 3 : rng());
+  return s;
+}
+
+std::map<std::string, std::string> ReadAll(const std::string& payload) {
   std::map<std::string, std::string> members;
-  while (members.size() < n) {
-    std::string member(rng() % 300, '\0'), value(rng() % 200, '\0');
-    for (char& c : member) c = static_cast<char>(rng());
-    for (char& c : value) c = static_cast<char>(rng());
-    members[member] = value;
+  compact_members::Reader reader(payload);
+  Slice member, value;
+  while (reader.Next(&member, &value)) {
+    EXPECT_TRUE(members.empty() || members.rbegin()->first < member.ToString());
+    members[member.ToString()] = value.ToString();
   }
+  EXPECT_FALSE(reader.corrupt());
   return members;
 }
 
-TEST(CompactMembersTest, RoundTripsMembersInOrderWithCountAndEncoding) {
-  std::mt19937_64 rng(7);
-  for (size_t n : {0, 1, 2, 127, 128, 300}) {
-    const std::map<std::string, std::string> members = RandomMembers(rng, n);
-    const std::string payload = compact_members::Encode(compact_members::kListpack, members);
+TEST(CompactMembersTest, PutsAndErasesInPlaceKeepTheMembersInOrder) {
+  const uint64_t seed = std::random_device()();
+  std::mt19937_64 rng(seed);
+  std::string payload = compact_members::Empty(compact_members::kListpack);
+  std::map<std::string, std::string> expected;
+  for (int step = 0; step < 3000; ++step) {
+    const std::string member = RandomBytes(rng, 300);
+    if (rng() % 3 == 0) {
+      EXPECT_EQ(compact_members::Erase(&payload, member), expected.erase(member) > 0)
+          << "seed " << seed << " step " << step;
+    } else {
+      const std::string value = RandomBytes(rng, 200);
+      EXPECT_EQ(compact_members::Put(&payload, member, value), expected.count(member) > 0)
+          << "seed " << seed << " step " << step;
+      expected[member] = value;
+    }
+    ASSERT_TRUE(compact_members::WellFormed(payload)) << "seed " << seed << " step " << step;
+    EXPECT_EQ(compact_members::Contains(payload, member), expected.count(member) > 0);
     char encoding = 0;
     int64_t count = -1;
     ASSERT_TRUE(compact_members::ReadHeader(payload, &encoding, &count));
     EXPECT_EQ(encoding, compact_members::kListpack);
-    EXPECT_EQ(count, static_cast<int64_t>(n));
-    compact_members::Reader reader(payload);
-    Slice member, value;
-    auto expected = members.begin();
-    while (reader.Next(&member, &value)) {
-      ASSERT_NE(expected, members.end());
-      EXPECT_EQ(member.ToString(), expected->first);
-      EXPECT_EQ(value.ToString(), expected->second);
-      ++expected;
-    }
-    EXPECT_FALSE(reader.corrupt());
-    EXPECT_EQ(expected, members.end());
-    std::map<std::string, std::string> decoded;
-    ASSERT_TRUE(compact_members::Decode(payload, &decoded));
-    EXPECT_EQ(decoded, members);
+    ASSERT_EQ(count, static_cast<int64_t>(expected.size())) << "seed " << seed << " step " << step;
   }
+  EXPECT_EQ(ReadAll(payload), expected) << "seed " << seed;
 }
 
-TEST(CompactMembersTest, AnIntsetKeepsItsEncodingByte) {
-  const std::string payload =
-      compact_members::Encode(compact_members::kIntset, {{"-3", ""}, {"10", ""}, {"7", ""}});
+TEST(CompactMembersTest, AnIntsetKeepsItsEncodingByteUntilSet) {
+  std::string payload = compact_members::Empty(compact_members::kIntset);
+  for (const char* m : {"10", "-3", "7"}) compact_members::Put(&payload, m, "");
   char encoding = 0;
   int64_t count = 0;
   ASSERT_TRUE(compact_members::ReadHeader(payload, &encoding, &count));
   EXPECT_EQ(encoding, compact_members::kIntset);
   EXPECT_EQ(count, 3);
+  compact_members::SetEncoding(&payload, compact_members::kListpack);
+  ASSERT_TRUE(compact_members::ReadHeader(payload, &encoding, &count));
+  EXPECT_EQ(encoding, compact_members::kListpack);
+  EXPECT_EQ(ReadAll(payload).size(), 3u);
 }
 
 TEST(CompactMembersTest, OtherBytesAreNotACompactPayload) {
@@ -73,13 +86,15 @@ TEST(CompactMembersTest, OtherBytesAreNotACompactPayload) {
   EXPECT_FALSE(compact_members::ReadHeader(std::string(8, '\0'), &encoding, &count));
   // A count larger than the bytes could hold.
   EXPECT_FALSE(compact_members::ReadHeader(std::string("l\x7f", 2), &encoding, &count));
-  std::map<std::string, std::string> decoded;
-  EXPECT_FALSE(compact_members::Decode(std::string("l\x01\x05" "ab", 5), &decoded));
+  EXPECT_FALSE(compact_members::WellFormed(std::string("l\x01\x05" "ab", 5)));
+  // Members out of order, or twice.
+  EXPECT_FALSE(compact_members::WellFormed(std::string("l\x02\x01" "b\x00\x01" "a\x00", 9)));
+  EXPECT_FALSE(compact_members::WellFormed(std::string("l\x02\x01" "a\x00\x01" "a\x00", 9)));
 }
 
-// Decodes `bytes` from a buffer of exactly their size: whatever they hold,
+// Reads `bytes` from a buffer of exactly their size: whatever they hold,
 // the reader stays inside them and says whether they were damaged.
-bool DecodesWithinBounds(const std::string& bytes, size_t* members) {
+bool ReadsWithinBounds(const std::string& bytes, size_t* members) {
   std::unique_ptr<char[]> exact(new char[bytes.size() + 1]);
   std::copy(bytes.begin(), bytes.end(), exact.get());
   compact_members::Reader reader(Slice(exact.get(), bytes.size()));
@@ -95,19 +110,19 @@ bool DecodesWithinBounds(const std::string& bytes, size_t* members) {
 
 TEST(CompactMembersTest, TruncatedAndDamagedPayloadsReadAsDamagedNeverPastTheirEnd) {
   std::mt19937_64 rng(11);
-  const std::string payload =
-      compact_members::Encode(compact_members::kListpack, RandomMembers(rng, 40));
+  std::string payload = compact_members::Empty(compact_members::kListpack);
+  while (ReadAll(payload).size() < 40) compact_members::Put(&payload, RandomBytes(rng, 300), "value");
   size_t members;
   for (size_t cut = 0; cut < payload.size(); ++cut) {
-    EXPECT_FALSE(DecodesWithinBounds(payload.substr(0, cut), &members)) << "cut at " << cut;
+    EXPECT_FALSE(ReadsWithinBounds(payload.substr(0, cut), &members)) << "cut at " << cut;
   }
   for (int round = 0; round < 2000; ++round) {
     std::string damaged = payload;
     for (int flips = 1 + static_cast<int>(rng() % 4); flips > 0; --flips) {
       damaged[rng() % damaged.size()] = static_cast<char>(rng());
     }
-    DecodesWithinBounds(damaged, &members);
-    EXPECT_LE(members, 40u + damaged.size()) << "round " << round;
+    ReadsWithinBounds(damaged, &members);
+    EXPECT_LE(members, damaged.size() / 2) << "round " << round;
   }
 }
 

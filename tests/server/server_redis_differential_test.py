@@ -420,6 +420,16 @@ def same(cmd, a, b, queued=None):
     if [w.upper() for w in inner[:2]] == ["OBJECT", "ENCODING"] and a[0] == b[0] == b"$" and \
             a[1] in string_encodings and b[1] in string_encodings:
         return True
+    # DBSIZE counts expired keys not yet deleted, in both servers; a key
+    # just expired (PEXPIREAT 1) is deleted by each one's active expiry at
+    # its own moment: counts may differ by such keys in flight.
+    if [w.upper() for w in inner[:1]] == ["DBSIZE"] and a[0] == b[0] == b":":
+        return abs(int(a[1]) - int(b[1])) <= 2
+    # A value a SET queued in the same MULTI made is also held by that
+    # queued command in Redis: its OBJECT REFCOUNT is 2, not 1, until EXEC ends.
+    if [w.upper() for w in cmd[:2]] == ["OBJECT", "REFCOUNT"] and a == (b":", b"2") and \
+            b == (b":", b"1"):
+        return True
     if cmd[:2] == ["FUNCTION", "LIST"]:
         # a library's functions come in Redis's hash order: compared as sets
         return functions_sorted(a) == functions_sorted(b)
@@ -886,7 +896,9 @@ def run_compact_limits(redis, teks, rng, count, history):
         elif rng.random() < 0.5:
             cmd = rng.choice(writes)()
         else:
-            cmd = random_command(rng)
+            # (Scores of -0: Redis's skip list keeps the sign, teksdb-server
+            # stores 0 in every encoding, as Redis's listpack: left out.)
+            cmd = [w if w != "-0" else "0" for w in random_command(rng)]
             # (Lex ranges over members of different scores walk each
             # encoding its own way in Redis: unspecified, left out.)
             if not collection(cmd[0].upper()) or cmd[0].upper().endswith("SCAN") or len(cmd) < 2 or \
