@@ -5,7 +5,7 @@
 # whole-key memtable bloom filter (skip_list_bloom:
 # memtable_whole_key_filtering, memtable_prefix_bloom_size_ratio=0.1, as
 # Kvrocks sets them), and real redis-server, in the same run, each started
-# fresh per repeat. One redis-benchmark process per test, -P 16 -c 50, keys
+# fresh per repeat. One redis-benchmark process per test, -P 16 (--pipeline) -c 50, keys
 # drawn from --keyspace:
 #   set      SET key:__rand_int__ (built-in test, --value-size bytes)
 #   get      GET key:__rand_int__ (the keys set just before)
@@ -32,6 +32,8 @@
 #   --keyspace N     distinct keys (-r) (1000000)
 #   --value-size N   SET's value bytes (100)
 #   --repeat N       runs of everything, interleaved; medians (3)
+#   --pipeline N     requests per pipeline (-P, 16); 1 measures what each
+#                    request costs alone (a round trip each, as YCSB sends)
 #   --threads N      teksdb-server I/O threads (2; 1 with --pin)
 #   --write-buffer-mb N  teksdb-server's write_buffer_size in MiB (RocksDB's
 #                    default, 64): 4096 keeps a run's data in memory
@@ -49,6 +51,7 @@ die() { echo "bench_server.sh: $*" >&2; exit 1; }
 log() { echo "[bench] $*" >&2; }
 
 requests=1000000
+pipeline=16
 keyspace=1000000
 value_size=100
 repeat=3
@@ -60,7 +63,7 @@ out=$root/build/bench
 plots=1
 while (($#)); do
   case $1 in
-    --requests|--keyspace|--value-size|--repeat|--threads|--write-buffer-mb)
+    --requests|--keyspace|--value-size|--repeat|--threads|--write-buffer-mb|--pipeline)
       [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer"
       name=${1#--}
       declare "${name//-/_}=$2"
@@ -175,7 +178,7 @@ command_usec() {  # COMMAND
     awk -F'[=,]' -v c="cmdstat_$1:calls" '$1 == c {print $4; found = 1} END {if (!found) print 0}'
 }
 bench() {  # TEST: prints ops/s and the server's CPU µs per request
-  local common=(-p "$port" -P 16 -c 50 -r "$keyspace" -n "$requests" --csv)
+  local common=(-p "$port" -P "$pipeline" -c 50 -r "$keyspace" -n "$requests" --csv)
   local test_args csv before i
   if [[ $1 == del100k ]]; then
     for ((i = 0; i < 100000; i++)); do printf 'HSET big f%d v\r\n' "$i"; done |
@@ -221,7 +224,7 @@ for ((r = 1; r <= repeat; r++)); do
   done
 done
 
-title="redis-benchmark -P 16 -c 50 -r $keyspace -n $requests (SET values $value_size bytes, HSET 5 fields), teksdb-server --threads $threads, write buffer ${write_buffer_mb:-64} MiB${pin:+, server pinned to CPU 0, client to 1-$((cpus - 1))}, medians of $repeat"
+title="redis-benchmark -P $pipeline -c 50 -r $keyspace -n $requests (SET values $value_size bytes, HSET 5 fields), teksdb-server --threads $threads, write buffer ${write_buffer_mb:-64} MiB${pin:+, server pinned to CPU 0, client to 1-$((cpus - 1))}, medians of $repeat"
 "$python" "$root/scripts/server_report.py" "$runs" --title "$title" \
   ${plots:+--plot "$results/server.png"} | tee "$results/table.txt"
 log "results in $results (table.txt, runs.tsv${plots:+, server.png})"

@@ -9,7 +9,13 @@
 // The defaults are chosen for records in RocksDB, not copied from Redis's
 // in-memory trade-offs: a write to a compact collection rewrites its whole
 // meta record, so the size of that record, not a pointer chase, is what a
-// limit bounds (docs/BENCHMARKS.md measures them).
+// limit bounds. docs/BENCHMARKS.md §9.1 measures it: an HSET of one field
+// costs 1.3x the per-member layout's at 1.7 KB, 2.7x at 6.6 KB, 5.8x at
+// 17 KB and 18x at 34 KB, an HGETALL 1.6-1.9x less throughout: 64 entries
+// of up to 128 bytes keep a hash under about 9 KB plus its field names (a
+// YCSB record, 11 fields of 100 bytes, is 1.2 KB);
+// sorted sets and sets of strings 64 of up to 64; sets of integers
+// Redis's 512 (about 5 KB at most).
 //
 // Thread safety: every limit is an atomic, read relaxed by any command
 // (a command sees one value or the other of a concurrent CONFIG SET).
@@ -21,12 +27,12 @@
 namespace teksdb::server {
 
 struct CompactLimits {
-  std::atomic<int64_t> hash_entries{128};
-  std::atomic<int64_t> hash_value{256};
+  std::atomic<int64_t> hash_entries{64};
+  std::atomic<int64_t> hash_value{128};
   std::atomic<int64_t> set_intset_entries{512};
-  std::atomic<int64_t> set_entries{128};
+  std::atomic<int64_t> set_entries{64};
   std::atomic<int64_t> set_value{64};
-  std::atomic<int64_t> zset_entries{128};
+  std::atomic<int64_t> zset_entries{64};
   std::atomic<int64_t> zset_value{64};
 };
 
