@@ -8,12 +8,13 @@
 # one field, HGET of one field and HGETALL over them; the server's own CPU
 # time per request (/proc, every thread of it) is the measure, median of
 # --repeat runs. Prints a table with compact / per-field ratios (above 1:
-# compact costs more).
+# compact costs more; "-" where a tiny run read no CPU tick).
 #
 # Usage: scripts/bench_compact_limits.sh [options]
 #   --fields LIST   field counts (16,64,128)
 #   --values LIST   value sizes in bytes (100,256)
 #   --repeat N      runs of each, medians (1)
+#   --requests N    HSET and HGET requests per run (100000; HGETALL a fifth)
 # Environment: TEKSDB_BUILD_DIR / TEKSDB_SERVER as scripts/server_binary.sh.
 set -euo pipefail
 
@@ -21,12 +22,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 die() { echo "bench_compact_limits.sh: $*" >&2; exit 1; }
 
-fields_list=16,64,128 values_list=100,256 repeat=1
+fields_list=16,64,128 values_list=100,256 repeat=1 requests=100000
 while (($#)); do
   case $1 in
     --fields) fields_list=${2:?}; shift 2 ;;
     --values) values_list=${2:?}; shift 2 ;;
     --repeat) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--repeat needs a positive integer"; repeat=$2; shift 2 ;;
+    --requests) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--requests needs a positive integer"; requests=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
@@ -65,8 +67,8 @@ run() {  # fields value_bytes layout: prints "hset hget hgetall encoding"
     for ((f = 1; f <= $1; f++)); do printf ' f%d %s' "$f" "$value"; done
     printf '\r\n'
   done | redis-cli -p "$port" --pipe >/dev/null
-  printf '%s %s %s %s\n' "$(measure 100000 HSET h:__rand_int__ f3 "$value")" \
-    "$(measure 100000 HGET h:__rand_int__ f3)" "$(measure 20000 HGETALL h:__rand_int__)" \
+  printf '%s %s %s %s\n' "$(measure "$requests" HSET h:__rand_int__ f3 "$value")" \
+    "$(measure "$requests" HGET h:__rand_int__ f3)" "$(measure $((requests / 5 + 1)) HGETALL h:__rand_int__)" \
     "$(redis-cli -p "$port" object encoding h:000000000001)"
   kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 }
@@ -93,6 +95,7 @@ for n in "${fields_all[@]}"; do
     done
     awk -v a="${result[compact,1]}" -v b="${result[per-field,1]}" -v c="${result[compact,3]}" \
       -v d="${result[per-field,3]}" -v n="$n" -v v="$v" \
-      'BEGIN {printf "%-6s %-6s compact / per-field: hset %.2fx, hgetall %.2fx\n\n", n, v, a / b, c / d}'
+      'function ratio(x, y) { return y > 0 ? sprintf("%.2fx", x / y) : "-" }
+       BEGIN {printf "%-6s %-6s compact / per-field: hset %s, hgetall %s\n\n", n, v, ratio(a, b), ratio(c, d)}'
   done
 done

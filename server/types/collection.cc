@@ -99,7 +99,8 @@ bool Collection::Open(Request& r, char type, const std::string& key) {
   compact_ = version_ == 0;
   if (!compact_) {
     count_ = DecodeCount(meta_->payload);
-  } else if (!compact_members::ReadHeader(meta_->payload, &encoding_, &count_)) {
+  } else if (!compact_members::ReadHeader(meta_->payload, &encoding_, &count_) ||
+             (encoding_ == compact_members::kIntset && type != Keyspace::kSet)) {
     ReplyStorageError(r, Damaged(key_));
     return false;
   }
@@ -107,7 +108,7 @@ bool Collection::Open(Request& r, char type, const std::string& key) {
 }
 
 bool Collection::Settled(Request& r) {
-  return !meta_ || compact_ || StillHolds(r, key_, version_);
+  return !meta_ || meta_->version == 0 || StillHolds(r, key_, meta_->version);
 }
 
 bool Collection::FindCompact(Request& r, const std::string& member,
@@ -130,9 +131,8 @@ bool Collection::ReadMember(Request& r, const std::string& member,
                             std::optional<std::string>* value) {
   value->reset();
   if (!meta_) return true;
-  if (compact_) return FindCompact(r, member, value);
-  if (created_) return true;
-  const Status s = r.keyspace->ReadMember(version_, member, value);
+  if (meta_->version == 0) return FindCompact(r, member, value);
+  const Status s = r.keyspace->ReadMember(meta_->version, member, value);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
@@ -144,18 +144,18 @@ bool Collection::ReadMemberUnlocked(Request& r, const std::string& member,
 
 bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members,
                              std::vector<std::optional<std::string>>* values) {
-  if (!meta_ || (!compact_ && created_)) {
+  if (!meta_) {
     values->assign(members.size(), std::nullopt);
     return true;
   }
-  if (compact_) {
+  if (meta_->version == 0) {
     values->assign(members.size(), std::nullopt);
     for (size_t i = 0; i < members.size(); ++i) {
       if (!FindCompact(r, members[i], &(*values)[i])) return false;
     }
     return true;
   }
-  const Status s = r.keyspace->ReadMembers(version_, members, values);
+  const Status s = r.keyspace->ReadMembers(meta_->version, members, values);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
@@ -172,6 +172,7 @@ bool Collection::Editable(Request& r) {
 
 bool Collection::LoadPresence(Request& r, const std::vector<std::string>& members) {
   if (compact_) return Editable(r);
+  if (created_) return true;  // converted: staged_ holds every member
   std::vector<std::string> unknown;
   for (const std::string& m : members) {
     if (staged_.count(m) == 0) unknown.push_back(m);
@@ -189,8 +190,9 @@ bool Collection::Present(Request& r, const std::string& member, bool* present) {
     return true;
   }
   const auto it = staged_.find(member);
-  if (it != staged_.end()) {
-    *present = it->second;
+  if (it != staged_.end() || created_) {
+    // (Once converted, staged_ holds every member.)
+    *present = it != staged_.end() && it->second;
     return true;
   }
   std::optional<std::string> value;
@@ -221,7 +223,10 @@ bool Collection::PutMember(Request& r, const std::string& member, const std::str
       oversized_ |= size > Limit(limits.set_value);
       non_integer_ |= !IsInteger(member);
     }
-    return true;
+    // Converted at the member that takes it past a limit, as Redis does (a
+    // large write then goes on record by record, not into an ever longer
+    // record).
+    return !PastLimits(r) || ConvertToMembers(r);
   }
   if (!Present(r, member, existed)) return false;
   if (!*existed) ++count_;
@@ -262,8 +267,8 @@ bool Collection::ForEach(Request& r,
                          const std::function<bool(const std::string&, const std::string&)>& visit,
                          const std::string& from) {
   if (!meta_) return true;
-  if (!compact_) {
-    const Status s = r.keyspace->ForEachMember(version_, visit, from);
+  if (meta_->version != 0) {
+    const Status s = r.keyspace->ForEachMember(meta_->version, visit, from);
     if (!s.ok()) ReplyStorageError(r, s);
     return s.ok();
   }
@@ -290,8 +295,8 @@ bool Collection::CompactIndex(Request& r, std::vector<std::string>* entries) {
 bool Collection::ForEachIndexEntry(Request& r, const std::function<bool(const std::string&)>& visit,
                                    const std::string& from) {
   if (!meta_) return true;
-  if (!compact_) {
-    const Status s = r.keyspace->ForEachIndexEntry(version_, visit, from);
+  if (meta_->version != 0) {
+    const Status s = r.keyspace->ForEachIndexEntry(meta_->version, visit, from);
     if (!s.ok()) ReplyStorageError(r, s);
     return s.ok();
   }
@@ -307,8 +312,8 @@ bool Collection::ForEachIndexEntryBackward(Request& r,
                                            const std::function<bool(const std::string&)>& visit,
                                            const std::string& before) {
   if (!meta_) return true;
-  if (!compact_) {
-    const Status s = r.keyspace->ForEachIndexEntryBackward(version_, visit, before);
+  if (meta_->version != 0) {
+    const Status s = r.keyspace->ForEachIndexEntryBackward(meta_->version, visit, before);
     if (!s.ok()) ReplyStorageError(r, s);
     return s.ok();
   }
@@ -357,11 +362,12 @@ bool Collection::ConvertToMembers(Request& r) {
   compact_members::Reader reader(*edited_);
   Slice member, value;
   while (reader.Next(&member, &value)) {
-    batch_.PutMember(version_, member.ToString(), value.ToString());
-    if (type_ == Keyspace::kZSet) {
-      batch_.PutIndex(version_, IndexEntry(ScoreOf(value.ToString()), member.ToString()));
-    }
+    const std::string m = member.ToString(), v = value.ToString();
+    batch_.PutMember(version_, m, v);
+    if (type_ == Keyspace::kZSet) batch_.PutIndex(version_, IndexEntry(ScoreOf(v), m));
+    staged_[m] = true;
   }
+  edited_.reset();
   return true;
 }
 
@@ -372,13 +378,10 @@ bool Collection::Commit(Request& r) {
   const int64_t expire_ms = meta_ ? meta_->expire_ms : 0;
   if (count_ <= 0) {
     batch_.Delete(key_);
-  } else if (compact_ && !PastLimits(r)) {
+  } else if (compact_) {
     compact_members::SetEncoding(&*edited_, encoding_);
     batch_.Put(key_, Keyspace::Value{type_, expire_ms, std::move(*edited_), 0});
-  } else if (compact_ && !ConvertToMembers(r)) {
-    return false;
-  }
-  if (count_ > 0 && !compact_) {
+  } else {
     const Keyspace::Value meta{type_, expire_ms, EncodeCount(count_), version_};
     created_ ? batch_.PutNew(key_, meta) : batch_.Put(key_, meta);
   }

@@ -12,15 +12,15 @@
 //   one point read and a write one put of it. New collections start so.
 // - members: one record per member under the collection's version
 //   (storage_format.h), for collections past the CONFIG limits
-//   (compact_limits.h). Commit converts a compact collection that a
-//   command took past a limit, once: it gets a new version and every
-//   member its record (a sorted set its score index too), and it never
-//   converts back, as in Redis. A collection created where none is (or an
+//   (compact_limits.h). PutMember converts a compact collection at the
+//   member that takes it past a limit, where Redis converts, once: it gets
+//   a new version and every member its record (a sorted set its score
+//   index too), staged in the command's batch, and it never converts back. A collection created where none is (or an
 //   expired key of any type lies) starts afresh: the old key's members, if
 //   any, are never read again.
 //
 // Reads (ReadMember, ForEach, ForEachIndexEntry) see the collection as
-// stored, before this command's staged changes.
+// stored, before this command's staged changes, in its stored encoding.
 //
 // Thread safety: one command's, on one thread. Commands that write hold
 // the key's lock (Keyspace::LockKeys) from before Open to after Commit.
@@ -57,7 +57,7 @@ class Collection {
   bool exists() const { return meta_.has_value(); }
   int64_t count() const { return count_; }
   // Whether the members are in the meta record (see above): true for a
-  // collection that did not exist until Commit decides.
+  // collection that did not exist, until a PutMember converts it.
   bool compact() const { return compact_; }
 
   // False, having replied, on a storage error.
@@ -110,11 +110,12 @@ class Collection {
   bool FindCompact(Request& r, const std::string& member, std::optional<std::string>* value);
   // Every index entry of a compact sorted set as stored, in order.
   bool CompactIndex(Request& r, std::vector<std::string>* entries);
-  // Whether a compact collection is past a limit after this command's
-  // changes, checked where Redis checks (sets: settles encoding_ first).
+  // Whether a compact collection is past a limit after a PutMember,
+  // checked where Redis checks (sets: settles encoding_ first).
   bool PastLimits(Request& r);
-  // Stages every member (and index entry) under a new version: the
-  // collection is one record per member from then on.
+  // Stages every member (and index entry) under a new version, each marked
+  // present in staged_: the collection is one record per member from then
+  // on.
   bool ConvertToMembers(Request& r);
 
   std::string key_;
@@ -128,11 +129,11 @@ class Collection {
   bool oversized_ = false;    // a member or value written is past the value limit
   bool non_integer_ = false;  // a set member written is not an integer
   uint64_t version_ = 0;
-  bool created_ = false;  // version_ is new: Commit writes the owner record too
+  bool created_ = false;  // version_ is new (converted): Commit writes the owner record too
   int64_t count_ = 0;
   Keyspace::Batch batch_;
   // member -> present after this command's changes so far (or as stored,
-  // for members LoadPresence read)
+  // for members LoadPresence read; every member once converted)
   std::map<std::string, bool> staged_;
   bool dirty_ = false;
   bool replaces_existing_ = false;  // Replace found the key holding something
