@@ -234,6 +234,14 @@ void Connection::Process() {
     process_after_write_ = !blocked_;
     // A write of pushes in flight writes the replies when it completes.
     if (!writing_) Write();
+    // Listen on while they go out, as Redis's event loop always listens: a
+    // client that sent its next command before another client's (one that
+    // read these replies, then sent) has it run first. At most this batch
+    // in flight and one more pending: no read while replies wait.
+    if (!blocked_ && !reading_ && replies_.empty() && !client_.close_after_reply &&
+        !client_.hand_over_to_feeds) {
+      Read();
+    }
     if (!blocked_ || reading_) return;
   }
   if (client_.hand_over_to_feeds && !writing_) return HandOver();

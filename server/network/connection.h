@@ -1,13 +1,15 @@
 // Connection: one client's socket, read, parsed and answered in order.
 //
-// A connection has at most one socket operation outstanding, a read or a
-// write, so its handlers never run concurrently even with several I/O
-// threads: no strand is needed. It reads, runs every whole command that
-// arrived (pipelining) while its pending replies stay under
-// kReplyBatchBytes, writes those replies, and only then reads or runs
-// more. So a client that stops reading stalls only itself, and the server
-// holds at most one batch of its replies (plus the one reply that crossed
-// the mark) and the command being parsed (RespParser's limits) for it.
+// A connection's handlers all run on its strand, so they never run
+// concurrently even with several I/O threads. It reads, runs every whole
+// command that arrived (pipelining) while its pending replies stay under
+// kReplyBatchBytes, writes those replies and reads on while they go out
+// (so commands run in the order clients sent them, as Redis's event loop
+// runs them); what it reads then runs, its replies held until the write
+// is done, and it reads no more while replies wait. So a client that stops
+// reading stalls only itself, and the server holds at most two batches of
+// its replies (plus the one reply that crossed the mark) and the command
+// being parsed (RespParser's limits) for it.
 // A protocol error is replied, then the connection closes, as in Redis.
 //
 // Pub/Sub messages (pubsub.h) arrive on the publisher's thread: Deliver
