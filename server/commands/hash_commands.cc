@@ -92,9 +92,7 @@ void Fields(Request& r, bool fields, bool values) {
       })) {
     return;
   }
-  // A record-per-field scan is checked whatever it met: its meta record may
-  // be the pipeline's read-ahead, older than the fields it read.
-  if ((seen < hash.count() || !hash.compact()) && !hash.Settled(r)) return;
+  if (!hash.WholeReadSettled(r, seen)) return;
   fields && values ? reply::MapHeader(r.out, r.protocol(), seen) : reply::ArrayHeader(r.out, n);
   r.out->append(replies);
 }

@@ -2,6 +2,7 @@
 // by its meta record (version 0: compact, its payload's encoding byte).
 #include "object_encoding.h"
 
+#include "compact_members.h"
 #include "strict_integer.h"
 
 namespace teksdb::server {
@@ -13,7 +14,9 @@ std::string ObjectEncoding(const Keyspace::Value& v) {
     return v.payload.size() <= 44 ? "embstr" : "raw";
   }
   if (v.type == Keyspace::kList) return "quicklist";
-  if (v.version == 0) return !v.payload.empty() && v.payload[0] == 'i' ? "intset" : "listpack";
+  if (v.version == 0) {
+    return !v.payload.empty() && v.payload[0] == compact_members::kIntset ? "intset" : "listpack";
+  }
   return v.type == Keyspace::kZSet ? "skiplist" : "hashtable";
 }
 

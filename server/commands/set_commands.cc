@@ -55,11 +55,7 @@ void SMembers(Request& r) {
       })) {
     return;
   }
-  // A record-per-member scan is checked whatever it met: its meta record
-  // may be the pipeline's read-ahead, older than the members it read.
-  if ((static_cast<int64_t>(members.size()) < set.count() || !set.compact()) && !set.Settled(r)) {
-    return;
-  }
+  if (!set.WholeReadSettled(r, static_cast<int64_t>(members.size()))) return;
   reply::SetHeader(r.out, r.protocol(), members.size());
   for (const std::string& m : members) reply::Bulk(r.out, m);
 }

@@ -96,8 +96,7 @@ bool Collection::Open(Request& r, char type, const std::string& key) {
   encoding_ = type == Keyspace::kSet ? compact_members::kIntset : compact_members::kListpack;
   if (!meta_) return true;
   version_ = meta_->version;
-  compact_ = version_ == 0;
-  if (!compact_) {
+  if (!compact()) {
     count_ = DecodeCount(meta_->payload);
   } else if (!compact_members::ReadHeader(meta_->payload, &encoding_, &count_) ||
              (encoding_ == compact_members::kIntset && type != Keyspace::kSet)) {
@@ -171,7 +170,7 @@ bool Collection::Editable(Request& r) {
 }
 
 bool Collection::LoadPresence(Request& r, const std::vector<std::string>& members) {
-  if (compact_) return Editable(r);
+  if (compact()) return Editable(r);
   if (created_) return true;  // converted: staged_ holds every member
   std::vector<std::string> unknown;
   for (const std::string& m : members) {
@@ -184,7 +183,7 @@ bool Collection::LoadPresence(Request& r, const std::vector<std::string>& member
 }
 
 bool Collection::Present(Request& r, const std::string& member, bool* present) {
-  if (compact_) {
+  if (compact()) {
     if (!Editable(r)) return false;
     *present = compact_members::Contains(*edited_, member);
     return true;
@@ -204,7 +203,7 @@ bool Collection::Present(Request& r, const std::string& member, bool* present) {
 bool Collection::PutMember(Request& r, const std::string& member, const std::string& value,
                            bool* existed) {
   dirty_ = true;
-  if (compact_) {
+  if (compact()) {
     if (!Editable(r)) return false;
     *existed = compact_members::Put(&*edited_, member, value);
     count_ += *existed ? 0 : 1;
@@ -236,7 +235,7 @@ bool Collection::PutMember(Request& r, const std::string& member, const std::str
 }
 
 bool Collection::DeleteMember(Request& r, const std::string& member, bool* existed) {
-  if (compact_) {
+  if (compact()) {
     if (!Editable(r)) return false;
     *existed = compact_members::Erase(&*edited_, member);
     count_ -= *existed ? 1 : 0;
@@ -326,11 +325,11 @@ bool Collection::ForEachIndexEntryBackward(Request& r,
 }
 
 void Collection::PutIndex(const std::string& entry) {
-  if (!compact_) batch_.PutIndex(version_, entry);
+  if (!compact()) batch_.PutIndex(version_, entry);
 }
 
 void Collection::DeleteIndex(const std::string& entry) {
-  if (!compact_) batch_.DeleteIndex(version_, entry);
+  if (!compact()) batch_.DeleteIndex(version_, entry);
 }
 
 bool Collection::PastLimits(Request& r) {
@@ -357,7 +356,6 @@ bool Collection::PastLimits(Request& r) {
 bool Collection::ConvertToMembers(Request& r) {
   const Status s = r.keyspace->NewVersion(&version_);
   if (!s.ok()) return ReplyStorageError(r, s), false;
-  compact_ = false;
   created_ = true;
   compact_members::Reader reader(*edited_);
   Slice member, value;
@@ -378,7 +376,7 @@ bool Collection::Commit(Request& r) {
   const int64_t expire_ms = meta_ ? meta_->expire_ms : 0;
   if (count_ <= 0) {
     batch_.Delete(key_);
-  } else if (compact_) {
+  } else if (compact()) {
     compact_members::SetEncoding(&*edited_, encoding_);
     batch_.Put(key_, Keyspace::Value{type_, expire_ms, std::move(*edited_), 0});
   } else {

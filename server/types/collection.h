@@ -58,7 +58,7 @@ class Collection {
   int64_t count() const { return count_; }
   // Whether the members are in the meta record (see above): true for a
   // collection that did not exist, until a PutMember converts it.
-  bool compact() const { return compact_; }
+  bool compact() const { return version_ == 0; }
 
   // False, having replied, on a storage error.
   bool ReadMember(Request& r, const std::string& member, std::optional<std::string>* value);
@@ -100,6 +100,13 @@ class Collection {
   // up short: true if the key still holds the version Open read; false
   // (having set r.retry, so that the command runs again) if not.
   bool Settled(Request& r);
+  // Settled for a read of the whole collection that met `seen` members and
+  // whose meta record may be the pipeline's read-ahead (HGETALL, SMEMBERS:
+  // connection.cc's IsPointRead), older than the members it read: a
+  // record-per-member scan is checked whatever it met.
+  bool WholeReadSettled(Request& r, int64_t seen) {
+    return (seen >= count_ && compact()) || Settled(r);
+  }
 
  private:
   // Whether `member` is there now, staged changes included.
@@ -121,13 +128,13 @@ class Collection {
   std::string key_;
   char type_ = 0;
   std::optional<Keyspace::Value> meta_;
-  bool compact_ = true;
   char encoding_ = 0;  // compact: compact_members::kListpack or kIntset
   // compact, once a write began: the payload after this command's changes
   std::optional<std::string> edited_;
   bool grown_ = false;        // a write that Redis checks the limits at (PutMember)
   bool oversized_ = false;    // a member or value written is past the value limit
   bool non_integer_ = false;  // a set member written is not an integer
+  // the version members are written under; 0 while compact (storage_format.h)
   uint64_t version_ = 0;
   bool created_ = false;  // version_ is new (converted): Commit writes the owner record too
   int64_t count_ = 0;
