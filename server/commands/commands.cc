@@ -165,6 +165,7 @@ const std::vector<Command>& CommandTable() {
     std::vector<Command> commands;
     AddStringCommands(&commands);
     AddBitmapCommands(&commands);
+    AddHyperLogLogCommands(&commands);
     AddKeyCommands(&commands);
     AddHashCommands(&commands);
     AddSetCommands(&commands);

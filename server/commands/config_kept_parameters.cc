@@ -178,7 +178,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"cluster-link-sendbuf-limit", nullptr, kMemory, "0", 0, kMax, nullptr, false, false},
     {"active-defrag-ignore-bytes", nullptr, kMemory, "104857600", 1, kMax, nullptr, false, false},
     {"stream-node-max-bytes", nullptr, kMemory, "4096", 0, kMax, nullptr, false, false},
-    {"hll-sparse-max-bytes", nullptr, kMemory, "3000", 0, kMax, nullptr, false, false},
     {"client-query-buffer-limit", nullptr, kMemory, "1073741824", 1048576, kMax, nullptr, false, false},
     {"maxmemory-clients", nullptr, kMemoryOrPercent, "0", -100, kMax, nullptr, false, false},
     {"repl-backlog-ttl", nullptr, kInteger, "3600", 0, kMax, nullptr, false, false},

@@ -80,6 +80,9 @@ constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 // maxmemory's value: memory units, as Redis reads them (memory_limit.h acts on it).
 const KeptParameter kMaxmemory{"maxmemory", nullptr, KeptParameter::kMemory, "0", 0, kLongMax,
                                nullptr, false, false};
+// hll-sparse-max-bytes: memory units (hyperloglog.h's sparse_max_bytes).
+const KeptParameter kHllSparseMaxBytes{"hll-sparse-max-bytes", nullptr, KeptParameter::kMemory,
+                                       "", 0, kLongMax, nullptr, false, false};
 // replica-serve-stale-data's: yes or no (Execute's MASTERDOWN).
 const KeptParameter kServeStale{"replica-serve-stale-data", nullptr, KeptParameter::kBool, "yes",
                                 0, 0, nullptr, false, false};
@@ -179,6 +182,11 @@ std::vector<ConfigParameter> MakeParameters() {
        CheckedAs(&kMaxmemory),
        [](ServerState& s, const std::string& v) {
          s.memory.set_limit(Integer(ShownAs(kMaxmemory, v)));
+       }},
+      {"hll-sparse-max-bytes", [](ServerState& s) { return std::to_string(s.hll_sparse_max_bytes.load()); },
+       CheckedAs(&kHllSparseMaxBytes),
+       [](ServerState& s, const std::string& v) {
+         s.hll_sparse_max_bytes = Integer(ShownAs(kHllSparseMaxBytes, v));
        }},
       {"replica-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},
       {"slave-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},

@@ -36,7 +36,7 @@ int ClassOf(const CommandInfo& info) {
   const auto has = [&](const char* category) {
     return categories.find(std::string(" ") + category + " ") != std::string::npos;
   };
-  if (has("@string") || has("@bitmap")) return kString;
+  if (has("@string") || has("@bitmap") || has("@hyperloglog")) return kString;
   if (has("@list")) return kList;
   if (has("@set")) return kSet;
   if (has("@hash")) return kHash;
@@ -85,6 +85,7 @@ Event EventFor(const std::vector<std::string>& args, const std::string& name, in
   if (name == "smove") return {first ? "srem" : "sadd", kSet};
   if (name == "zincrby") return {"zincr", kZSet};
   if (name == "geoadd") return {"zadd", kZSet};
+  if (name == "pfmerge") return {"pfadd", kString};
   if (name == "bzpopmin") return {"zpopmin", kZSet};
   if (name == "bzpopmax") return {"zpopmax", kZSet};
   if (name == "zmpop" || name == "bzmpop") {
@@ -158,7 +159,9 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
                   const std::vector<std::string>& absent_before) {
   const std::string name = AsciiLower(args[0]);
   const CommandInfo* info = FindCommandInfo(name);
-  if (info == nullptr) return;
+  // PFCOUNT and PFDEBUG rewrite a HyperLogLog's cache or encoding, not
+  // what it holds: Redis tells of no event.
+  if (info == nullptr || name == "pfcount" || name == "pfdebug") return;
   const auto any_option = [&](std::initializer_list<const char*> options) {
     return std::any_of(args.begin() + 1, args.end(), [&](const std::string& a) {
       const std::string lower = AsciiLower(a);

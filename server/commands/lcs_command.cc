@@ -2,7 +2,7 @@
 // computes it: the classic dynamic-programming table, walked back from its
 // end, matches reported from the last to the first. Bounded where Redis is
 // not: strings whose table would pass kMaxCells cells (256 MiB) are
-// refused rather than computed.
+// refused rather than computed (those past 512 MiB with Redis's error).
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +15,9 @@ namespace teksdb::server {
 namespace {
 
 constexpr uint64_t kMaxCells = uint64_t{64} << 20;
+// Redis refuses a table past proto-max-bulk-len (512 MiB by default) with
+// its own words.
+constexpr uint64_t kRedisMaxTableBytes = uint64_t{512} << 20;
 
 void Lcs(Request& r) {
   std::string a, b;
@@ -48,6 +51,10 @@ void Lcs(Request& r) {
     return reply::Error(r.out, "ERR If you want both the length and indexes, please just use IDX.");
   }
   const uint64_t alen = a.size(), blen = b.size();
+  if ((alen + 1) * (blen + 1) * sizeof(uint32_t) > kRedisMaxTableBytes) {
+    return reply::Error(
+        r.out, "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+  }
   if ((alen + 1) * (blen + 1) > kMaxCells) {
     return reply::Error(r.out, "ERR LCS of strings this long is not supported (the table would pass 256 MiB)");
   }

@@ -72,6 +72,7 @@ struct ServerState {
   Monitors monitors;                        // MONITOR
   MemoryLimit memory;                       // maxmemory, used_memory
   CompactLimits compact_limits;             // hash-max-listpack-entries, ...
+  std::atomic<int64_t> hll_sparse_max_bytes{3000};  // hll-sparse-max-bytes (hyperloglog.h)
   ScriptEngine* scripts = nullptr;          // EVAL, SCRIPT (scripting/; set by main)
   Replication* replication = nullptr;       // REPLICAOF, WAIT, ... (replication/; set by main)
   std::string run_id;                       // INFO's: 40 hex digits, new each start

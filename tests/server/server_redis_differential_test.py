@@ -56,7 +56,8 @@ from server_checks import start_redis, start_server, stop  # noqa: E402
 KEYS = [f"k{i}" for i in range(8)]
 # Commands COMMAND INFO is asked about (and one it does not know).
 COMMAND_NAMES = ["get", "set", "mset", "del", "hset", "zadd", "lpush", "exec", "watch", "ping",
-                 "keys", "rename", "getex", "smismember", "nosuch", "EXPIRE"]
+                 "keys", "rename", "getex", "smismember", "nosuch", "EXPIRE", "pfadd", "pfcount",
+                 "pfmerge", "pfdebug", "pfselftest"]
 
 
 def value(rng):
@@ -314,6 +315,15 @@ def random_command(rng):
         lambda: ["BITPOS", k(), rng.choice(["0", "1", "2", "x"])] + rng.choice(
             [[], [idx()], [idx(), idx()], [idx(), idx(), rng.choice(["BIT", "BYTE", "x"])]]),
         lambda: ["BITOP", rng.choice(["AND", "OR", "XOR", "NOT", "x"]), k()] + [k() for _ in range(rng.randint(1, 3))],
+        # HyperLogLogs: GET, SETRANGE and APPEND of the same keys compare
+        # (and damage) their bytes; 700 elements take one past the sparse
+        # limit.
+        lambda: ["PFADD", k()] + [rng.choice([elem(), str(rng.randint(0, 10 ** 6))])
+                                  for _ in range(rng.choice([0, 1, 3, 50, 700]))],
+        lambda: ["PFCOUNT"] + [k() for _ in range(rng.randint(1, 3))],
+        lambda: ["PFMERGE", k()] + [k() for _ in range(rng.randint(0, 2))],
+        lambda: ["PFDEBUG", rng.choice(["ENCODING", "DECODE", "GETREG", "TODENSE", "nosuch"]), k()],
+        lambda: ["CONFIG", "SET", "hll-sparse-max-bytes", rng.choice(["3000", "100", "0", "x", "-1"])],
         # Blocking forms: served at once, or a null array after 10 ms (or
         # at once inside MULTI); bad timeouts.
         lambda: [rng.choice(["BLPOP", "BRPOP", "BZPOPMIN", "BZPOPMAX"])] +
