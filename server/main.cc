@@ -42,6 +42,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "compact_puts_merge.h"
 #include "expiry_sweeper.h"
 #include "keyspace_events.h"
 #include "function_store.h"
@@ -193,6 +194,10 @@ ROCKSDB_NAMESPACE::Options MakeOptions(
       Fail("--rocksdb-options " + f.rocksdb_options +
            ": names a compaction filter; teksdb-server sets its own (stale member removal)");
     }
+    if (options.merge_operator != nullptr) {
+      Fail("--rocksdb-options " + f.rocksdb_options +
+           ": names a merge operator; teksdb-server sets its own (compact collections' puts)");
+    }
   } else {
     ROCKSDB_NAMESPACE::BlockBasedTableOptions table;
     table.block_cache = ROCKSDB_NAMESPACE::NewLRUCache(static_cast<size_t>(f.block_cache_mb) << 20);
@@ -206,6 +211,13 @@ ROCKSDB_NAMESPACE::Options MakeOptions(
   if (options.WAL_ttl_seconds == 0 && options.WAL_size_limit_MB == 0) {
     options.WAL_ttl_seconds = static_cast<uint64_t>(f.repl_wal_retention_s);
     options.WAL_size_limit_MB = static_cast<uint64_t>(f.repl_wal_retention_mb);
+  }
+  // Compact collections' member puts (compact_puts_merge.h), folded
+  // into their records after kMaxSuccessiveMerges (an OPTIONS file may
+  // set its own bound).
+  options.merge_operator = teksdb::server::NewCompactPutsMerge();
+  if (options.max_successive_merges == 0) {
+    options.max_successive_merges = teksdb::server::kMaxSuccessiveMerges;
   }
   options.memtable_factory = f.memtable == "teks"
                                  ? teksdb::NewTeksTableFactory()

@@ -382,7 +382,7 @@ Status Keyspace::ForEachMember(
 }
 
 void Keyspace::Batch::PutIn(int db, const std::string& key, const Value& value) {
-  metas_.push_back(MetaWrite{db, key, storage_format::EncodeMeta(value), false, false, 0});
+  metas_.push_back(MetaWrite{db, key, storage_format::EncodeMeta(value), false, false, 0, {}});
   sets_expiry_ |= value.expire_ms != 0;
 }
 
@@ -392,8 +392,14 @@ void Keyspace::Batch::PutNewIn(int db, const std::string& key, const Value& valu
   metas_.back().version = value.version;
 }
 
+void Keyspace::Batch::MergePuts(const std::string& key, const Value& value,
+                                const std::string& puts) {
+  PutIn(kViewsDatabase, key, value);
+  metas_.back().puts = puts;
+}
+
 void Keyspace::Batch::DeleteIn(int db, const std::string& key) {
-  metas_.push_back(MetaWrite{db, key, std::string(), true, false, 0});
+  metas_.push_back(MetaWrite{db, key, std::string(), true, false, 0, {}});
 }
 
 namespace {
@@ -408,6 +414,7 @@ class TouchMetaRecords : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
         written_(written) {}
   void Put(const Slice& record, const Slice&) override { Touch(record, false); }
   void Delete(const Slice& record) override { Touch(record, true); }
+  void Merge(const Slice& record, const Slice&) override { Touch(record, false); }
 
  private:
   void Touch(const Slice& record, bool deleted) {
@@ -478,6 +485,9 @@ Status Keyspace::Commit(Batch* batch) {
     const std::string record = storage_format::MetaKey(slot, m.key);
     if (m.erase) {
       batch->batch_.Delete(record);
+    } else if (!m.puts.empty()) {
+      batch->batch_.Merge(record, m.puts);
+      batch->merged_values_.push_back(std::move(m.value));
     } else {
       batch->batch_.Put(record, m.value);
     }
@@ -497,10 +507,12 @@ Status Keyspace::Commit(Batch* batch) {
     for (size_t i = first; i < sink->size(); ++i) keys.push_back((*sink)[i].key);
   }
   if (group_ != nullptr) {
-    const Status staged = group_->Stage(batch->batch_, batch->sets_expiry_);
+    const Status staged =
+        group_->Stage(batch->batch_, std::move(batch->merged_values_), batch->sets_expiry_);
     if (staged.ok() && !keys.empty()) group_->AddWritten(std::move(keys));
     return staged;
   }
+  batch->merged_values_.clear();
   const Status s = db()->Write(shared_->write_options, &batch->batch_);
   if (s.ok() && batch->sets_expiry_) {
     shared_->expiry_writes.fetch_add(1, std::memory_order_relaxed);

@@ -202,6 +202,11 @@ class Keyspace {
       PutNewIn(kViewsDatabase, key, value);
     }
     void Delete(const std::string& key) { DeleteIn(kViewsDatabase, key); }
+    // Members put into the compact collection at `key`, written as a merge
+    // operand (`puts`, a compact payload of them; compact_puts_merge.h);
+    // `value` is the record after them, what the write group's later reads
+    // see. REQUIRES: `key` holds a compact collection, read under its lock.
+    void MergePuts(const std::string& key, const Value& value, const std::string& puts);
     // The same in database `db` (MOVE, COPY ... DB).
     void PutIn(int db, const std::string& key, const Value& value);
     void PutNewIn(int db, const std::string& key, const Value& value);
@@ -223,8 +228,10 @@ class Keyspace {
       bool erase;
       bool owner;  // PutNew: the owner record too
       uint64_t version;
+      std::string puts;  // MergePuts: the operand
     };
     ROCKSDB_NAMESPACE::WriteBatch batch_;
+    std::vector<std::string> merged_values_;  // the values of batch_'s Merges, in order
     std::vector<MetaWrite> metas_;
     bool sets_expiry_ = false;
   };

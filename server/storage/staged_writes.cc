@@ -15,7 +15,8 @@ using ROCKSDB_NAMESPACE::WriteBatch;
 // indexed, into the index.
 class StagedWrites::Stager : public WriteBatch::Handler {
  public:
-  explicit Stager(StagedWrites* staged) : staged_(staged) {}
+  Stager(StagedWrites* staged, std::vector<std::string> merged_values)
+      : staged_(staged), merged_values_(std::move(merged_values)) {}
 
   Status PutCF(uint32_t cf, const Slice& key, const Slice& value) override {
     if (cf != 0) return Refuse("a write of column family " + std::to_string(cf));
@@ -27,34 +28,43 @@ class StagedWrites::Stager : public WriteBatch::Handler {
     if (rep.compare(offset, value.size(), value.data(), value.size()) != 0) {
       return Status::Corruption("a staged Put record does not end with its value");
     }
-    staged_->latest_[key.ToString()] = Latest{false, offset, value.size()};
+    staged_->latest_[key.ToString()] = Latest{false, offset, value.size(), nullptr};
     return s;
   }
   Status DeleteCF(uint32_t cf, const Slice& key) override {
     if (cf != 0) return Refuse("a delete of column family " + std::to_string(cf));
     Status s = staged_->batch_.Delete(key);
     if (s.ok() && staged_->indexed_) s = staged_->index_.Delete(key);
-    if (s.ok()) staged_->latest_[key.ToString()] = Latest{true, 0, 0};
+    if (s.ok()) staged_->latest_[key.ToString()] = Latest{true, 0, 0, nullptr};
     return s;
   }
   Status SingleDeleteCF(uint32_t, const Slice&) override { return Refuse("a SingleDelete"); }
   Status DeleteRangeCF(uint32_t, const Slice&, const Slice&) override {
     return Refuse("a DeleteRange");
   }
-  Status MergeCF(uint32_t, const Slice&, const Slice&) override { return Refuse("a Merge"); }
+  Status MergeCF(uint32_t cf, const Slice& key, const Slice& operand) override {
+    if (cf != 0 || next_merged_ >= merged_values_.size()) return Refuse("a Merge");
+    Status s = staged_->batch_.Merge(key, operand);
+    staged_->merged_.push_back(std::move(merged_values_[next_merged_++]));
+    if (s.ok() && staged_->indexed_) s = staged_->index_.Put(key, staged_->merged_.back());
+    if (s.ok()) staged_->latest_[key.ToString()] = Latest{false, 0, 0, &staged_->merged_.back()};
+    return s;
+  }
 
  private:
   static Status Refuse(const std::string& what) {
     return Status::NotSupported("a write group stages Puts and Deletes only, not " + what);
   }
   StagedWrites* const staged_;
+  std::vector<std::string> merged_values_;
+  size_t next_merged_ = 0;
 };
 
 StagedWrites::StagedWrites()
     : index_(ROCKSDB_NAMESPACE::BytewiseComparator(), 0, /*overwrite_key=*/true) {}
 
-Status StagedWrites::Add(const WriteBatch& writes) {
-  Stager stager(this);
+Status StagedWrites::Add(const WriteBatch& writes, std::vector<std::string> merged_values) {
+  Stager stager(this, std::move(merged_values));
   return writes.Iterate(&stager);
 }
 
@@ -62,7 +72,10 @@ bool StagedWrites::FindStaged(const Slice& key, bool* deleted, Slice* value) con
   const auto it = latest_.find(key.ToString());
   if (it == latest_.end()) return false;
   *deleted = it->second.deleted;
-  if (!*deleted) *value = Slice(batch_.Data().data() + it->second.value_offset, it->second.value_size);
+  if (*deleted) return true;
+  *value = it->second.merged != nullptr
+               ? Slice(*it->second.merged)
+               : Slice(batch_.Data().data() + it->second.value_offset, it->second.value_size);
   return true;
 }
 
@@ -122,13 +135,19 @@ std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> StagedWrites::NewIterator(
     indexed_ = true;
     index_.Clear();
     struct IndexAll : WriteBatch::Handler {
-      explicit IndexAll(ROCKSDB_NAMESPACE::WriteBatchWithIndex* index) : index(index) {}
+      IndexAll(ROCKSDB_NAMESPACE::WriteBatchWithIndex* index, const std::deque<std::string>* merged)
+          : index(index), merged(merged) {}
       Status PutCF(uint32_t, const Slice& key, const Slice& value) override {
         return index->Put(key, value);
       }
       Status DeleteCF(uint32_t, const Slice& key) override { return index->Delete(key); }
+      Status MergeCF(uint32_t, const Slice& key, const Slice&) override {
+        return index->Put(key, (*merged)[next++]);
+      }
       ROCKSDB_NAMESPACE::WriteBatchWithIndex* index;
-    } index_all(&index_);
+      const std::deque<std::string>* merged;
+      size_t next = 0;
+    } index_all(&index_, &merged_);
     const Status s = batch_.Iterate(&index_all);
     if (!s.ok()) {
       indexed_ = false;
@@ -142,6 +161,7 @@ std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> StagedWrites::NewIterator(
 
 void StagedWrites::Clear() {
   batch_.Clear();
+  merged_.clear();
   latest_.clear();
   if (indexed_) index_.Clear();
   indexed_ = false;

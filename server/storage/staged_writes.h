@@ -13,14 +13,17 @@
 //
 // A staged key's value is read back from the batch: a Put record ends with
 // its value (the WAL's record format, fixed across RocksDB releases since
-// WAL files must stay readable); Add checks it.
+// WAL files must stay readable); Add checks it. A Merge record holds an
+// operand (compact_puts_merge.h), not the value: the writer hands that in
+// beside it, kept in `merged_`.
 //
 // Thread safety: none; one WriteGroup's, which is one connection's.
 // Invariants: `latest_` names, for every key staged since Clear, its last
-// write in `batch_`; while `indexed_`, `index_` holds every staged write.
+// write in `batch_` (a Merge's value in `merged_`); while `indexed_`, `index_` holds every staged write.
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -39,10 +42,13 @@ class StagedWrites {
   // What Flush writes.
   ROCKSDB_NAMESPACE::WriteBatch* batch() { return &batch_; }
 
-  // Stages `writes`: Puts and Deletes of the default column family, all
-  // that Keyspace batches hold. Any other record is refused with
-  // NotSupported (the records before it stay staged).
-  ROCKSDB_NAMESPACE::Status Add(const ROCKSDB_NAMESPACE::WriteBatch& writes);
+  // Stages `writes`: Puts, Deletes and Merges of the default column family,
+  // all that Keyspace batches hold; each Merge's value after it, as later
+  // reads see it, is the next of `merged_values`. Any other record, or a
+  // Merge without its value, is refused with NotSupported (the records
+  // before it stay staged).
+  ROCKSDB_NAMESPACE::Status Add(const ROCKSDB_NAMESPACE::WriteBatch& writes,
+                                std::vector<std::string> merged_values = {});
 
   // The database's value of `key` with the staged writes applied over it.
   ROCKSDB_NAMESPACE::Status Get(ROCKSDB_NAMESPACE::DB* db,
@@ -70,6 +76,7 @@ class StagedWrites {
     bool deleted;
     size_t value_offset;
     size_t value_size;
+    const std::string* merged;  // a Merge's value (in merged_), or null
   };
   // The staged value of `key`: true if it is staged (then *deleted, or
   // *value the staged bytes, valid until the next Add or Clear).
@@ -77,6 +84,7 @@ class StagedWrites {
                   ROCKSDB_NAMESPACE::Slice* value) const;
 
   ROCKSDB_NAMESPACE::WriteBatch batch_;
+  std::deque<std::string> merged_;  // the staged Merges' values (stable addresses)
   std::unordered_map<std::string, Latest> latest_;
   ROCKSDB_NAMESPACE::WriteBatchWithIndex index_;
   bool indexed_ = false;

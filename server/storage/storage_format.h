@@ -1,8 +1,8 @@
-// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 4,
+// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 5,
 // versioned collections in 16 databases, small ones inside their meta
-// record), in one place: the record keys, the meta record's
-// encoding, and the format record that a database carries from its
-// creation. Keyspace (keyspace.h) reads and writes through it; the stale
+// record, which merge operands may follow), in one place: the record keys,
+// the meta record's encoding, and the format record that a database
+// carries from its creation. Keyspace (keyspace.h) reads and writes through it; the stale
 // member filter (stale_member_filter.h) decodes with it.
 //
 // Records, in key order (every byte string below is a RocksDB key):
@@ -40,7 +40,8 @@
 // big-endian), then the payload: a string's value; a hash's, set's or
 // sorted set's member count (8 bytes big-endian), or, when its version is
 // 0, the compact collection itself (compact_members.h: no member, index
-// or owner record at all); a list's count and first index.
+// or owner record at all; members put into it may follow as merge
+// operands, compact_puts_merge.h); a list's count and first index.
 //
 // Invariants: a version names one collection for ever (version_allocator.h
 // never hands one out twice, restarts included), so members are reached
@@ -62,10 +63,10 @@ namespace teksdb::server::storage_format {
 
 // Bumped whenever a record's layout changes; a database of another format
 // is refused at start (Prepare).
-constexpr int kFormat = 4;
+constexpr int kFormat = 5;
 // SELECT's databases, each in one slot.
 constexpr int kDatabases = 16;
-// The format record's value, "teksdb-server format 4": also what a replica
+// The format record's value, "teksdb-server format 5": also what a replica
 // and its primary compare (both must read the same records).
 std::string FormatName();
 

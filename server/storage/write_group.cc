@@ -13,10 +13,11 @@ using ROCKSDB_NAMESPACE::Status;
 
 WriteGroup::WriteGroup(std::string* out) : out_(out) {}
 
-Status WriteGroup::Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes, bool sets_expiry) {
+Status WriteGroup::Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes,
+                         std::vector<std::string> merged_values, bool sets_expiry) {
   if (!abandoned_.empty()) return Status::Aborted("the server is shutting down");
   sets_expiry_ |= sets_expiry;
-  return staged_.Add(writes);
+  return staged_.Add(writes, std::move(merged_values));
 }
 
 bool WriteGroup::Holds(size_t s) const {

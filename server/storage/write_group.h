@@ -67,8 +67,9 @@ class WriteGroup {
   void EndCommand();
 
   // Adds a command's writes (REQUIRES: the group holds their keys' stripes;
-  // `writes` holds what StagedWrites::Add takes).
+  // `writes` and `merged_values` are what StagedWrites::Add takes).
   ROCKSDB_NAMESPACE::Status Stage(const ROCKSDB_NAMESPACE::WriteBatch& writes,
+                                  std::vector<std::string> merged_values,
                                   bool sets_expiry);
 
   // Whether the group holds stripe `s`; takes it if it is free.

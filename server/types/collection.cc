@@ -206,6 +206,8 @@ bool Collection::PutMember(Request& r, const std::string& member, const std::str
   if (compact()) {
     if (!Editable(r)) return false;
     *existed = compact_members::Put(&*edited_, member, value);
+    if (puts_.empty()) puts_ = compact_members::Empty(compact_members::kListpack);
+    compact_members::Put(&puts_, member, value);
     count_ += *existed ? 0 : 1;
     // Redis checks a hash's limits at every field it sets, a set's and a
     // sorted set's at every member it adds.
@@ -235,6 +237,7 @@ bool Collection::PutMember(Request& r, const std::string& member, const std::str
 }
 
 bool Collection::DeleteMember(Request& r, const std::string& member, bool* existed) {
+  puts_only_ = false;
   if (compact()) {
     if (!Editable(r)) return false;
     *existed = compact_members::Erase(&*edited_, member);
@@ -378,7 +381,13 @@ bool Collection::Commit(Request& r) {
     batch_.Delete(key_);
   } else if (compact()) {
     compact_members::SetEncoding(&*edited_, encoding_);
-    batch_.Put(key_, Keyspace::Value{type_, expire_ms, std::move(*edited_), 0});
+    Keyspace::Value value{type_, expire_ms, std::move(*edited_), 0};
+    // Only members put into the compact record just read, in its encoding:
+    // the puts alone are written (compact_puts_merge.h).
+    const bool puts_only = puts_only_ && !puts_.empty() && meta_ && meta_->type == type_ &&
+                           meta_->version == 0 && !replaces_existing_ &&
+                           !meta_->payload.empty() && meta_->payload[0] == encoding_;
+    puts_only ? batch_.MergePuts(key_, value, puts_) : batch_.Put(key_, value);
   } else {
     const Keyspace::Value meta{type_, expire_ms, EncodeCount(count_), version_};
     created_ ? batch_.PutNew(key_, meta) : batch_.Put(key_, meta);

@@ -131,6 +131,10 @@ class Collection {
   char encoding_ = 0;  // compact: compact_members::kListpack or kIntset
   // compact, once a write began: the payload after this command's changes
   std::optional<std::string> edited_;
+  // compact: the members this command put (a compact payload), what Commit
+  // writes as a merge operand when puts are all it did (compact_puts_merge.h)
+  std::string puts_;
+  bool puts_only_ = true;  // no member deleted
   bool grown_ = false;        // a write that Redis checks the limits at (PutMember)
   bool oversized_ = false;    // a member or value written is past the value limit
   bool non_integer_ = false;  // a set member written is not an integer

@@ -1,9 +1,11 @@
 // Tests of teksdb-server's StagedWrites (staged_writes.h) on a real RocksDB:
 // randomized, against a std::map holding the database's records with the
-// staged writes applied over them, Get, MultiGet and iterators (bounded
-// ones too, asked for before, between and after stages, so the index is
-// built at every point of a group's life) see exactly the model; Clear
-// forgets everything staged; writes a group never stages are refused.
+// staged writes (Puts, Deletes, Merges with their values) applied over
+// them, Get, MultiGet and iterators (bounded ones too, asked for before,
+// between and after stages, so the index is built at every point of a
+// group's life) see exactly the model, and so does the database after the
+// batch is written; Clear forgets everything staged; writes a group never
+// stages (a Merge without its value among them) are refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "rocksdb/db.h"
+#include "rocksdb/merge_operator.h"
 #include "rocksdb/write_batch.h"
 #include "staged_writes.h"
 #include "teksdb/open_db.h"
@@ -29,11 +32,23 @@ using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 using ROCKSDB_NAMESPACE::WriteBatch;
 
+// The database's merge operator: operands appended to the value.
+class AppendMerge : public ROCKSDB_NAMESPACE::MergeOperator {
+ public:
+  const char* Name() const override { return "AppendMerge"; }
+  bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override {
+    out->new_value = in.existing_value != nullptr ? in.existing_value->ToString() : "";
+    for (const Slice& operand : in.operand_list) out->new_value.append(operand.data(), operand.size());
+    return true;
+  }
+};
+
 class StagedWritesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ROCKSDB_NAMESPACE::Options options;
     options.create_if_missing = true;
+    options.merge_operator = std::make_shared<AppendMerge>();
     ASSERT_TRUE(teksdb::OpenDB(options, dir_.path(), &db_).ok());
   }
 
@@ -43,15 +58,23 @@ class StagedWritesTest : public ::testing::Test {
     return "k" + std::to_string(rng() % 60);
   }
 
-  // A random batch of Puts and Deletes, applied to `model` too.
-  static WriteBatch RandomWrites(std::mt19937_64& rng, std::map<std::string, std::string>* model) {
+  // A random batch of Puts, Deletes and Merges, applied to `model` too;
+  // *merged: the Merges' values, as StagedWrites::Add takes them.
+  static WriteBatch RandomWrites(std::mt19937_64& rng, std::map<std::string, std::string>* model,
+                                 std::vector<std::string>* merged) {
     WriteBatch writes;
     const int n = 1 + static_cast<int>(rng() % 6);
     for (int i = 0; i < n; ++i) {
       const std::string key = RandomKey(rng);
-      if (rng() % 3 == 0) {
+      const int kind = static_cast<int>(rng() % 4);
+      if (kind == 0) {
         EXPECT_TRUE(writes.Delete(key).ok());
         model->erase(key);
+      } else if (kind == 1) {
+        const std::string operand(1 + rng() % 5, static_cast<char>('A' + rng() % 26));
+        EXPECT_TRUE(writes.Merge(key, operand).ok());
+        (*model)[key] += operand;
+        merged->push_back((*model)[key]);
       } else {
         const std::string value(rng() % 40, static_cast<char>('a' + rng() % 26));
         EXPECT_TRUE(writes.Put(key, value).ok());
@@ -132,7 +155,9 @@ TEST_F(StagedWritesTest, ReadsSeeTheStagedWritesOverTheDatabaseInEveryOrder) {
     std::map<std::string, std::string> model = in_db;
     const int stages = 1 + static_cast<int>(rng() % 8);
     for (int i = 0; i < stages; ++i) {
-      ASSERT_TRUE(staged.Add(RandomWrites(rng, &model)).ok());
+      std::vector<std::string> merged;
+      const WriteBatch writes = RandomWrites(rng, &model, &merged);
+      ASSERT_TRUE(staged.Add(writes, std::move(merged)).ok());
       EXPECT_FALSE(staged.empty());
       if (rng() % 2 == 0) ExpectReadsMatch(staged, model, rng, seed);
     }
@@ -146,7 +171,7 @@ TEST_F(StagedWritesTest, ReadsSeeTheStagedWritesOverTheDatabaseInEveryOrder) {
     staged.Clear();
     EXPECT_TRUE(staged.empty());
     in_db = model;
-    ExpectReadsMatch(staged, in_db, rng, seed);
+    ExpectReadsMatch(staged, in_db, rng, seed);  // the database merged as the stage said
   }
 }
 
