@@ -14,6 +14,9 @@
 #   hgetall  HGETALL user:__rand_int__ (one point read of that record)
 #   sadd     SADD set:__rand_int__ with 5 members (small sets, compact)
 #   zadd5    ZADD zset:__rand_int__ with 5 members (small sorted sets, compact)
+#   lpush5   LPUSH list:__rand_int__ with 5 elements (small lists: a record
+#            per element)
+#   lrange   LRANGE list:__rand_int__ 0 -1 (those lists read whole)
 #   zadd     ZADD (built-in test: one sorted set, a member per request, so
 #            one large set: a record per member and its score index)
 #   del100k  DEL of a hash of 100,000 fields (built first, not timed): the
@@ -170,7 +173,7 @@ stop_server() {
 fields=$(for i in 1 2 3 4 5; do printf ' f%d %s' "$i" "$(head -c 20 /dev/zero | tr '\0' v)"; done)
 members=$(for i in 1 2 3 4 5; do printf ' member:%d' "$i"; done)
 scored=$(for i in 1 2 3 4 5; do printf ' %d member:%d' "$i" "$i"; done)
-tests=(set get hset hgetall sadd zadd5 zadd del100k)
+tests=(set get hset hgetall sadd zadd5 lpush5 lrange zadd del100k)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 # The server's own microseconds for one command so far (INFO commandstats).
 command_usec() {  # COMMAND
@@ -196,6 +199,8 @@ bench() {  # TEST: prints ops/s and the server's CPU µs per request
     hgetall) test_args=(HGETALL 'user:__rand_int__') ;;
     sadd) read -r -a test_args <<<"SADD set:__rand_int__ $members" ;;
     zadd5) read -r -a test_args <<<"ZADD zset:__rand_int__ $scored" ;;
+    lpush5) read -r -a test_args <<<"LPUSH list:__rand_int__ $members" ;;
+    lrange) test_args=(LRANGE 'list:__rand_int__' 0 -1) ;;
   esac
   before=$(cpu_ticks)
   csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" "${test_args[@]}")

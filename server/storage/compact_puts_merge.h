@@ -6,6 +6,11 @@
 // payload of the members put (in member order, values as the collection
 // keeps them), applied in order over the record below it.
 //
+// Only worth it when the operand is much smaller than the record: every
+// read until the fold pays for the merge (decoding the record, applying
+// the operands, encoding it again). The writer puts the whole record
+// instead when the puts are more than a kRecordPerOperand-th of it.
+//
 // The writer still reads the record first (under the key's lock): it must
 // answer WRONGTYPE, count what it added, and convert a collection that
 // crosses a limit, which needs the member count. The merge spares the
@@ -33,6 +38,11 @@ namespace teksdb::server {
 // CPU per operation at 8 than with whole-record puts; with no bound, reads
 // of hot records merged ever longer lists and B and C cost 2.3x.
 constexpr size_t kMaxSuccessiveMerges = 8;
+
+// docs/BENCHMARKS.md §9.1: a merge of 5 fields into a record of about that
+// size (bench_server.sh's hset) cost HSET 26% and HGETALL 72% more server
+// CPU than whole-record puts; YCSB's one field of eleven, 10% less on A.
+constexpr size_t kRecordPerOperand = 4;
 
 std::shared_ptr<ROCKSDB_NAMESPACE::MergeOperator> NewCompactPutsMerge();
 

@@ -14,11 +14,11 @@ TEKSDB_SERVER=$server bash "$src/scripts/bench_server.sh" --pin --requests 3000 
   --repeat 2 --no-plots --out "$out" >"$out/stdout" 2>"$out/stderr" || { cat "$out/stderr"; exit 1; }
 cat "$out/stdout"
 failures=0
-for t in set get hset hgetall sadd zadd5 zadd; do
+for t in set get hset hgetall sadd zadd5 lpush5 lrange zadd; do
   grep -qE "^$t +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+x +[0-9.]+x$" "$out/stdout" ||
     { echo "FAIL: no full throughput row for $t"; failures=$((failures + 1)); }
 done
-for t in set get hset hgetall sadd zadd5 zadd del100k; do
+for t in set get hset hgetall sadd zadd5 lpush5 lrange zadd del100k; do
   grep -qE "^$t +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+x|-) +([0-9.]+x|-)$" "$out/stdout" ||
     { echo "FAIL: no full CPU row for $t"; failures=$((failures + 1)); }
 done
