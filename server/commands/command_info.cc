@@ -26,6 +26,8 @@ const CommandInfo kCommands[] = {
     {"auth", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
     {"bgsave", "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous"},
     {"bitcount", "readonly", 1, 1, 1, "@read @bitmap @slow"},
+    {"bitfield", "write denyoom", 1, 1, 1, "@write @bitmap @slow"},
+    {"bitfield_ro", "readonly fast", 1, 1, 1, "@read @bitmap @fast"},
     {"bitop", "write denyoom", 2, -1, 1, "@write @bitmap @slow"},
     {"bitpos", "readonly", 1, 1, 1, "@read @bitmap @slow"},
     {"blmove", "write denyoom noscript blocking", 1, 2, 1, "@write @list @slow @blocking"},
@@ -313,7 +315,8 @@ bool SubcommandHasKey(const std::string& full_name) {
 // ZUNIONSTORE, BITOP, ...: the first key, then the others).
 const std::unordered_map<std::string_view, const char*>& KeySpecFlags() {
   static const std::unordered_map<std::string_view, const char*> flags = {
-    {"append", "RW insert"}, {"bitcount", "RO access"}, {"bitop", "OW update|RO access"},
+    {"append", "RW insert"}, {"bitcount", "RO access"}, {"bitfield", "RW access update"},
+    {"bitfield_ro", "RO access"}, {"bitop", "OW update|RO access"},
     {"bitpos", "RO access"}, {"blmove", "RW access delete|RW insert"},
     {"blmpop", "RW access delete"}, {"blpop", "RW access delete"}, {"brpop", "RW access delete"},
     {"brpoplpush", "RW access delete|RW insert"}, {"bzmpop", "RW access delete"},
@@ -378,6 +381,13 @@ std::vector<std::string> KeyFlags(const std::vector<std::string>& request, size_
       if (AsciiLower(request[j]) == "get") return {"RW", "access", "update"};
     }
     return {"OW", "update"};
+  }
+  if (name == "bitfield") {  // variable: only GETs read
+    for (size_t j = 2; j < request.size(); ++j) {
+      const std::string sub = AsciiLower(request[j]);
+      if (sub == "set" || sub == "incrby") return {"RW", "access", "update"};
+    }
+    return {"RO", "access"};
   }
   const auto it = KeySpecFlags().find(name);
   if (it == KeySpecFlags().end()) return {};

@@ -165,6 +165,7 @@ const std::vector<Command>& CommandTable() {
     std::vector<Command> commands;
     AddStringCommands(&commands);
     AddBitmapCommands(&commands);
+    AddBitFieldCommands(&commands);
     AddHyperLogLogCommands(&commands);
     AddKeyCommands(&commands);
     AddHashCommands(&commands);

@@ -86,6 +86,7 @@ Event EventFor(const std::vector<std::string>& args, const std::string& name, in
   if (name == "zincrby") return {"zincr", kZSet};
   if (name == "geoadd") return {"zadd", kZSet};
   if (name == "pfmerge") return {"pfadd", kString};
+  if (name == "bitfield") return {"setbit", kString};
   if (name == "bzpopmin") return {"zpopmin", kZSet};
   if (name == "bzpopmax") return {"zpopmax", kZSet};
   if (name == "zmpop" || name == "bzmpop") {

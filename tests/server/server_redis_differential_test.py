@@ -57,7 +57,7 @@ KEYS = [f"k{i}" for i in range(8)]
 # Commands COMMAND INFO is asked about (and one it does not know).
 COMMAND_NAMES = ["get", "set", "mset", "del", "hset", "zadd", "lpush", "exec", "watch", "ping",
                  "keys", "rename", "getex", "smismember", "nosuch", "EXPIRE", "pfadd", "pfcount",
-                 "pfmerge", "pfdebug", "pfselftest"]
+                 "pfmerge", "pfdebug", "pfselftest", "bitfield", "bitfield_ro"]
 
 
 def value(rng):
@@ -122,6 +122,10 @@ def random_command(rng):
     elem = lambda: rng.choice(["1", "-1", "x", "xx", "", "010", "0"])
     lex = lambda: rng.choice(["-", "+", "[a", "(a", "[c", "(c", "[e", "[", "(", "a", "[bb"])
     long_ttl = lambda: str(rng.randint(1000, 100000))
+    bit_type = lambda: rng.choice(["u1", "u8", "i8", "i5", "i16", "u63", "i64", "u64", "i0", "i65", "x", "u"])
+    bit_offset = lambda: rng.choice(["0", "1", "7", "13", "#1", "#3", "100", "-1", "x", "#x", "#-1"])
+    bit_value = lambda: rng.choice(["0", "1", "-1", "127", "128", "-129", "255", "9223372036854775807",
+                                    "-9223372036854775808", "x", str(rng.randint(-1000, 1000))])
     choices = [
         lambda: ["SET", k(), value(rng)],
         lambda: ["SET", k(), value(rng)] + rng.choice(
@@ -315,6 +319,13 @@ def random_command(rng):
         lambda: ["BITPOS", k(), rng.choice(["0", "1", "2", "x"])] + rng.choice(
             [[], [idx()], [idx(), idx()], [idx(), idx(), rng.choice(["BIT", "BYTE", "x"])]]),
         lambda: ["BITOP", rng.choice(["AND", "OR", "XOR", "NOT", "x"]), k()] + [k() for _ in range(rng.randint(1, 3))],
+        lambda: ["BITFIELD", k()] + [x for _ in range(rng.randint(0, 3)) for x in rng.choice([
+            ["GET", bit_type(), bit_offset()], ["SET", bit_type(), bit_offset(), bit_value()],
+            ["INCRBY", bit_type(), bit_offset(), bit_value()],
+            ["OVERFLOW", rng.choice(["WRAP", "SAT", "FAIL", "fail", "x"])], ["GET", "u8"], ["BOGUS"]])],
+        lambda: ["BITFIELD_RO", k()] + rng.choice(
+            [[], ["GET", bit_type(), bit_offset()], ["GET", bit_type(), bit_offset(), "GET", "i8", "#2"],
+             ["SET", "u8", "0", "1"], ["OVERFLOW", "SAT"]]),
         # HyperLogLogs: GET, SETRANGE and APPEND of the same keys compare
         # (and damage) their bytes; 700 elements take one past the sparse
         # limit.

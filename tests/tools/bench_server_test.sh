@@ -29,7 +29,7 @@ grep -qE '^server CPU per request, skip_list / TeksTable: set ([0-9.]+x|-), get 
   { echo "FAIL: no quotable line"; failures=$((failures + 1)); }
 grep -q 'pinned to CPU 0' "$out/stdout" || { echo "FAIL: the title does not say --pin"; failures=$((failures + 1)); }
 runs=$(($(wc -l <"$out/server/runs.tsv") - 1))
-((runs == 2 * 4 * 8)) || { echo "FAIL: runs.tsv has $runs runs, not 64"; failures=$((failures + 1)); }
+((runs == 2 * 4 * 10)) || { echo "FAIL: runs.tsv has $runs runs, not 80 (2 repeats, 4 servers, 10 tests)"; failures=$((failures + 1)); }
 grep -q 'run 8/8' "$out/stderr" || { echo "FAIL: no progress lines"; failures=$((failures + 1)); }
 echo "bench_server_test: $failures failure(s)"
 ((failures == 0))
