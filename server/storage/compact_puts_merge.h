@@ -34,14 +34,14 @@ namespace teksdb::server {
 
 // How many operands a key's record may have in the memtable before a write
 // folds them (RocksDB's max_successive_merges). docs/BENCHMARKS.md §9.1:
-// YCSB A (half its operations HMSETs of one field) costs 10% less server
+// YCSB A (half its operations HMSETs of one field) costs 4-10% less server
 // CPU per operation at 8 than with whole-record puts; with no bound, reads
 // of hot records merged ever longer lists and B and C cost 2.3x.
 constexpr size_t kMaxSuccessiveMerges = 8;
 
 // docs/BENCHMARKS.md §9.1: a merge of 5 fields into a record of about that
-// size (bench_server.sh's hset) cost HSET 26% and HGETALL 72% more server
-// CPU than whole-record puts; YCSB's one field of eleven, 10% less on A.
+// size (bench_server.sh's hset) cost HSET 22% and HGETALL 71% more server
+// CPU than whole-record puts; YCSB's one field of eleven, 4-10% less on A.
 constexpr size_t kRecordPerOperand = 4;
 
 std::shared_ptr<ROCKSDB_NAMESPACE::MergeOperator> NewCompactPutsMerge();
