@@ -171,6 +171,8 @@ const CommandInfo kCommands[] = {
     {"smembers", "readonly", 1, 1, 1, "@read @set @slow"},
     {"smismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
     {"smove", "write fast", 1, 2, 1, "@write @set @fast"},
+    {"sort", "write denyoom movablekeys", 1, 1, 1, "@write @set @sortedset @list @slow @dangerous"},
+    {"sort_ro", "readonly movablekeys", 1, 1, 1, "@read @set @sortedset @list @slow @dangerous"},
     {"spop", "write fast", 1, 1, 1, "@write @set @fast"},
     {"spublish", "pubsub loading stale fast", 1, 1, 1, "@pubsub @fast"},
     {"srandmember", "readonly", 1, 1, 1, "@read @set @slow"},
@@ -348,7 +350,8 @@ const std::unordered_map<std::string_view, const char*>& KeySpecFlags() {
     {"renamenx", "RW access delete|OW insert"}, {"rpop", "RW access delete"},
     {"rpoplpush", "RW access delete|RW insert"}, {"rpush", "RW insert"}, {"rpushx", "RW insert"},
     {"sadd", "RW insert"}, {"scard", "RO"}, {"sdiff", "RO access"},
-    {"sdiffstore", "OW update|RO access"}, {"set", "RW access update"},
+    {"sdiffstore", "OW update|RO access"}, {"sort", "RO access|OW update"},
+    {"sort_ro", "RO access"}, {"set", "RW access update"},
     {"setbit", "RW access update"}, {"setex", "OW update"}, {"setnx", "OW insert"},
     {"setrange", "RW update"}, {"sinter", "RO access"}, {"sintercard", "RO access"},
     {"sinterstore", "RW update|RO access"}, {"sismember", "RO"}, {"smembers", "RO access"},
@@ -500,6 +503,20 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
     for (int i = info->first_key; i <= last && i < argc; i += info->key_step) {
       keys->push_back(args[i]);
     }
+  }
+  if (info->name == std::string_view("sort")) {  // SORT ... STORE destination: the last one
+    const std::string* destination = nullptr;
+    for (int i = 2; i < argc; ++i) {
+      const std::string option = AsciiLower(args[i]);
+      if (option == "limit") {
+        i += 2;
+      } else if ((option == "get" || option == "by") && i + 1 < argc) {
+        ++i;
+      } else if (option == "store" && i + 1 < argc) {
+        destination = &args[++i];
+      }
+    }
+    if (destination != nullptr) keys->push_back(*destination);
   }
   if (info->numkeys_index > 0 && info->numkeys_index < argc) {
     int64_t n = 0;

@@ -166,6 +166,7 @@ const std::vector<Command>& CommandTable() {
     AddStringCommands(&commands);
     AddBitmapCommands(&commands);
     AddBitFieldCommands(&commands);
+    AddSortCommands(&commands);
     AddHyperLogLogCommands(&commands);
     AddKeyCommands(&commands);
     AddHashCommands(&commands);

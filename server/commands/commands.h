@@ -64,6 +64,7 @@ void ReclaimExpiredReads(ServerState& server, ClientState& client);
 void AddStringCommands(std::vector<Command>* table);
 void AddBitmapCommands(std::vector<Command>* table);
 void AddBitFieldCommands(std::vector<Command>* table);
+void AddSortCommands(std::vector<Command>* table);
 void AddHyperLogLogCommands(std::vector<Command>* table);
 void AddKeyCommands(std::vector<Command>* table);
 void AddHashCommands(std::vector<Command>* table);

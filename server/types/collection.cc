@@ -373,6 +373,13 @@ bool Collection::ConvertToMembers(Request& r) {
   return true;
 }
 
+bool Collection::ConvertNow(Request& r) {
+  if (!compact() || !meta_) return true;
+  if (!Editable(r)) return false;
+  dirty_ = true;
+  return ConvertToMembers(r) && Commit(r);
+}
+
 bool Collection::Commit(Request& r) {
   if (!dirty_) return true;
   // An empty Replace of a key that held nothing: nothing to write.

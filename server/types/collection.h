@@ -96,6 +96,10 @@ class Collection {
   void PutIndex(const std::string& entry);
   void DeleteIndex(const std::string& entry);
   bool Commit(Request& r);
+  // Converts a compact collection to one record per member now and
+  // commits (REQUIRES the key's lock): SORT's, as Redis's SORT turns a
+  // small sorted set into its skip list. No-op for any other.
+  bool ConvertNow(Request& r);
   // For commands without the key's lock, after a read that missed or came
   // up short: true if the key still holds the version Open read; false
   // (having set r.retry, so that the command runs again) if not.

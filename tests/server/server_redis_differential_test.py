@@ -57,7 +57,7 @@ KEYS = [f"k{i}" for i in range(8)]
 # Commands COMMAND INFO is asked about (and one it does not know).
 COMMAND_NAMES = ["get", "set", "mset", "del", "hset", "zadd", "lpush", "exec", "watch", "ping",
                  "keys", "rename", "getex", "smismember", "nosuch", "EXPIRE", "pfadd", "pfcount",
-                 "pfmerge", "pfdebug", "pfselftest", "bitfield", "bitfield_ro"]
+                 "pfmerge", "pfdebug", "pfselftest", "bitfield", "bitfield_ro", "sort", "sort_ro"]
 
 
 def value(rng):
@@ -326,6 +326,16 @@ def random_command(rng):
         lambda: ["BITFIELD_RO", k()] + rng.choice(
             [[], ["GET", bit_type(), bit_offset()], ["GET", bit_type(), bit_offset(), "GET", "i8", "#2"],
              ["SET", "u8", "0", "1"], ["OVERFLOW", "SAT"]]),
+        # SORT: "k*" patterns name the test's own keys (elements such as
+        # "1" give "k1"); ALPHA BY and an unsorted set outside STORE are
+        # left out (their order is Redis's hash order or qsort's for ties).
+        lambda: ["SORT", k()] + rng.choice(
+            [[], ["ALPHA"], ["DESC"], ["ALPHA", "DESC"], ["LIMIT", "1", "2"], ["LIMIT", "0", "-1", "ALPHA"],
+             ["LIMIT", "x", "1"], ["LIMIT", "1"], ["BY", "w_*"], ["BY", "k*"], ["BY", "k*->f1", "DESC"],
+             ["GET", "#"], ["GET", "#", "GET", "k*"], ["ALPHA", "GET", "k*->f1", "GET", "#"],
+             ["BY", "nosort", "STORE", k()], ["ALPHA", "STORE", k()], ["STORE", k()],
+             ["LIMIT", "-1", "5", "DESC", "ALPHA", "STORE", k()], ["BOGUS"]]),
+        lambda: ["SORT_RO", k()] + rng.choice([[], ["ALPHA"], ["ALPHA", "STORE", k()], ["GET", "#", "ALPHA"]]),
         # HyperLogLogs: GET, SETRANGE and APPEND of the same keys compare
         # (and damage) their bytes; 700 elements take one past the sparse
         # limit.
