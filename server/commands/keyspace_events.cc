@@ -88,6 +88,8 @@ Event EventFor(const std::vector<std::string>& args, const std::string& name, in
   if (name == "pfmerge") return {"pfadd", kString};
   if (name == "bitfield") return {"setbit", kString};
   if (name == "sort") return {"sortstore", kList};
+  if (name == "georadius" || name == "georadiusbymember") return {"georadiusstore", kZSet};
+  if (name == "geosearchstore") return {"geosearchstore", kZSet};
   if (name == "bzpopmin") return {"zpopmin", kZSet};
   if (name == "bzpopmax") return {"zpopmax", kZSet};
   if (name == "zmpop" || name == "bzmpop") {
@@ -195,8 +197,8 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
   // SORT writes the key it sorts only to convert a small sorted set, which
   // Redis does without an event: its events are STORE's.
   std::vector<std::string> sort_keys;
-  bool unused;
-  if (name == "sort" || name == "sort_ro") AppendRequestKeys(args, &sort_keys, &unused);
+  bool whole_keyspace = false;
+  if (name == "sort" || name == "sort_ro") AppendRequestKeys(args, &sort_keys, &whole_keyspace);
   for (const Keyspace::WrittenKey& w : ordered) {
     if (!sort_keys.empty() && (sort_keys.size() < 2 || w.key != sort_keys[1])) continue;
     auto publish = [&](int type, const std::string& event) {
@@ -217,7 +219,9 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
       // A command that emptied its key: its event, then "del" (a STORE
       // with nothing to store: "del" alone).
       const Event event = EventFor(args, name, ClassOf(*info), w.key);
-      if (name != "sort" && (name.size() < 5 || name.compare(name.size() - 5, 5, "store") != 0)) {
+      const bool stores = name == "sort" || name == "georadius" || name == "georadiusbymember" ||
+                          (name.size() >= 5 && name.compare(name.size() - 5, 5, "store") == 0);
+      if (!stores) {
         publish(event.type, event.name);
       }
       publish(kGeneric, "del");

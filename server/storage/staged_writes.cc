@@ -53,7 +53,8 @@ class StagedWrites::Stager : public WriteBatch::Handler {
 
  private:
   static Status Refuse(const std::string& what) {
-    return Status::NotSupported("a write group stages Puts and Deletes only, not " + what);
+    return Status::NotSupported(
+        "a write group stages Puts, Deletes and Merges with their values only, not " + what);
   }
   StagedWrites* const staged_;
   std::vector<std::string> merged_values_;
