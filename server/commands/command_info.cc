@@ -64,6 +64,15 @@ const CommandInfo kCommands[] = {
     {"flushdb", "write", 0, 0, 0, "@keyspace @write @slow @dangerous", true},
     {"function", "", 0, 0, 0, "@slow"},
     {"geoadd", "write denyoom", 1, 1, 1, "@write @geo @slow"},
+    {"geodist", "readonly", 1, 1, 1, "@read @geo @slow"},
+    {"geohash", "readonly", 1, 1, 1, "@read @geo @slow"},
+    {"geopos", "readonly", 1, 1, 1, "@read @geo @slow"},
+    {"georadius", "write denyoom movablekeys", 1, 1, 1, "@write @geo @slow"},
+    {"georadius_ro", "readonly", 1, 1, 1, "@read @geo @slow"},
+    {"georadiusbymember", "write denyoom movablekeys", 1, 1, 1, "@write @geo @slow"},
+    {"georadiusbymember_ro", "readonly", 1, 1, 1, "@read @geo @slow"},
+    {"geosearch", "readonly", 1, 1, 1, "@read @geo @slow"},
+    {"geosearchstore", "write denyoom", 1, 2, 1, "@write @geo @slow"},
     {"get", "readonly fast", 1, 1, 1, "@read @string @fast"},
     {"getbit", "readonly fast", 1, 1, 1, "@read @bitmap @fast"},
     {"getdel", "write fast", 1, 1, 1, "@write @string @fast"},
@@ -328,6 +337,10 @@ const std::unordered_map<std::string_view, const char*>& KeySpecFlags() {
     {"evalsha", "RW access update"}, {"evalsha_ro", "RO access"}, {"exists", "RO"},
     {"expire", "RW update"}, {"expireat", "RW update"}, {"expiretime", "RO access"},
     {"fcall", "RW access update"}, {"fcall_ro", "RO access"}, {"geoadd", "RW update"},
+    {"geodist", "RO access"}, {"geohash", "RO access"}, {"geopos", "RO access"},
+    {"georadius", "RO access|OW update"}, {"georadius_ro", "RO access"},
+    {"georadiusbymember", "RO access|OW update"}, {"georadiusbymember_ro", "RO access"},
+    {"geosearch", "RO access"}, {"geosearchstore", "OW update|RO access"},
     {"get", "RO access"}, {"getbit", "RO access"}, {"getdel", "RW access delete"},
     {"getex", "RW access update"}, {"getrange", "RO access"}, {"getset", "RW access update"},
     {"hdel", "RW delete"}, {"hexists", "RO"}, {"hget", "RO access"}, {"hgetall", "RO access"},
@@ -504,7 +517,8 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
       keys->push_back(args[i]);
     }
   }
-  if (info->name == std::string_view("sort")) {  // SORT ... STORE destination: the last one
+  const std::string_view name(info->name);
+  if (name == "sort") {  // SORT ... STORE destination: the last one
     const std::string* destination = nullptr;
     for (int i = 2; i < argc; ++i) {
       const std::string option = AsciiLower(args[i]);
@@ -515,6 +529,14 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
       } else if (option == "store" && i + 1 < argc) {
         destination = &args[++i];
       }
+    }
+    if (destination != nullptr) keys->push_back(*destination);
+  }
+  if (name == "georadius" || name == "georadiusbymember") {  // ... STORE|STOREDIST key: the last
+    const std::string* destination = nullptr;
+    for (int i = name == "georadius" ? 6 : 5; i + 1 < argc; ++i) {
+      const std::string option = AsciiLower(args[i]);
+      if (option == "store" || option == "storedist") destination = &args[++i];
     }
     if (destination != nullptr) keys->push_back(*destination);
   }

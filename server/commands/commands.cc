@@ -190,6 +190,7 @@ const std::vector<Command>& CommandTable() {
     AddInfoCommand(&commands);
     AddDebugCommand(&commands);
     AddGeoCommands(&commands);
+    AddGeoSearchCommands(&commands);
     AddClientCommands(&commands);
     AddIntrospectionCommands(&commands);
     AddLcsCommand(&commands);

@@ -88,6 +88,7 @@ void AddDatabaseCommands(std::vector<Command>* table);
 void AddInfoCommand(std::vector<Command>* table);
 void AddDebugCommand(std::vector<Command>* table);
 void AddGeoCommands(std::vector<Command>* table);
+void AddGeoSearchCommands(std::vector<Command>* table);
 void AddClientCommands(std::vector<Command>* table);
 void AddIntrospectionCommands(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);

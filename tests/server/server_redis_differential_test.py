@@ -57,7 +57,8 @@ KEYS = [f"k{i}" for i in range(8)]
 # Commands COMMAND INFO is asked about (and one it does not know).
 COMMAND_NAMES = ["get", "set", "mset", "del", "hset", "zadd", "lpush", "exec", "watch", "ping",
                  "keys", "rename", "getex", "smismember", "nosuch", "EXPIRE", "pfadd", "pfcount",
-                 "pfmerge", "pfdebug", "pfselftest", "bitfield", "bitfield_ro", "sort", "sort_ro"]
+                 "pfmerge", "pfdebug", "pfselftest", "bitfield", "bitfield_ro", "sort", "sort_ro", "geopos", "geodist", "geohash", "georadius", "geosearch",
+                 "geosearchstore", "georadiusbymember_ro"]
 
 
 def value(rng):
@@ -108,6 +109,30 @@ def zalgebra_options(rng, read):
         options.append(["WITHSCORES"])
     rng.shuffle(options)
     return [word for option in options[:rng.randint(0, 2)] for word in option]
+
+
+def geo_search(rng, k, m):
+    """A GEOSEARCH, GEOSEARCHSTORE, GEORADIUS or GEORADIUSBYMEMBER around
+    the places GEOADD writes (and some bad arguments)."""
+    lon = lambda: rng.choice(["13.361389", "15", "-73.9857", "0", "181", "x"])
+    lat = lambda: rng.choice(["38.115556", "37", "40.7484", "0", "86", "y"])
+    dist = lambda: rng.choice(["200", "500", "10000", "0", "1", "-1", "x"])
+    unit = lambda: rng.choice(["km", "km", "m", "mi", "FT", "parsec"])
+    options = [x for _ in range(rng.randint(0, 3)) for x in rng.choice(
+        [["ASC"], ["DESC"], ["COUNT", rng.choice(["1", "2", "0", "x"])], ["COUNT", "2", "ANY"], ["ANY"],
+         ["WITHCOORD"], ["WITHDIST"], ["WITHHASH"]])]
+    shape = rng.choice([["BYRADIUS", dist(), unit()], ["BYBOX", dist(), dist(), unit()]])
+    centre = rng.choice([["FROMLONLAT", lon(), lat()], ["FROMMEMBER", m()]])
+    store = rng.choice([[], [], ["STORE", k()], ["STOREDIST", k()]])
+    return rng.choice([
+        ["GEOSEARCH", k()] + centre + shape + options,
+        ["GEOSEARCHSTORE", k(), k()] + centre + shape + rng.choice([[], ["STOREDIST"]]) +
+        [o for o in options if not o.startswith("WITH")],
+        ["GEORADIUS", k(), lon(), lat(), dist(), unit()] + options + store,
+        ["GEORADIUSBYMEMBER", k(), m(), dist(), unit()] + options + store,
+        ["GEORADIUS_RO", k(), lon(), lat(), dist(), unit()] + options + store,
+        ["GEORADIUSBYMEMBER_RO", k(), m(), dist(), unit()] + options,
+    ])
 
 
 def random_command(rng):
@@ -287,6 +312,12 @@ def random_command(rng):
                     rng.choice(["13.361389", "-180", "180", "0", "181", "x", "-73.9857"]),
                     rng.choice(["38.115556", "85.05112878", "-85.06", "0", "40.7484", "y"]), m())],
         lambda: ["GEOADD", k(), "1", "2"],
+        # (Members of any sorted set too: GEOPOS decodes whatever score.)
+        lambda: [rng.choice(["GEOPOS", "GEOHASH"]), k()] + [m() for _ in range(rng.randint(0, 3))],
+        lambda: geo_search(rng, k, m),
+        lambda: geo_search(rng, k, m),
+        lambda: ["GEODIST", k(), m(), m()] + rng.choice([[], ["km"], ["MI"], ["ft"], ["m"], ["parsec"],
+                                                        ["km", "x"]]),
         lambda: ["COMMAND", "GETKEYS"] + rng.choice([
             ["GET", k()], ["ZUNIONSTORE", k(), "2", k(), k()], ["EVAL", "return 1", "0"],
             ["EVAL", "return 1", "1", k()], ["MEMORY", "USAGE", k()], ["PING"], ["LCS", k(), k()],
