@@ -54,6 +54,7 @@ from server_checks import start_redis, start_server, stop  # noqa: E402
 
 
 KEYS = [f"k{i}" for i in range(8)]
+LEX_KEYS = ["lex0", "lex1"]
 # Commands COMMAND INFO is asked about (and one it does not know).
 COMMAND_NAMES = ["get", "set", "mset", "del", "hset", "zadd", "lpush", "exec", "watch", "ping",
                  "keys", "rename", "getex", "smismember", "nosuch", "EXPIRE", "pfadd", "pfcount",
@@ -137,6 +138,7 @@ def geo_search(rng, k, m):
 
 def random_command(rng):
     k = lambda: rng.choice(KEYS)
+    lk = lambda: rng.choice(LEX_KEYS)
     f = lambda: rng.choice(["f1", "f2", "f3", "field4"])
     m = lambda: rng.choice(["a", "b", "c", "d", "e"])
     idx = lambda: rng.choice([str(rng.randint(-6, 6)), "100", "-100", "x"])
@@ -391,19 +393,26 @@ def random_command(rng):
                                         ["0", k(), "LEFT"], ["3", k(), "LEFT"], ["1", k(), "UP"],
                                         ["1", k(), "LEFT", "COUNT", "0"], ["1", k(), "LEFT", "COUNT"],
                                         ["1", k(), "LEFT", "COUNT", "1", "COUNT", "1"], ["x", k(), "LEFT"]]),
-        lambda: ["ZRANGE", k()] + rng.choice([[idx(), idx()], [bound(), bound(), "BYSCORE"],
-                                              [lex(), lex(), "BYLEX"]]) + zrange_options(rng),
-        lambda: ["ZRANGESTORE", k(), k()] + rng.choice([[idx(), idx()], [bound(), bound(), "BYSCORE"],
-                                                        [lex(), lex(), "BYLEX"]]) + zrange_options(rng),
+        lambda: ["ZRANGE", k()] + rng.choice([[idx(), idx()], [bound(), bound(), "BYSCORE"]]) +
+                zrange_options(rng),
+        lambda: ["ZRANGESTORE", k(), k()] + rng.choice([[idx(), idx()], [bound(), bound(), "BYSCORE"]]) +
+                zrange_options(rng),
+        # Lex ranges over the sorted sets of LEX_KEYS only, whose members
+        # all have score 0: over different scores Redis's answer depends on
+        # its encoding and, for a skip list, on its random levels.
+        lambda: ["ZADD", lk()] + [x for _ in range(rng.randint(1, 3)) for x in ("0", m())],
+        lambda: ["ZREM", lk(), m()],
+        lambda: ["ZRANGE", lk(), lex(), lex(), "BYLEX"] + zrange_options(rng),
+        lambda: ["ZRANGESTORE", k(), lk(), lex(), lex(), "BYLEX"] + zrange_options(rng),
         lambda: ["ZREVRANGEBYSCORE", k(), bound(), bound()] + rng.choice(
             [[], ["WITHSCORES"], ["LIMIT", "0", "2"], ["LIMIT", "1", "-1", "WITHSCORES"], ["REV"]]),
-        lambda: [rng.choice(["ZRANGEBYLEX", "ZREVRANGEBYLEX"]), k(), lex(), lex()] + rng.choice(
+        lambda: [rng.choice(["ZRANGEBYLEX", "ZREVRANGEBYLEX"]), lk(), lex(), lex()] + rng.choice(
             [[], ["LIMIT", "0", "2"], ["LIMIT", "-1", "2"], ["WITHSCORES"], ["LIMIT", "1"]]),
         lambda: ["ZCOUNT", k(), bound(), bound()],
-        lambda: ["ZLEXCOUNT", k(), lex(), lex()],
+        lambda: ["ZLEXCOUNT", lk(), lex(), lex()],
         lambda: ["ZREMRANGEBYRANK", k(), idx(), idx()],
         lambda: ["ZREMRANGEBYSCORE", k(), bound(), bound()],
-        lambda: ["ZREMRANGEBYLEX", k(), lex(), lex()],
+        lambda: ["ZREMRANGEBYLEX", lk(), lex(), lex()],
         lambda: [rng.choice(["ZRANK", "ZREVRANK"]), k(), m()],
         lambda: ["ZPOPMAX", k()] + rng.choice([[], ["2"], ["-1"], ["0"], ["9"]]),
         lambda: ["ZMSCORE", k()] + [m() for _ in range(rng.randint(1, 3))],
