@@ -73,7 +73,7 @@ bool ReadPlaces(Request& r, const std::vector<std::string>& members, std::vector
     places->emplace_back();
     if (!score) continue;
     double longitude, latitude;
-    geohash::Decode(geohash::BitsOfScore(*score), &longitude, &latitude);
+    geohash::DecodeScore(*score, &longitude, &latitude);
     places->back() = std::make_pair(longitude, latitude);
   }
   return true;

@@ -17,6 +17,7 @@
 
 #include "ascii_case.h"
 #include "collection.h"
+#include "command_info.h"
 #include "commands.h"
 #include "geohash.h"
 #include "geo_units.h"
@@ -87,7 +88,7 @@ bool PlaceOf(Request& r, Collection* zset, const std::string& member, geohash::S
   std::optional<double> score;
   if (!ReadScore(r, zset, member, true, &score)) return false;
   *found = score.has_value();
-  if (*found) geohash::Decode(geohash::BitsOfScore(*score), &shape->longitude, &shape->latitude);
+  if (*found) geohash::DecodeScore(*score, &shape->longitude, &shape->latitude);
   return true;
 }
 
@@ -112,7 +113,7 @@ bool Collect(Request& r, Collection* zset, const geohash::Shape& shape, size_t l
           const double score = EntryScore(entry);
           if (score >= static_cast<double>(max)) return false;
           Point p{std::string(EntryMember(entry)), score, 0, 0, 0};
-          geohash::Decode(geohash::BitsOfScore(score), &p.longitude, &p.latitude);
+          geohash::DecodeScore(score, &p.longitude, &p.latitude);
           if (geohash::Within(shape, p.longitude, p.latitude, &p.distance)) {
             points->push_back(std::move(p));
           }
@@ -147,16 +148,11 @@ void Search(Request& r, Form form, bool read_only) {
   // GEOSEARCHSTORE's destination; GEORADIUS's STORE is found below.
   std::optional<std::string> destination;
   if (form == kSearchStore) destination = r.args[1];
-  // The searched key's lock, and a STORE destination's (GEORADIUS ...
-  // STORE names it anywhere among the options).
-  std::vector<std::string> keys = {source};
-  if (destination) keys.push_back(*destination);
-  if (!search && !read_only) {
-    for (size_t i = form == kRadius ? 6 : 5; i + 1 < r.args.size(); ++i) {
-      const std::string option = AsciiLower(r.args[i]);
-      if (option == "store" || option == "storedist") keys.push_back(r.args[++i]);
-    }
-  }
+  // The searched key's lock, and a STORE destination's (the request's keys,
+  // as COMMAND GETKEYS names them).
+  std::vector<std::string> keys;
+  bool whole_keyspace = false;
+  AppendRequestKeys(r.args, &keys, &whole_keyspace);
   auto locks = r.keyspace->LockKeys(keys);
   Collection zset;
   if (!zset.Open(r, Keyspace::kZSet, source)) return;

@@ -101,6 +101,15 @@ double Clamp(double v, double min, double max) { return v > max ? max : v < min 
 constexpr double kDegreesToRadians = M_PI / 180.0;
 constexpr double kEarthRadiusMeters = 6372797.560856;
 
+// The hash bits of a score, as x86-64's (uint64_t) cast gives them.
+uint64_t BitsOfScore(double score) {
+  constexpr double k2To63 = 9223372036854775808.0;
+  if (std::isnan(score) || score >= 2 * k2To63) return 0;
+  if (score < -k2To63) return 0x8000000000000000ULL;
+  if (score < 0) return static_cast<uint64_t>(static_cast<int64_t>(score));
+  return static_cast<uint64_t>(score);
+}
+
 }  // namespace
 
 uint64_t Encode(double longitude, double latitude) {
@@ -180,15 +189,8 @@ bool Within(const Shape& shape, double longitude, double latitude, double* dista
   return true;
 }
 
-uint64_t BitsOfScore(double score) {
-  constexpr double k2To63 = 9223372036854775808.0;
-  if (std::isnan(score) || score >= 2 * k2To63) return 0;
-  if (score < -k2To63) return 0x8000000000000000ULL;
-  if (score < 0) return static_cast<uint64_t>(static_cast<int64_t>(score));
-  return static_cast<uint64_t>(score);
-}
-
-void Decode(uint64_t bits, double* longitude, double* latitude) {
+void DecodeScore(double score, double* longitude, double* latitude) {
+  const uint64_t bits = BitsOfScore(score);
   const uint32_t lat = GatherBits(bits), lon = GatherBits(bits >> 1);
   *latitude = Clamp((Bound(lat, kLatitudeMin, kLatitudeMax) +
                      Bound(lat + 1, kLatitudeMin, kLatitudeMax)) / 2,

@@ -27,12 +27,10 @@ inline bool ValidCoordinates(double longitude, double latitude) {
 // The 52-bit hash. REQUIRES ValidCoordinates.
 uint64_t Encode(double longitude, double latitude);
 
-// The hash bits of a sorted-set score, as Redis's (uint64_t) cast of it
-// gives them on x86-64 (any score: GEOPOS may read a set GEOADD never
-// wrote).
-uint64_t BitsOfScore(double score);
-// The centre of the cell `bits` names, clamped to the limits.
-void Decode(uint64_t bits, double* longitude, double* latitude);
+// The centre of the cell a sorted-set score names, clamped to the limits;
+// any score is read as Redis's (uint64_t) cast of it gives its bits on
+// x86-64 (GEOPOS may read a set GEOADD never wrote).
+void DecodeScore(double score, double* longitude, double* latitude);
 // GEOHASH's 11 characters: the point re-encoded over latitudes -90..90 (the
 // standard geohash), base 32, the eleventh character always '0'.
 std::string StandardText(double longitude, double latitude);

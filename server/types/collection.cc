@@ -390,11 +390,10 @@ bool Collection::Commit(Request& r) {
   } else if (compact()) {
     compact_members::SetEncoding(&*edited_, encoding_);
     Keyspace::Value value{type_, expire_ms, std::move(*edited_), 0};
-    // Only members put into the compact record just read, in its encoding,
-    // and small beside it: the puts alone are written (compact_puts_merge.h).
-    const bool puts_only = puts_only_ && !puts_.empty() && meta_ && meta_->type == type_ &&
-                           meta_->version == 0 && !replaces_existing_ &&
-                           !meta_->payload.empty() && meta_->payload[0] == encoding_;
+    // Only members put into the compact record Open read (whose header it
+    // checked), in its encoding, and small beside it: the puts alone are
+    // written (compact_puts_merge.h).
+    const bool puts_only = puts_only_ && !puts_.empty() && meta_ && meta_->payload[0] == encoding_;
     const bool small = puts_.size() * kRecordPerOperand <= value.payload.size();
     puts_only && small ? batch_.MergePuts(key_, value, puts_) : batch_.Put(key_, value);
   } else {
