@@ -186,6 +186,7 @@ const std::vector<Command>& CommandTable() {
     AddScriptCommands(&commands);
     AddPersistenceCommands(&commands);
     AddCopyCommands(&commands);
+    AddDumpRestoreCommands(&commands);
     AddDatabaseCommands(&commands);
     AddInfoCommand(&commands);
     AddDebugCommand(&commands);

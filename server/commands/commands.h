@@ -84,6 +84,7 @@ void AddPubSubCommands(std::vector<Command>* table);
 void AddScriptCommands(std::vector<Command>* table);
 void AddPersistenceCommands(std::vector<Command>* table);
 void AddCopyCommands(std::vector<Command>* table);
+void AddDumpRestoreCommands(std::vector<Command>* table);
 void AddDatabaseCommands(std::vector<Command>* table);
 void AddInfoCommand(std::vector<Command>* table);
 void AddDebugCommand(std::vector<Command>* table);

@@ -100,6 +100,7 @@ Event EventFor(const std::vector<std::string>& args, const std::string& name, in
     return {max ? "zpopmax" : "zpopmin", kZSet};
   }
   if (name == "copy") return {"copy_to", kGeneric};
+  if (name == "restore-asking") return {"restore", kGeneric};
   return {name, type};
 }
 
@@ -217,11 +218,12 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
       publish(kGeneric, w.deleted ? "move_from" : "move_to");
     } else if (w.deleted) {
       // A command that emptied its key: its event, then "del" (a STORE
-      // with nothing to store: "del" alone).
+      // with nothing to store, a RESTORE of a TTL already past: "del"
+      // alone).
       const Event event = EventFor(args, name, ClassOf(*info), w.key);
       const bool stores = name == "sort" || name == "georadius" || name == "georadiusbymember" ||
                           (name.size() >= 5 && name.compare(name.size() - 5, 5, "store") == 0);
-      if (!stores) {
+      if (!stores && name != "restore" && name != "restore-asking") {
         publish(event.type, event.name);
       }
       publish(kGeneric, "del");

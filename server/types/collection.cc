@@ -69,9 +69,10 @@ Status ForEachStoredMember(
 
 bool Collection::Open(Request& r, char type) { return Open(r, type, r.args[1]); }
 
-bool Collection::Replace(Request& r, char type, const std::string& key) {
+bool Collection::Replace(Request& r, char type, const std::string& key, int64_t expire_ms) {
   key_ = key;
   type_ = type;
+  replace_expire_ms_ = expire_ms;
   encoding_ = type == Keyspace::kSet ? compact_members::kIntset : compact_members::kListpack;
   edited_ = compact_members::Empty(encoding_);
   dirty_ = true;
@@ -384,7 +385,7 @@ bool Collection::Commit(Request& r) {
   if (!dirty_) return true;
   // An empty Replace of a key that held nothing: nothing to write.
   if (count_ <= 0 && !meta_ && !created_ && !replaces_existing_) return true;
-  const int64_t expire_ms = meta_ ? meta_->expire_ms : 0;
+  const int64_t expire_ms = meta_ ? meta_->expire_ms : replace_expire_ms_;
   if (count_ <= 0) {
     batch_.Delete(key_);
   } else if (compact()) {

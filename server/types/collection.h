@@ -50,10 +50,11 @@ class Collection {
   bool Open(Request& r, char type);
   bool Open(Request& r, char type, const std::string& key);
   // A collection that replaces whatever `key` holds (SINTERSTORE and
-  // friends): a new version at the first PutMember, no TTL; Commit deletes
-  // the key if no member was put and it held something. False, having
-  // replied, on a storage error.
-  bool Replace(Request& r, char type, const std::string& key);
+  // friends): a new version at the first PutMember, expiring at
+  // `expire_ms` (0: no TTL; RESTORE's); Commit deletes the key if no member
+  // was put and it held something. False, having replied, on a storage
+  // error.
+  bool Replace(Request& r, char type, const std::string& key, int64_t expire_ms = 0);
   bool exists() const { return meta_.has_value(); }
   int64_t count() const { return count_; }
   // Whether the members are in the meta record (see above): true for a
@@ -152,6 +153,7 @@ class Collection {
   std::map<std::string, bool> staged_;
   bool dirty_ = false;
   bool replaces_existing_ = false;  // Replace found the key holding something
+  int64_t replace_expire_ms_ = 0;   // Replace's TTL
 };
 
 // A stored collection's member count (its meta record's), whatever its encoding.

@@ -28,19 +28,6 @@ bool ParseScore(const std::string& s, double* out) {
   return true;
 }
 
-// Redis 7.0's d2string.
-std::string FormatScore(double v) {
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  if (v == 0) return std::signbit(v) ? "-0" : "0";
-  if (v > -4503599627370495.0 && v < 4503599627370496.0 &&
-      v == static_cast<double>(static_cast<long long>(v))) {
-    return std::to_string(static_cast<long long>(v));
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
-}
-
 std::string RawScore(double v) {
   if (v == 0) v = 0;
   return std::string(reinterpret_cast<const char*>(&v), 8);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "collection.h"
+#include "double_text.h"
 #include "request.h"
 
 namespace teksdb::server {
@@ -26,8 +27,6 @@ constexpr const char* kNotFloat = "ERR value is not a valid float";
 
 // Redis's getDoubleFromObject: all of the string, no leading space, no NaN.
 bool ParseScore(const std::string& s, double* out);
-// Redis 7.0's d2string.
-std::string FormatScore(double v);
 // A stored score: the double's 8 bytes, -0 stored as 0, as Redis's listpack
 // stores it (Redis's skip list keeps -0; the score index, which orders -0
 // as 0, could not give it back, so neither encoding keeps it here).

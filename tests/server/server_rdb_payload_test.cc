@@ -1,6 +1,7 @@
-// rdb_payload (server/common/rdb_payload.h): Redis's CRC64 (its check value),
+// rdb_payload (server/rdb/rdb_payload.h): Redis's CRC64 (its check value),
 // RDB strings in every length and integer encoding and LZF-compressed (as
-// Redis writes long strings), payload footers, and damaged input refused
+// Redis writes long strings, and as AppendString writes them), doubles,
+// payload footers, and damaged input refused
 // without a crash (random payloads too, under ASan in CI).
 #include "rdb_payload.h"
 
@@ -10,6 +11,7 @@ extern "C" {
 #include <liblzf/lzf.h>
 }
 
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -51,6 +53,69 @@ TEST(RdbPayloadTest, IntegerEncodedStringsReadAsTheirDecimalText) {
     ASSERT_TRUE(ReadString(body, &pos, &got)) << text;
     EXPECT_EQ(got, text);
   }
+}
+
+TEST(RdbPayloadTest, AppendStringWritesWhatRedisWrites) {
+  // Integers of up to 32 bits in their encoding; not "007" or "-0", nor
+  // longer ones; a long compressible string LZF-compressed; random bytes
+  // plain.
+  const std::pair<std::string, std::string> cases[] = {
+      {"127", std::string("\xc0\x7f", 2)},
+      {"-32768", std::string("\xc1\x00\x80", 3)},
+      {"123456789", std::string("\xc2\x15\xcd\x5b\x07", 5)},
+      {"007", std::string("\x03" "007", 4)},
+      {"-0", std::string("\x02-0", 3)},
+      {"4294967296", std::string("\x0a" "4294967296", 11)},
+  };
+  for (const auto& [text, bytes] : cases) {
+    std::string body;
+    AppendString(&body, text);
+    EXPECT_EQ(body, bytes) << text;
+  }
+  const std::string compressible(1000, 'a');
+  std::string body;
+  AppendString(&body, compressible);
+  EXPECT_EQ(static_cast<uint8_t>(body[0]), 0xc3);
+  EXPECT_LT(body.size(), 100u);
+  std::mt19937 rng(7);
+  std::string random_bytes(300, '\0');
+  for (char& c : random_bytes) c = static_cast<char>(rng());
+  for (const std::string& s : {compressible, random_bytes}) {
+    std::string out;
+    AppendString(&out, s);
+    size_t pos = 0;
+    std::string got;
+    ASSERT_TRUE(ReadString(out, &pos, &got));
+    EXPECT_EQ(got, s);
+    EXPECT_EQ(pos, out.size());
+  }
+}
+
+TEST(RdbPayloadTest, LzfLengthsPastWhatTheBlockCanHoldAreRefusedBeforeAllocating) {
+  // 4 compressed bytes cannot give 100 MB: refused without allocating it.
+  const std::string body("\xc3\x04\x80\x05\xf5\xe1\x00" "abcd", 11);
+  size_t pos = 0;
+  std::string got;
+  EXPECT_FALSE(ReadString(body, &pos, &got));
+}
+
+TEST(RdbPayloadTest, DoublesBinaryAndText) {
+  std::string body;
+  AppendBinaryDouble(&body, -2.5);
+  body += std::string("\x03" "1.5", 4) + "\xfe\xff\xfd" + std::string("\x02" "zz", 3);
+  size_t pos = 0;
+  double v;
+  ASSERT_TRUE(ReadBinaryDouble(body, &pos, &v));
+  EXPECT_EQ(v, -2.5);
+  ASSERT_TRUE(ReadTextDouble(body, &pos, &v));
+  EXPECT_EQ(v, 1.5);
+  ASSERT_TRUE(ReadTextDouble(body, &pos, &v));
+  EXPECT_TRUE(std::isinf(v) && v > 0);
+  ASSERT_TRUE(ReadTextDouble(body, &pos, &v));
+  EXPECT_TRUE(std::isinf(v) && v < 0);
+  ASSERT_TRUE(ReadTextDouble(body, &pos, &v));
+  EXPECT_TRUE(std::isnan(v));
+  EXPECT_FALSE(ReadTextDouble(body, &pos, &v)) << "not a number";
 }
 
 TEST(RdbPayloadTest, LzfCompressedStringsAreDecompressed) {

@@ -30,7 +30,9 @@ members (by rank and by score, both ways, LIMIT, exclusive and infinite
 bounds; the server seeks its score index and stops early), alone and in
 pipelines. Then hashes, sets and sorted sets across the limits of their
 compact encodings (hash-max-listpack-entries and the like set small and
-back), both ways, each command followed by OBJECT ENCODING of its key. Then both phases again in RESP3 (HELLO 3). Then
+back), both ways, each command followed by OBJECT ENCODING of its key.
+Then DUMP of random keys by each server RESTOREd into both (random TTLs
+and options), the value, TTL and encoding read back. Then both phases again in RESP3 (HELLO 3). Then
 scripts: fixed EVAL/EVALSHA/EVAL_RO/SCRIPT/FUNCTION/FCALL cases (results of every Lua
 type, errors raised and caught, the sandbox, numkeys errors, read-only
 scripts, the cache), and random commands run through
@@ -47,6 +49,7 @@ import random
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from resp_client import Client  # noqa: E402
@@ -858,6 +861,50 @@ def run_function_dumps(redis, teks):
     return True
 
 
+def run_value_dumps(redis, teks, rng, count, history):
+    """DUMP of a random key by each server, RESTOREd (random TTL and
+    options) into a random key of both: the same replies, then the same
+    value, TTL and encoding read back. Payloads of either server go to
+    both, so each reads what the other writes."""
+    reads = {b"string": ["GET"], b"list": ["LRANGE", "0", "-1"], b"set": ["SMEMBERS"],
+             b"zset": ["ZRANGE", "0", "-1", "WITHSCORES"], b"hash": ["HGETALL"]}
+    restored = 0
+    for _ in range(count):
+        source, target = rng.choice(KEYS + LEX_KEYS), rng.choice(KEYS)
+        dumps = [redis.command("DUMP", source), teks.command("DUMP", source)]
+        history.append(["DUMP", source])
+        if (dumps[0][1] is None) != (dumps[1][1] is None):
+            print(f"FAIL: DUMP {source}: redis {dumps[0]}, teksdb {dumps[1]}")
+            return False
+        if dumps[0][1] is None:
+            continue
+        ttl = rng.choice(["0", "0", str(rng.randint(1000, 100000)), "x", "-1"])
+        options = rng.choice([[], ["REPLACE"], ["REPLACE", "IDLETIME", "7"], ["FREQ", "3", "REPLACE"]])
+        absolute = ttl != "x" and rng.random() < 0.2
+        if absolute:
+            ttl = str(int(time.time() * 1000) + rng.choice([-5000, 60000]))
+            options = options + ["ABSTTL"]
+        for payload in dumps:
+            cmd = ["RESTORE", target, ttl, payload[1]] + options
+            history.append(["RESTORE", target, ttl, "<payload>"] + options)
+            checks = [cmd, ["TYPE", target], ["PTTL", target], ["OBJECT", "ENCODING", target]]
+            for c in checks:
+                want, got = redis.command(*c), teks.command(*c)
+                if not same(c, want, got):
+                    print(f"FAIL at {c[:3]}: redis {want}, teksdb {got}")
+                    return False
+            kind = redis.command("TYPE", target)[1]
+            restored += kind in reads
+            if kind in reads:
+                c = reads[kind][:1] + [target] + reads[kind][1:]
+                want, got = redis.command(*c), teks.command(*c)
+                if not same(c, want, got):
+                    print(f"FAIL: {c} after RESTORE: redis {want}, teksdb {got}")
+                    return False
+    print(f"ok: {restored} values RESTOREd from DUMPs of both servers, read back the same")
+    return True
+
+
 def run_big_sorted_set(redis, teks, rng, count, history):
     """Range reads of one sorted set of thousands of members (ties among
     scores), which teksdb-server answers by seeking its score index and
@@ -1030,6 +1077,8 @@ def main():
         if not run_big_sorted_set(redis, teks, rng, scale * 400, history):
             return 1
         if not run_compact_limits(redis, teks, rng, scale * 1500, history):
+            return 1
+        if not run_value_dumps(redis, teks, rng, scale * 300, history):
             return 1
         # RESP3 on the first connection of each (HELLO 3), the same again.
         if not same(["HELLO"], redis.command("HELLO", "3"), teks.command("HELLO", "3")):

@@ -1,0 +1,117 @@
+// The reads and writes of whole values of value_image.h.
+#include "value_image.h"
+
+#include <algorithm>
+
+#include "collection.h"
+#include "list_store.h"
+#include "sorted_set.h"
+
+namespace teksdb::server {
+namespace {
+
+using ROCKSDB_NAMESPACE::Status;
+
+RedisValue::Type ImageType(char stored_type) {
+  switch (stored_type) {
+    case Keyspace::kList: return RedisValue::Type::kList;
+    case Keyspace::kSet: return RedisValue::Type::kSet;
+    case Keyspace::kZSet: return RedisValue::Type::kZSet;
+    case Keyspace::kHash: return RedisValue::Type::kHash;
+    default: return RedisValue::Type::kString;
+  }
+}
+
+char StoredType(RedisValue::Type type) {
+  switch (type) {
+    case RedisValue::Type::kList: return Keyspace::kList;
+    case RedisValue::Type::kSet: return Keyspace::kSet;
+    case RedisValue::Type::kZSet: return Keyspace::kZSet;
+    case RedisValue::Type::kHash: return Keyspace::kHash;
+    case RedisValue::Type::kString: break;
+  }
+  return Keyspace::kString;
+}
+
+bool ReadMembers(Request& r, const Keyspace::Value& stored, RedisValue* value) {
+  value->compact = stored.version == 0;
+  const Status s = ForEachStoredMember(*r.keyspace, stored, [&](const std::string& m,
+                                                                const std::string& v) {
+    switch (value->type) {
+      case RedisValue::Type::kSet: value->elements.push_back(m); break;
+      case RedisValue::Type::kZSet: value->scored.emplace_back(m, ScoreOf(v)); break;
+      default: value->fields.emplace_back(m, v); break;
+    }
+    return true;
+  });
+  if (!s.ok()) return ReplyStorageError(r, s), false;
+  // Members come in member order; a sorted set's go by score, as Redis's.
+  std::stable_sort(value->scored.begin(), value->scored.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  return true;
+}
+
+bool WriteMembers(Request& r, const std::string& key, const RedisValue& value, int64_t expire_ms) {
+  Collection c;
+  if (!c.Replace(r, StoredType(value.type), key, expire_ms)) return false;
+  bool existed;
+  switch (value.type) {
+    case RedisValue::Type::kSet:
+      for (const std::string& m : value.elements) {
+        if (!c.PutMember(r, m, std::string(), &existed)) return false;
+      }
+      break;
+    case RedisValue::Type::kZSet:
+      for (const auto& [m, score] : value.scored) {
+        if (!SetScore(r, &c, m, score, std::nullopt)) return false;
+      }
+      break;
+    default:
+      for (const auto& [field, v] : value.fields) {
+        if (!c.PutMember(r, field, v, &existed)) return false;
+      }
+      break;
+  }
+  return c.Commit(r);
+}
+
+}  // namespace
+
+bool ReadValueImage(Request& r, const std::string& key, const Keyspace::Value& stored,
+                    RedisValue* value) {
+  *value = RedisValue();
+  value->type = ImageType(stored.type);
+  switch (value->type) {
+    case RedisValue::Type::kString:
+      value->string = stored.payload;
+      return true;
+    case RedisValue::Type::kList: {
+      ListMeta meta;
+      bool exists;
+      return ReadList(r, key, &meta, &exists) && ReadElements(r, key, meta, &value->elements);
+    }
+    default:
+      return ReadMembers(r, stored, value);
+  }
+}
+
+bool WriteValueImage(Request& r, const std::string& key, const RedisValue& value, int64_t expire_ms) {
+  switch (value.type) {
+    case RedisValue::Type::kString: {
+      Keyspace::Batch batch;
+      batch.Put(key, Keyspace::Value{Keyspace::kString, expire_ms, value.string});
+      const Status s = r.keyspace->Commit(&batch);
+      if (!s.ok()) ReplyStorageError(r, s);
+      return s.ok();
+    }
+    case RedisValue::Type::kList: {
+      ListMeta meta;
+      meta.expire_ms = expire_ms;
+      return RewriteList(r, key, meta, value.elements);
+    }
+    default:
+      return WriteMembers(r, key, value, expire_ms);
+  }
+}
+
+}  // namespace teksdb::server
