@@ -18,11 +18,8 @@
 // could not be read.
 //
 // Thread safety: single-threaded.
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,10 +33,12 @@
 
 #include "rdb_file.h"
 #include "rdb_value.h"
+#include "resp_socket.h"
 
 namespace {
 
 using teksdb::server::RdbFile;
+using teksdb::server::RespSocket;
 namespace rdb_value = teksdb::server::rdb_value;
 
 struct Flags {
@@ -109,102 +108,6 @@ std::string Printable(const std::string& s) {
   return s.size() > 200 ? out + "..." : out;
 }
 
-// A blocking RESP connection: commands out, one reply (its first line,
-// and a bulk's bytes) back at a time.
-class Connection {
- public:
-  bool Open(const std::string& host, const std::string& port, std::string* error) {
-    addrinfo hints{};
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0 || found == nullptr) {
-      *error = "cannot resolve " + host + ":" + port;
-      return false;
-    }
-    for (addrinfo* a = found; a != nullptr && fd_ < 0; a = a->ai_next) {
-      fd_ = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
-      if (fd_ >= 0 && connect(fd_, a->ai_addr, a->ai_addrlen) != 0) {
-        close(fd_);
-        fd_ = -1;
-      }
-    }
-    freeaddrinfo(found);
-    if (fd_ < 0) *error = "cannot connect to " + host + ":" + port + ": " + std::strerror(errno);
-    return fd_ >= 0;
-  }
-  ~Connection() {
-    if (fd_ >= 0) close(fd_);
-  }
-
-  void Append(const std::vector<std::string>& args) {
-    out_ += "*" + std::to_string(args.size()) + "\r\n";
-    for (const std::string& a : args) out_ += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
-  }
-  bool Flush() {
-    for (size_t sent = 0; sent < out_.size();) {
-      const ssize_t n = send(fd_, out_.data() + sent, out_.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      sent += static_cast<size_t>(n);
-    }
-    out_.clear();
-    return true;
-  }
-  // One reply: *error set (and true) for an error reply; false when the
-  // connection failed or the reply is not one these commands get.
-  bool ReadReply(std::string* error) {
-    error->clear();
-    std::string line;
-    if (!ReadLine(&line) || line.empty()) return false;
-    if (line[0] == '-') {
-      *error = line.substr(1);
-      return true;
-    }
-    if (line[0] == '+' || line[0] == ':') return true;
-    if (line[0] == '$') {
-      const long n = std::strtol(line.c_str() + 1, nullptr, 10);
-      return n < 0 || Skip(static_cast<size_t>(n) + 2);
-    }
-    return false;
-  }
-
- private:
-  bool Fill() {
-    char buf[65536];
-    const ssize_t n = recv(fd_, buf, sizeof buf, 0);
-    if (n <= 0) return false;
-    in_.append(buf, static_cast<size_t>(n));
-    return true;
-  }
-  bool ReadLine(std::string* line) {
-    size_t end;
-    while ((end = in_.find("\r\n", start_)) == std::string::npos) {
-      if (!Fill()) return false;
-    }
-    line->assign(in_, start_, end - start_);
-    start_ = end + 2;
-    Compact();
-    return true;
-  }
-  bool Skip(size_t n) {
-    while (in_.size() - start_ < n) {
-      if (!Fill()) return false;
-    }
-    start_ += n;
-    Compact();
-    return true;
-  }
-  void Compact() {
-    if (start_ > (1 << 20) || start_ == in_.size()) {
-      in_.erase(0, start_);
-      start_ = 0;
-    }
-  }
-
-  int fd_ = -1;
-  std::string out_, in_;
-  size_t start_ = 0;
-};
-
 // The file's bytes, mapped for the time of the import.
 class MappedFile {
  public:
@@ -252,7 +155,7 @@ int64_t NowMs() {
 }
 
 // Sends the pipeline and reads its replies; false if the server went away.
-bool Exchange(Connection& c, Tally* tally) {
+bool Exchange(RespSocket& c, Tally* tally) {
   if (!c.Flush()) return false;
   for (const std::string& what : tally->pending) {
     std::string error;
@@ -281,8 +184,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "teksdb-rdb-import: %s: %s\n", flags.file.c_str(), rdb.error().c_str());
     return 2;
   }
-  Connection c;
-  if (!c.Open(flags.host, flags.port, &error)) {
+  RespSocket c;
+  if (!c.Connect(flags.host, flags.port, /*timeout_ms=*/0, &error)) {
     std::fprintf(stderr, "teksdb-rdb-import: %s\n", error.c_str());
     return 2;
   }

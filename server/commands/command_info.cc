@@ -121,6 +121,7 @@ const CommandInfo kCommands[] = {
     {"ltrim", "write", 1, 1, 1, "@write @list @slow"},
     {"memory", "", 0, 0, 0, "@slow"},
     {"mget", "readonly fast", 1, -1, 1, "@read @string @fast"},
+    {"migrate", "write movablekeys", 3, 3, 1, "@keyspace @write @slow @dangerous"},
     {"monitor", "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous"},
     {"move", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"mset", "write denyoom", 1, -1, 2, "@write @string @slow"},
@@ -356,7 +357,7 @@ const std::unordered_map<std::string_view, const char*>& KeySpecFlags() {
     {"lmpop", "RW access delete"}, {"lpop", "RW access delete"}, {"lpos", "RO access"},
     {"lpush", "RW insert"}, {"lpushx", "RW insert"}, {"lrange", "RO access"},
     {"lrem", "RW delete"}, {"lset", "RW update"}, {"ltrim", "RW delete"}, {"memory|usage", "RO"},
-    {"mget", "RO access"}, {"move", "RW access update"}, {"mset", "OW update"},
+    {"mget", "RO access"}, {"migrate", "RW access delete"}, {"move", "RW access update"}, {"mset", "OW update"},
     {"msetnx", "OW insert"}, {"object|encoding", "RO"}, {"object|freq", "RO"},
     {"object|idletime", "RO"}, {"object|refcount", "RO"}, {"persist", "RW update"},
     {"pfadd", "RW insert"}, {"pfcount", "RW access"}, {"pfdebug", "RW access"},
@@ -535,6 +536,17 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
       }
     }
     if (destination != nullptr) keys->push_back(*destination);
+  }
+  if (name == "migrate") {  // MIGRATE ... KEYS k...: those, not the (empty) key argument
+    for (int i = 6; i < argc; ++i) {
+      const std::string option = AsciiLower(args[i]);
+      if (option == "keys") {
+        keys->pop_back();
+        if (args[3].empty()) keys->insert(keys->end(), args.begin() + i + 1, args.end());
+        break;
+      }
+      i += option == "auth" ? 1 : option == "auth2" ? 2 : 0;
+    }
   }
   if (name == "georadius" || name == "georadiusbymember") {  // ... STORE|STOREDIST key: the last
     const std::string* destination = nullptr;

@@ -187,6 +187,7 @@ const std::vector<Command>& CommandTable() {
     AddPersistenceCommands(&commands);
     AddCopyCommands(&commands);
     AddDumpRestoreCommands(&commands);
+    AddMigrateCommand(&commands);
     AddDatabaseCommands(&commands);
     AddInfoCommand(&commands);
     AddDebugCommand(&commands);

@@ -85,6 +85,7 @@ void AddScriptCommands(std::vector<Command>* table);
 void AddPersistenceCommands(std::vector<Command>* table);
 void AddCopyCommands(std::vector<Command>* table);
 void AddDumpRestoreCommands(std::vector<Command>* table);
+void AddMigrateCommand(std::vector<Command>* table);
 void AddDatabaseCommands(std::vector<Command>* table);
 void AddInfoCommand(std::vector<Command>* table);
 void AddDebugCommand(std::vector<Command>* table);

@@ -195,6 +195,7 @@ std::string StatsSection(ServerState& s) {
          InfoField("evicted_keys", 0) +
          InfoField("pubsub_channels", s.pubsub.Channels(PubSub::kChannel, nullptr).size()) +
          InfoField("pubsub_patterns", s.pubsub.PatternCount()) +
+         InfoField("migrate_cached_sockets", s.migrate_sockets.size()) +
          InfoField("total_error_replies", s.stats.error_replies()) +
          InfoField("tracking_total_keys", s.tracking.keys()) +
          InfoField("tracking_total_items", s.tracking.items()) +

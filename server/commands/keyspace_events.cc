@@ -218,12 +218,12 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
       publish(kGeneric, w.deleted ? "move_from" : "move_to");
     } else if (w.deleted) {
       // A command that emptied its key: its event, then "del" (a STORE
-      // with nothing to store, a RESTORE of a TTL already past: "del"
-      // alone).
+      // with nothing to store, a RESTORE of a TTL already past, a key
+      // MIGRATE moved away: "del" alone).
       const Event event = EventFor(args, name, ClassOf(*info), w.key);
       const bool stores = name == "sort" || name == "georadius" || name == "georadiusbymember" ||
                           (name.size() >= 5 && name.compare(name.size() - 5, 5, "store") == 0);
-      if (!stores && name != "restore" && name != "restore-asking") {
+      if (!stores && name != "restore" && name != "restore-asking" && name != "migrate") {
         publish(event.type, event.name);
       }
       publish(kGeneric, "del");

@@ -11,7 +11,7 @@
 namespace teksdb::server {
 
 Server::Server(ServerState* state, const std::string& bind, uint16_t port, std::string* error)
-    : state_(state), acceptor_(io_), signals_(io_, SIGINT, SIGTERM), sample_timer_(io_) {
+    : state_(state), acceptor_(io_), signals_(io_, SIGINT, SIGTERM), cron_timer_(io_) {
   asio::error_code ec;
   const asio::ip::address address = asio::ip::make_address(bind, ec);
   if (ec) {
@@ -38,11 +38,13 @@ void Server::Accept() {
   });
 }
 
-void Server::SampleOps() {
-  state_->stats.SampleOps(Keyspace::NowMs(), state_->commands.load(std::memory_order_relaxed));
-  sample_timer_.expires_after(std::chrono::milliseconds(kSampleMs));
-  sample_timer_.async_wait([this](const asio::error_code& error) {
-    if (!error) SampleOps();
+void Server::Cron() {
+  const int64_t now_ms = Keyspace::NowMs();
+  state_->stats.SampleOps(now_ms, state_->commands.load(std::memory_order_relaxed));
+  state_->migrate_sockets.CloseIdle(now_ms);
+  cron_timer_.expires_after(std::chrono::milliseconds(kCronMs));
+  cron_timer_.async_wait([this](const asio::error_code& error) {
+    if (!error) Cron();
   });
 }
 
@@ -51,7 +53,7 @@ void Server::Run(int threads) {
     if (!error) Stop();
   });
   Accept();
-  SampleOps();
+  Cron();
   // A busy script serves the other clients from its hook (running_script.h).
   state_->scripts->running().set_serve_others([this] { io_.poll(); });
   std::vector<std::thread> pool;

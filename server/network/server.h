@@ -1,6 +1,7 @@
 // Server: teksdb-server's listening socket and I/O threads (Asio). Accepts
-// connections and hands each to a Connection; samples the ops/s for INFO
-// every kSampleMs (a timer on the same threads); Stop (from SHUTDOWN or a
+// connections and hands each to a Connection; every kCronMs (a timer on
+// the same threads) samples the ops/s for INFO and closes MIGRATE's
+// connections unused for 10 s (Cron); Stop (from SHUTDOWN or a
 // signal) stops a running script, stops accepting and ends Run once the
 // threads return.
 //
@@ -24,15 +25,15 @@ class Server {
   uint16_t port() const { return acceptor_.local_endpoint().port(); }
 
  private:
-  static constexpr int kSampleMs = 100;
+  static constexpr int kCronMs = 100;
   void Accept();
-  void SampleOps();
+  void Cron();
 
   ServerState* const state_;
   asio::io_context io_;
   asio::ip::tcp::acceptor acceptor_;
   asio::signal_set signals_;
-  asio::steady_timer sample_timer_;
+  asio::steady_timer cron_timer_;
 };
 
 }  // namespace teksdb::server

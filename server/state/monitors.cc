@@ -6,31 +6,10 @@
 #include <cstdio>
 
 #include "ascii_case.h"
+#include "redacted_arguments.h"
 
 namespace teksdb::server {
 namespace {
-
-// Whether args[i] is a secret Redis replaces by "(redacted)": every
-// argument of AUTH; the two after HELLO's AUTH.
-bool Redacted(const std::vector<std::string>& args, size_t i) {
-  const std::string name = AsciiLower(args[0]);
-  if (name == "auth") return i > 0;
-  if (name != "hello") return false;
-  // HELLO [protover [AUTH username password] [SETNAME name]], read as
-  // Redis reads its options.
-  for (size_t j = 2; j < args.size(); ++j) {
-    const std::string option = AsciiLower(args[j]);
-    if (option == "auth" && j + 2 < args.size()) {
-      if (i == j + 1 || i == j + 2) return true;
-      j += 2;
-    } else if (option == "setname" && j + 1 < args.size()) {
-      ++j;
-    } else {
-      break;
-    }
-  }
-  return false;
-}
 
 // sdscatrepr: a quoted string, with \\ \" \n \r \t \a \b escaped and
 // other bytes outside the printable ASCII range as \xHH.
@@ -82,7 +61,7 @@ std::string Monitors::Line(int64_t now_us, int db, std::string_view origin,
   line += "] ";
   for (size_t i = 0; i < args.size(); ++i) {
     if (i > 0) line.push_back(' ');
-    AppendQuoted(&line, Redacted(args, i) ? "(redacted)" : args[i]);
+    AppendQuoted(&line, IsRedactedArgument(args, i) ? "(redacted)" : args[i]);
   }
   line += "\r\n";
   return line;

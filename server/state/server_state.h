@@ -26,6 +26,7 @@
 #include "keyspace.h"
 #include "compact_limits.h"
 #include "memory_limit.h"
+#include "migrate_sockets.h"
 #include "monitors.h"
 #include "pubsub.h"
 #include "required_password.h"
@@ -72,6 +73,7 @@ struct ServerState {
   Monitors monitors;                        // MONITOR
   MemoryLimit memory;                       // maxmemory, used_memory
   CompactLimits compact_limits;             // hash-max-listpack-entries, ...
+  MigrateSockets migrate_sockets;           // MIGRATE's connections to other servers
   std::atomic<int64_t> hll_sparse_max_bytes{3000};  // hll-sparse-max-bytes (hyperloglog.h)
   ScriptEngine* scripts = nullptr;          // EVAL, SCRIPT (scripting/; set by main)
   Replication* replication = nullptr;       // REPLICAOF, WAIT, ... (replication/; set by main)

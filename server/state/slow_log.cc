@@ -3,6 +3,8 @@
 
 #include <chrono>
 
+#include "redacted_arguments.h"
+
 namespace teksdb::server {
 
 void SlowLog::Add(int64_t usec, const std::vector<std::string>& args, const std::string& address,
@@ -19,6 +21,8 @@ void SlowLog::Add(int64_t usec, const std::vector<std::string>& args, const std:
   for (size_t i = 0; i < args.size() && i < kMaxArgs; ++i) {
     if (i == kMaxArgs - 1 && args.size() > kMaxArgs) {
       entry.args.push_back("... (" + std::to_string(args.size() - kMaxArgs + 1) + " more arguments)");
+    } else if (IsRedactedArgument(args, i)) {
+      entry.args.push_back("(redacted)");
     } else if (args[i].size() > kMaxArgBytes) {
       entry.args.push_back(args[i].substr(0, kMaxArgBytes) + "... (" +
                            std::to_string(args[i].size() - kMaxArgBytes) + " more bytes)");

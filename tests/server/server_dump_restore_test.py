@@ -18,13 +18,18 @@ encoding:
     the old RDB files of Redis's own test assets (zipmaps, ziplists,
     quicklists of RDB versions 3 to 9, from ../shared/redis's tarball);
   - the importer refuses damaged and foreign files with a message and
-    exit status 2, having sent nothing.
+    exit status 2, having sent nothing;
+  - MIGRATE to redis-server and to another teksdb-server and from
+    redis-server here: moves and copies, TTLs, KEYS, NOKEY, BUSYKEY,
+    REPLACE, AUTH, a 100,000-element list, IOERR for a silent target
+    (within the timeout) and for no target, the kept connection.
 
 Usage: server_dump_restore_test.py PATH/TO/teksdb-server
 """
 
 import os
 import random
+import socket
 import subprocess
 import sys
 import tarfile
@@ -244,6 +249,96 @@ def damaged_payloads(teks, redis, rng):
           "the server alive")
 
 
+def silent_listener():
+    """A port that accepts connections and never answers; (port, socket)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    return listener.getsockname()[1], listener
+
+
+def migrate(teks_bin, teks, redis, tmp):
+    """MIGRATE from here to redis-server, to another teksdb-server, and
+    from redis-server to here: moved or copied values, TTLs, KEYS, NOKEY,
+    BUSYKEY and REPLACE, AUTH, a large list, timeouts and refused
+    connections (IOERR), the kept connection (INFO), all as Redis
+    answers."""
+    t, r = Client(teks), Client(redis)
+    other_port, other = checks.start_server(teks_bin, os.path.join(tmp, "migrate-target"))
+    o = Client(other_port)
+    try:
+        for c in (t, r, o):
+            c.command("FLUSHALL")
+        t.command("RPUSH", "list", "a", "b", "c")
+        t.command("SET", "ttl", "v", "EX", "100")
+        t.command("HSET", "hash", "f", "v", "g", "w")
+        check(t.command("MIGRATE", "127.0.0.1", other_port, "list", 0, 5000) == (b"+", b"OK") and
+              t.command("EXISTS", "list") == (b":", b"0") and
+              value_of(o, "list") == (b"list", [b"a", b"b", b"c"]),
+              "MIGRATE moves a list to another teksdb-server")
+        check(b"migrate_cached_sockets:1" in t.command("INFO", "stats")[1],
+              "INFO: the connection is kept (migrate_cached_sockets:1)")
+        check(t.command("MIGRATE", "127.0.0.1", redis, "", 5, 5000, "KEYS", "ttl", "nokey", "hash")
+              == (b"+", b"OK"), "MIGRATE ... KEYS to redis-server, a missing key among them")
+        r.command("SELECT", 5)
+        check(value_of(r, "hash") == (b"hash", [(b"f", b"v"), (b"g", b"w")]) and
+              95 <= int(r.command("TTL", "ttl")[1]) <= 100 and t.command("DBSIZE") == (b":", b"0"),
+              "redis-server got the hash and the string with its TTL; both left here")
+        check(t.command("MIGRATE", "127.0.0.1", redis, "", 5, 5000, "KEYS", "nokey") == (b"+", b"NOKEY"),
+              "MIGRATE of keys none of which exist: NOKEY")
+        t.command("SET", "busy", "mine")
+        r.command("SET", "busy", "theirs")
+        check(t.command("MIGRATE", "127.0.0.1", redis, "busy", 5, 5000) ==
+              (b"-", b"ERR Target instance replied with error: BUSYKEY Target key name already exists.")
+              and t.command("GET", "busy") == (b"$", b"mine"),
+              "a key the target has: Redis's error, the key stays")
+        check(t.command("MIGRATE", "127.0.0.1", redis, "busy", 5, 5000, "COPY", "REPLACE") == (b"+", b"OK")
+              and t.command("GET", "busy") == (b"$", b"mine") and r.command("GET", "busy") == (b"$", b"mine"),
+              "COPY REPLACE: replaced there, kept here")
+        t.command("RPUSH", "big", *[f"item {i}" for i in range(100000)])
+        check(t.command("MIGRATE", "127.0.0.1", redis, "big", 5, 10000) == (b"+", b"OK") and
+              r.command("LLEN", "big") == (b":", b"100000") and
+              r.command("LINDEX", "big", 99999) == (b"$", b"item 99999"),
+              "a list of 100,000 elements migrates whole")
+        # From redis-server to here: Redis's own MIGRATE sends RESTORE.
+        r.command("SELECT", 0)
+        r.command("ZADD", "scores", 1, "a", 2.5, "b")
+        r.command("SADD", "members", 1, 2, "x")
+        check(r.command("MIGRATE", "127.0.0.1", teks, "", 0, 5000, "KEYS", "scores", "members")
+              == (b"+", b"OK") and value_of(t, "scores") == (b"zset", [(b"a", 1.0), (b"b", 2.5)]) and
+              value_of(t, "members") == (b"set", [b"1", b"2", b"x"]),
+              "redis-server's MIGRATE into teksdb-server")
+        o.command("CONFIG", "SET", "requirepass", "secret")
+        t.command("SET", "auth", "v")
+        check(t.command("MIGRATE", "127.0.0.1", other_port, "auth", 0, 5000, "AUTH", "wrong")[1]
+              .startswith(b"ERR Target instance replied with error: WRONGPASS"),
+              "AUTH with the wrong password: the target's WRONGPASS")
+        check(t.command("MIGRATE", "127.0.0.1", other_port, "auth", 0, 5000, "AUTH", "secret")
+              == (b"+", b"OK"), "AUTH with the right one: migrated")
+        check(t.command("MIGRATE", "127.0.0.1", other_port, "x", 0, 5000, "KEYS", "a") ==
+              (b"-", b"ERR When using MIGRATE KEYS option, the key argument must be set to the empty string")
+              and t.command("MIGRATE", "127.0.0.1", other_port, "x", 0, 5000, "bogus") ==
+              (b"-", b"ERR syntax error") and
+              t.command("MIGRATE", "127.0.0.1", other_port, "x", "db", 5000)[0] == b"-",
+              "MIGRATE's argument errors, as Redis's")
+        t.command("SET", "slow", "v")
+        port, listener = silent_listener()
+        started = time.time()
+        reply = t.command("MIGRATE", "127.0.0.1", port, "slow", 0, 300)
+        took = time.time() - started
+        listener.close()
+        check(reply == (b"-", b"IOERR error or timeout reading to target instance") and took < 3 and
+              t.command("GET", "slow") == (b"$", b"v"),
+              f"a target that never answers: IOERR after the timeout ({took:.1f} s), the key stays")
+        port, listener = silent_listener()
+        listener.close()
+        check(t.command("MIGRATE", "127.0.0.1", port, "slow", 0, 300) ==
+              (b"-", b"IOERR error or timeout connecting to the client"), "nothing listening: IOERR")
+        check(t.command("PING") == (b"+", b"PONG"), "the server answers after all of it")
+    finally:
+        stop([other])
+
+
 def all_values(port, databases):
     c = Client(port)
     out = {}
@@ -380,6 +475,7 @@ def main():
         dump_restore_both_ways(teks_port, redis_port, rng)
         damaged_payloads(teks_port, redis_port, rng)
         restore_options(teks_port, redis_port)
+        migrate(sys.argv[1], teks_port, redis_port, tmp)
     finally:
         stop([teks, redis])
     rdb_import_random(sys.argv[1], rng, tmp)
