@@ -33,12 +33,14 @@ inline bool ParseBlockTimeout(Request& r, const std::string& arg, int64_t* deadl
   return true;
 }
 
-// Nothing to serve: blocks on `keys` until the deadline, or, where the
+// Nothing to serve: blocks on `keys` until the deadline (woken by writes
+// to them, and by their deletion if `wake_on_delete`), or, where the
 // command may not block (inside EXEC), replies the null array at once.
-inline void BlockOrNull(Request& r, std::vector<std::string> keys, int64_t deadline_ms) {
+inline void BlockOrNull(Request& r, std::vector<std::string> keys, int64_t deadline_ms,
+                        bool wake_on_delete = false) {
   if (!r.client.may_block) return reply::NullArray(r.out, r.protocol());
   for (std::string& key : keys) key = r.keyspace->Name(key);
-  r.client.block = ClientState::Block{std::move(keys), deadline_ms};
+  r.client.block = ClientState::Block{std::move(keys), deadline_ms, false, wake_on_delete};
 }
 
 }  // namespace teksdb::server

@@ -59,6 +59,7 @@ const CommandInfo kCommands[] = {
     {"expire", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"expireat", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"expiretime", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
+    {"failover", "admin noscript stale", 0, 0, 0, "@admin @slow @dangerous"},
     {"fcall", "noscript stale skip_monitor no_mandatory_keys movablekeys", 0, 0, 0, "@slow @scripting", true, 2},
     {"fcall_ro", "readonly noscript stale skip_monitor no_mandatory_keys movablekeys", 0, 0, 0, "@slow @scripting", true, 2},
     {"flushall", "write", 0, 0, 0, "@keyspace @write @slow @dangerous", true},
@@ -140,6 +141,7 @@ const CommandInfo kCommands[] = {
     {"ping", "fast", 0, 0, 0, "@fast @connection"},
     {"psetex", "write denyoom", 1, 1, 1, "@write @string @slow"},
     {"psubscribe", "pubsub noscript loading stale", 0, 0, 0, "@pubsub @slow"},
+    {"psync", "admin noscript no_async_loading no_multi", 0, 0, 0, "@admin @slow @dangerous"},
     {"pttl", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
     {"publish", "pubsub loading stale fast", 0, 0, 0, "@pubsub @fast"},
     {"pubsub", "", 0, 0, 0, "@slow"},
@@ -148,16 +150,12 @@ const CommandInfo kCommands[] = {
     {"randomkey", "readonly", 0, 0, 0, "@keyspace @read @slow", true},
     {"rename", "write", 1, 2, 1, "@keyspace @write @slow"},
     {"renamenx", "write fast", 1, 2, 1, "@keyspace @write @fast"},
+    {"replconf", "admin noscript loading stale allow_busy", 0, 0, 0, "@admin @slow @dangerous"},
+    {"replicaof", "admin noscript stale no_async_loading", 0, 0, 0, "@admin @slow @dangerous"},
     {"reset", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
     {"restore", "write denyoom", 1, 1, 1, "@keyspace @write @slow @dangerous"},
     {"restore-asking", "write denyoom asking", 1, 1, 1, "@keyspace @write @slow @dangerous"},
     {"role", "noscript loading stale fast", 0, 0, 0, "@admin @fast @dangerous"},
-    {"replicaof", "admin noscript stale no_async_loading", 0, 0, 0, "@admin @slow @dangerous"},
-    {"slaveof", "admin noscript stale no_async_loading", 0, 0, 0, "@admin @slow @dangerous"},
-    {"replconf", "admin noscript loading stale allow_busy", 0, 0, 0, "@admin @slow @dangerous"},
-    {"psync", "admin noscript no_async_loading no_multi", 0, 0, 0, "@admin @slow @dangerous"},
-    {"sync", "admin noscript no_async_loading no_multi", 0, 0, 0, "@admin @slow @dangerous"},
-    {"failover", "admin noscript stale", 0, 0, 0, "@admin @slow @dangerous"},
     {"rpop", "write fast", 1, 1, 1, "@write @list @fast"},
     {"rpoplpush", "write denyoom", 1, 2, 1, "@write @list @slow"},
     {"rpush", "write denyoom fast", 1, 1, 1, "@write @list @fast"},
@@ -180,6 +178,7 @@ const CommandInfo kCommands[] = {
     {"sintercard", "readonly movablekeys", 0, 0, 0, "@read @set @slow", false, 1},
     {"sinterstore", "write denyoom", 1, -1, 1, "@write @set @slow"},
     {"sismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
+    {"slaveof", "admin noscript stale no_async_loading", 0, 0, 0, "@admin @slow @dangerous"},
     {"slowlog", "", 0, 0, 0, "@slow"},
     {"smembers", "readonly", 1, 1, 1, "@read @set @slow"},
     {"smismember", "readonly fast", 1, 1, 1, "@read @set @fast"},
@@ -199,6 +198,7 @@ const CommandInfo kCommands[] = {
     {"sunionstore", "write denyoom", 1, -1, 1, "@write @set @slow"},
     {"sunsubscribe", "pubsub noscript loading stale", 1, -1, 1, "@pubsub @slow"},
     {"swapdb", "write fast", 0, 0, 0, "@keyspace @write @fast @dangerous", true},
+    {"sync", "admin noscript no_async_loading no_multi", 0, 0, 0, "@admin @slow @dangerous"},
     {"time", "loading stale fast", 0, 0, 0, "@fast"},
     {"touch", "readonly fast", 1, -1, 1, "@keyspace @read @fast"},
     {"ttl", "readonly fast", 1, 1, 1, "@keyspace @read @fast"},
@@ -208,6 +208,21 @@ const CommandInfo kCommands[] = {
     {"unwatch", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
     {"wait", "noscript", 0, 0, 0, "@slow @connection"},
     {"watch", "noscript loading stale fast allow_busy", 1, -1, 1, "@fast @transaction"},
+    {"xack", "write fast", 1, 1, 1, "@write @stream @fast"},
+    {"xadd", "write denyoom fast", 1, 1, 1, "@write @stream @fast"},
+    {"xautoclaim", "write fast", 1, 1, 1, "@write @stream @fast"},
+    {"xclaim", "write fast", 1, 1, 1, "@write @stream @fast"},
+    {"xdel", "write fast", 1, 1, 1, "@write @stream @fast"},
+    {"xgroup", "", 0, 0, 0, "@slow"},
+    {"xinfo", "", 0, 0, 0, "@slow"},
+    {"xlen", "readonly fast", 1, 1, 1, "@read @stream @fast"},
+    {"xpending", "readonly", 1, 1, 1, "@read @stream @slow"},
+    {"xrange", "readonly", 1, 1, 1, "@read @stream @slow"},
+    {"xread", "readonly blocking movablekeys", 0, 0, 0, "@read @stream @slow @blocking"},
+    {"xreadgroup", "write blocking movablekeys", 0, 0, 0, "@write @stream @slow @blocking"},
+    {"xrevrange", "readonly", 1, 1, 1, "@read @stream @slow"},
+    {"xsetid", "write denyoom fast", 1, 1, 1, "@write @stream @fast"},
+    {"xtrim", "write", 1, 1, 1, "@write @stream @slow"},
     {"zadd", "write denyoom fast", 1, 1, 1, "@write @sortedset @fast"},
     {"zcard", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
     {"zcount", "readonly fast", 1, 1, 1, "@read @sortedset @fast"},
@@ -280,6 +295,10 @@ const Subcommand kSubcommands[] = {
     {"function", "load", -3},   {"function", "delete", 3}, {"function", "flush", -2},
     {"function", "list", -2},   {"function", "dump", 2},   {"function", "restore", -3},
     {"function", "stats", 2},   {"function", "kill", 2},
+    {"xgroup", "create", -5},   {"xgroup", "setid", -5},  {"xgroup", "destroy", 4},
+    {"xgroup", "createconsumer", 5}, {"xgroup", "delconsumer", 5}, {"xgroup", "help", 2},
+    {"xinfo", "stream", -3},    {"xinfo", "groups", 3},   {"xinfo", "consumers", 4},
+    {"xinfo", "help", 2},
 };
 
 const Subcommand* FindSubcommand(const std::string& container, const std::string& name) {
@@ -317,7 +336,9 @@ void ReplyInfo(Request& r, const Command& command, const CommandInfo& info) {
 
 // The subcommands that name a key (as their third argument), for GETKEYS.
 bool SubcommandHasKey(const std::string& full_name) {
-  return full_name == "memory|usage" || full_name == "object|encoding" ||
+  const bool stream_key = (full_name.rfind("xgroup|", 0) == 0 || full_name.rfind("xinfo|", 0) == 0) &&
+                          full_name.find("|help") == std::string::npos;
+  return stream_key || full_name == "memory|usage" || full_name == "object|encoding" ||
          full_name == "object|freq" || full_name == "object|idletime" ||
          full_name == "object|refcount";
 }
@@ -379,7 +400,14 @@ const std::unordered_map<std::string_view, const char*>& KeySpecFlags() {
     {"substr", "RO access"}, {"sunion", "RO access"}, {"sunionstore", "OW update|RO access"},
     {"sunsubscribe", "not_key"}, {"touch", "RO"}, {"ttl", "RO access"}, {"type", "RO"},
     {"unlink", "RM delete"}, {"watch", "RO"}, {"zadd", "RW update"}, {"zcard", "RO"},
-    {"zcount", "RO access"}, {"zdiff", "RO access"}, {"zdiffstore", "OW update|RO access"},
+    {"xack", "RW update"}, {"xadd", "RW update"}, {"xautoclaim", "RW delete"},
+    {"xclaim", "RW update"}, {"xdel", "RW delete"}, {"xgroup|create", "RW insert"},
+    {"xgroup|createconsumer", "RW insert"}, {"xgroup|delconsumer", "RW delete"},
+    {"xgroup|destroy", "RW delete"}, {"xgroup|setid", "RW update"}, {"xinfo|consumers", "RO access"},
+    {"xinfo|groups", "RO access"}, {"xinfo|stream", "RO access"}, {"xlen", "RO"},
+    {"xpending", "RO access"}, {"xrange", "RO access"}, {"xread", "RO access"},
+    {"xreadgroup", "RO access"}, {"xrevrange", "RO access"}, {"xsetid", "RW update"},
+    {"xtrim", "RW delete"}, {"zcount", "RO access"}, {"zdiff", "RO access"}, {"zdiffstore", "OW update|RO access"},
     {"zincrby", "RW access update"}, {"zinter", "RO access"}, {"zintercard", "RO access"},
     {"zinterstore", "OW update|RO access"}, {"zlexcount", "RO access"},
     {"zmpop", "RW access delete"}, {"zmscore", "RO access"}, {"zpopmax", "RW access delete"},
@@ -430,7 +458,8 @@ void ReplyGetKeys(Request& r, bool with_flags) {
   if (command == nullptr) return reply::Error(r.out, "ERR Invalid command specified");
   const CommandInfo& info = *FindCommandInfo(command->name);
   const bool subcommand_key = request.size() > 1 && SubcommandHasKey(FullCommandName(request));
-  if (info.first_key == 0 && info.numkeys_index == 0 && !subcommand_key) {
+  const bool movable = std::strstr(info.flags, "movablekeys") != nullptr;
+  if (info.first_key == 0 && info.numkeys_index == 0 && !subcommand_key && !movable) {
     return reply::Error(r.out, "ERR The command has no key arguments");
   }
   if (!ArityFits(*command, request.size())) {
@@ -536,6 +565,22 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
       }
     }
     if (destination != nullptr) keys->push_back(*destination);
+  }
+  if (name == "xread" || name == "xreadgroup") {  // ... STREAMS key ... id ...: the keys
+    for (int i = 1; i < argc; ++i) {
+      const std::string option = AsciiLower(args[i]);
+      if (option == "block" || option == "count") {
+        ++i;
+      } else if (option == "group") {
+        i += 2;
+      } else if (option == "streams") {
+        const int n = argc - i - 1;
+        if (n > 0 && n % 2 == 0) keys->insert(keys->end(), args.begin() + i + 1, args.begin() + i + 1 + n / 2);
+        break;
+      } else if (option != "noack") {
+        break;
+      }
+    }
   }
   if (name == "migrate") {  // MIGRATE ... KEYS k...: those, not the (empty) key argument
     for (int i = 6; i < argc; ++i) {

@@ -188,6 +188,10 @@ const std::vector<Command>& CommandTable() {
     AddCopyCommands(&commands);
     AddDumpRestoreCommands(&commands);
     AddMigrateCommand(&commands);
+    AddStreamCommands(&commands);
+    AddStreamReadCommands(&commands);
+    AddStreamGroupCommands(&commands);
+    AddStreamInfoCommand(&commands);
     AddDatabaseCommands(&commands);
     AddInfoCommand(&commands);
     AddDebugCommand(&commands);
@@ -398,8 +402,10 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   }
   const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - started);
+  // A command that blocked is counted once, by the run that replies, as
+  // Redis counts it when it unblocks.
   CommandStats& stats = server.stats.command(it->second);
-  stats.Record(static_cast<uint64_t>(usec.count()));
+  if (!client.block) stats.Record(static_cast<uint64_t>(usec.count()));
   if (out->size() > reply_start && (*out)[reply_start] == '-') {
     stats.failed.fetch_add(1, std::memory_order_relaxed);
     const size_t end = out->find('\r', reply_start);

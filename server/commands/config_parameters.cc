@@ -83,6 +83,12 @@ const KeptParameter kMaxmemory{"maxmemory", nullptr, KeptParameter::kMemory, "0"
 // hll-sparse-max-bytes: memory units (hyperloglog.h's sparse_max_bytes).
 const KeptParameter kHllSparseMaxBytes{"hll-sparse-max-bytes", nullptr, KeptParameter::kMemory,
                                        "", 0, kLongMax, nullptr, false, false};
+// stream-node-max-bytes and -entries (stream_store.h's node sizes).
+const KeptParameter kStreamNodeMaxBytes{"stream-node-max-bytes", nullptr, KeptParameter::kMemory,
+                                        "", 0, kLongMax, nullptr, false, false};
+const KeptParameter kStreamNodeMaxEntries{"stream-node-max-entries", nullptr,
+                                          KeptParameter::kInteger, "", 0, kLongMax, nullptr, false,
+                                          false};
 // replica-serve-stale-data's: yes or no (Execute's MASTERDOWN).
 const KeptParameter kServeStale{"replica-serve-stale-data", nullptr, KeptParameter::kBool, "yes",
                                 0, 0, nullptr, false, false};
@@ -188,6 +194,15 @@ std::vector<ConfigParameter> MakeParameters() {
        [](ServerState& s, const std::string& v) {
          s.hll_sparse_max_bytes = Integer(ShownAs(kHllSparseMaxBytes, v));
        }},
+      {"stream-node-max-bytes", [](ServerState& s) { return std::to_string(s.stream_node_max_bytes.load()); },
+       CheckedAs(&kStreamNodeMaxBytes),
+       [](ServerState& s, const std::string& v) {
+         s.stream_node_max_bytes = Integer(ShownAs(kStreamNodeMaxBytes, v));
+       }},
+      {"stream-node-max-entries",
+       [](ServerState& s) { return std::to_string(s.stream_node_max_entries.load()); },
+       CheckedAs(&kStreamNodeMaxEntries),
+       [](ServerState& s, const std::string& v) { s.stream_node_max_entries = Integer(v); }},
       {"replica-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},
       {"slave-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},
       {"tracking-table-max-keys", [](ServerState& s) { return std::to_string(s.tracking.max_keys()); },

@@ -41,6 +41,7 @@ int ClassOf(const CommandInfo& info) {
   if (has("@set")) return kSet;
   if (has("@hash")) return kHash;
   if (has("@sortedset")) return kZSet;
+  if (has("@stream")) return kStream;
   return kGeneric;
 }
 
@@ -101,6 +102,7 @@ Event EventFor(const std::vector<std::string>& args, const std::string& name, in
   }
   if (name == "copy") return {"copy_to", kGeneric};
   if (name == "restore-asking") return {"restore", kGeneric};
+  if (name == "xgroup") return {"xgroup-" + AsciiLower(args[1]), kStream};
   return {name, type};
 }
 
@@ -165,8 +167,12 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
   const std::string name = AsciiLower(args[0]);
   const CommandInfo* info = FindCommandInfo(name);
   // PFCOUNT and PFDEBUG rewrite a HyperLogLog's cache or encoding, not
-  // what it holds: Redis tells of no event.
-  if (info == nullptr || name == "pfcount" || name == "pfdebug") return;
+  // what it holds; a consumer group's reads, acks and claims change only
+  // its own state: Redis tells of no event.
+  if (info == nullptr || name == "pfcount" || name == "pfdebug" || name == "xreadgroup" ||
+      name == "xack" || name == "xclaim" || name == "xautoclaim") {
+    return;
+  }
   const auto any_option = [&](std::initializer_list<const char*> options) {
     return std::any_of(args.begin() + 1, args.end(), [&](const std::string& a) {
       const std::string lower = AsciiLower(a);
@@ -200,8 +206,15 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
   std::vector<std::string> sort_keys;
   bool whole_keyspace = false;
   if (name == "sort" || name == "sort_ro") AppendRequestKeys(args, &sort_keys, &whole_keyspace);
+  bool stream_added = false;
   for (const Keyspace::WrittenKey& w : ordered) {
     if (!sort_keys.empty() && (sort_keys.size() < 2 || w.key != sort_keys[1])) continue;
+    // XADD writes its key twice when it trims: "xadd", then "xtrim".
+    if (name == "xadd" && stream_added) {
+      Publish(server, kStream, "xtrim", w.key, w.db);
+      continue;
+    }
+    stream_added |= name == "xadd";
     auto publish = [&](int type, const std::string& event) {
       Publish(server, type, event, w.key, w.db);
     };

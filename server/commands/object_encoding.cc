@@ -14,6 +14,7 @@ std::string ObjectEncoding(const Keyspace::Value& v) {
     return v.payload.size() <= 44 ? "embstr" : "raw";
   }
   if (v.type == Keyspace::kList) return "quicklist";
+  if (v.type == Keyspace::kStream) return "stream";
   if (v.version == 0) {
     return !v.payload.empty() && v.payload[0] == compact_members::kIntset ? "intset" : "listpack";
   }

@@ -114,7 +114,7 @@ void Connection::EnterBlock() {
     client_.block->deadline_ms = block_deadline_ms_;
   }
   for (const std::string& key : client_.block->keys) {
-    keyspace_.waiters().Add(key, shared_from_this());
+    keyspace_.waiters().Add(key, shared_from_this(), client_.block->wake_on_delete);
   }
   if (client_.block->deadline_ms == 0) return;
   block_timer_.expires_after(std::chrono::milliseconds(

@@ -127,7 +127,30 @@ void AppendEntry(std::string* out, std::string_view s) {
   AppendBackLength(out, out->size() - start);
 }
 
+// The bytes of an integer's encoding (without its back length).
+size_t IntegerBytes(int64_t v) {
+  if (v >= 0 && v <= 127) return 1;
+  if (v >= -4096 && v <= 4095) return 2;
+  if (v >= -32768 && v <= 32767) return 3;
+  if (v >= -8388608 && v <= 8388607) return 4;
+  if (v >= INT32_MIN && v <= INT32_MAX) return 5;
+  return 9;
+}
+
 }  // namespace
+
+size_t EntryBytes(int64_t entry) {
+  const size_t n = IntegerBytes(entry);
+  return n + BackLengthBytes(n);
+}
+
+size_t EntryBytes(std::string_view entry) {
+  int64_t v;
+  if (entry.size() <= 20 && ParseStrictInt64(std::string(entry), &v)) return EntryBytes(v);
+  const size_t header = entry.size() < 64 ? 1 : entry.size() < 4096 ? 2 : 5;
+  const size_t n = header + entry.size();
+  return n + BackLengthBytes(n);
+}
 
 bool Decode(std::string_view lp, std::vector<std::string>* entries) {
   size_t pos = 0;

@@ -24,5 +24,9 @@ namespace teksdb::server::listpack {
 // is damaged.
 bool Decode(std::string_view listpack, std::vector<std::string>* entries);
 std::string Encode(const std::vector<std::string_view>& entries);
+// The bytes one entry takes in a listpack (encoding, data, back length):
+// how Redis's streams size their listpacks (stream_store.h).
+size_t EntryBytes(std::string_view entry);
+size_t EntryBytes(int64_t entry);
 
 }  // namespace teksdb::server::listpack

@@ -75,6 +75,9 @@ struct ServerState {
   CompactLimits compact_limits;             // hash-max-listpack-entries, ...
   MigrateSockets migrate_sockets;           // MIGRATE's connections to other servers
   std::atomic<int64_t> hll_sparse_max_bytes{3000};  // hll-sparse-max-bytes (hyperloglog.h)
+  // stream-node-max-bytes and -entries (stream_store.h's nodes)
+  std::atomic<int64_t> stream_node_max_bytes{4096};
+  std::atomic<int64_t> stream_node_max_entries{100};
   ScriptEngine* scripts = nullptr;          // EVAL, SCRIPT (scripting/; set by main)
   Replication* replication = nullptr;       // REPLICAOF, WAIT, ... (replication/; set by main)
   std::string run_id;                       // INFO's: 40 hex digits, new each start
@@ -156,12 +159,19 @@ struct ClientState {
     // At the deadline the command runs once more (block_timed_out set)
     // and replies itself, rather than the null array (WAIT).
     bool rerun_at_deadline = false;
+    // Woken when a key is deleted too (XREADGROUP: its group went with
+    // the key, an error to reply).
+    bool wake_on_delete = false;
   };
   std::optional<Block> block;
   bool block_rerun = false;
   bool may_block = true;
   bool block_timed_out = false;  // Block::rerun_at_deadline's last run
   uint64_t wait_target = 0;       // WAIT's sequence, fixed at its first run
+  // XREAD's ids, a "$" resolved to the stream's last id at its first run
+  // (a blocked XREAD waits for what comes after that, however often it
+  // runs again)
+  std::vector<std::string> xread_ids;
   // A replica's handshake (REPLCONF), and PSYNC's hand-over: once its
   // replies are written, the connection gives its socket to the replica
   // feeds (replica_feeds.h).

@@ -5,9 +5,10 @@
 
 namespace teksdb::server {
 
-void KeyWaiters::Add(const std::string& key, const std::shared_ptr<Waiter>& waiter) {
+void KeyWaiters::Add(const std::string& key, const std::shared_ptr<Waiter>& waiter,
+                     bool wake_on_delete) {
   std::lock_guard<std::mutex> lock(mu_);
-  by_key_[key].push_back(Entry{waiter.get(), waiter});
+  by_key_[key].push_back(Entry{waiter.get(), waiter, wake_on_delete});
   waiting_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -24,9 +25,10 @@ void KeyWaiters::Remove(const std::string& key, const Waiter* waiter) {
 }
 
 std::vector<std::shared_ptr<KeyWaiters::Waiter>> KeyWaiters::InOrder(
-    const std::vector<Entry>& entries) {
+    const std::vector<Entry>& entries, bool deleted) {
   std::vector<std::shared_ptr<Waiter>> waiters;
   for (const Entry& e : entries) {
+    if (deleted && !e.wake_on_delete) continue;
     if (auto w = e.waiter.lock()) waiters.push_back(std::move(w));
   }
   return waiters;
@@ -52,6 +54,17 @@ void KeyWaiters::TouchAll(const std::string& key) {
     const auto it = by_key_.find(key);
     if (it == by_key_.end()) return;
     waiters = InOrder(it->second);
+  }
+  for (const auto& w : waiters) w->TryWake(key);
+}
+
+void KeyWaiters::TouchDeleted(const std::string& key) {
+  std::vector<std::shared_ptr<Waiter>> waiters;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = by_key_.find(key);
+    if (it == by_key_.end()) return;
+    waiters = InOrder(it->second, /*deleted=*/true);
   }
   for (const auto& w : waiters) w->TryWake(key);
 }

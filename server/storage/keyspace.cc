@@ -144,6 +144,7 @@ const char* Keyspace::TypeName(char type) {
     case kSet: return "set";
     case kList: return "list";
     case kZSet: return "zset";
+    case kStream: return "stream";
     default: return "none";
   }
 }
@@ -296,11 +297,23 @@ Status Keyspace::ForEachIndexEntry(uint64_t version,
 Status Keyspace::ForEachIndexEntryBackward(uint64_t version,
                                            const std::function<bool(const std::string&)>& visit,
                                            const std::string& before) const {
-  return ScanPrefixBackward(IndexPrefix(version), before, visit);
+  return ScanPrefixBackward(IndexPrefix(version), before,
+                            [&](const std::string& entry, const Slice&) { return visit(entry); });
 }
 
-Status Keyspace::ScanPrefixBackward(const std::string& prefix, const std::string& before,
-                                    const std::function<bool(const std::string&)>& visit) const {
+Status Keyspace::ForEachMemberBackward(
+    uint64_t version,
+    const std::function<bool(const std::string&, const std::string&)>& visit,
+    const std::string& before) const {
+  return ScanPrefixBackward(MemberPrefix(version), before,
+                            [&](const std::string& member, const Slice& value) {
+                              return visit(member, value.ToString());
+                            });
+}
+
+Status Keyspace::ScanPrefixBackward(
+    const std::string& prefix, const std::string& before,
+    const std::function<bool(const std::string&, const Slice&)>& visit) const {
   // A lower bound keeps the iterator inside the prefix's records going
   // down; staged records past it may still show (staged_writes.h), so the
   // loop checks both ends itself. No upper bound: through staged writes,
@@ -320,7 +333,7 @@ Status Keyspace::ScanPrefixBackward(const std::string& prefix, const std::string
     if (!end.empty() && it->key().compare(upper) >= 0) continue;
     Slice rest = it->key();
     rest.remove_prefix(prefix.size());
-    if (!visit(rest.ToString())) break;
+    if (!visit(rest.ToString(), it->value())) break;
   }
   return it->status();
 }
@@ -427,7 +440,7 @@ class TouchMetaRecords : public ROCKSDB_NAMESPACE::WriteBatch::Handler {
     std::string name(1, static_cast<char>(db));
     name.append(key.data(), key.size());
     if (watched_->any()) watched_->Touch(name, deleted);
-    if (!deleted && waiters_->any()) waiters_->Touch(name);
+    if (waiters_->any()) deleted ? waiters_->TouchDeleted(name) : waiters_->Touch(name);
     if (written_ != nullptr) written_->push_back({db, key.ToString(), deleted});
   }
   WatchedKeys* const watched_;
@@ -643,6 +656,14 @@ Status Keyspace::ClearRange(const std::vector<int>& databases, const Slice& begi
   Status s = FlushGroup();
   if (!s.ok()) return s;
   s = db()->DeleteRange(shared_->write_options, db()->DefaultColumnFamily(), begin, end);
+  if (s.ok() && shared_->waiters.any()) {
+    for (const std::string& name : shared_->waiters.Keys()) {
+      const int db = NameDatabase(name);
+      if (std::find(databases.begin(), databases.end(), db) != databases.end()) {
+        shared_->waiters.TouchDeleted(name);
+      }
+    }
+  }
   if (KeyWriteListener* listener = Listening(); s.ok() && listener != nullptr) {
     listener->Cleared(writer_);
   }

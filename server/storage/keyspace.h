@@ -67,6 +67,7 @@ class Keyspace {
   static constexpr char kSet = storage_format::kSet;
   static constexpr char kList = storage_format::kList;
   static constexpr char kZSet = storage_format::kZSet;
+  static constexpr char kStream = storage_format::kStream;
 
   // What TYPE replies for a type byte.
   static const char* TypeName(char type);
@@ -251,6 +252,12 @@ class Keyspace {
       uint64_t version,
       const std::function<bool(const std::string& member, const std::string& value)>& visit,
       const std::string& from = std::string()) const;
+  // The same backwards: every member below `before` (all of them if it
+  // is empty), from the highest down.
+  ROCKSDB_NAMESPACE::Status ForEachMemberBackward(
+      uint64_t version,
+      const std::function<bool(const std::string& member, const std::string& value)>& visit,
+      const std::string& before = std::string()) const;
   // The same over a sorted set's score index (entries: score + member).
   ROCKSDB_NAMESPACE::Status ForEachIndexEntry(
       uint64_t version,
@@ -342,7 +349,7 @@ class Keyspace {
       const std::function<bool(const std::string&, const ROCKSDB_NAMESPACE::Slice&)>& visit) const;
   ROCKSDB_NAMESPACE::Status ScanPrefixBackward(
       const std::string& prefix, const std::string& before,
-      const std::function<bool(const std::string&)>& visit) const;
+      const std::function<bool(const std::string&, const ROCKSDB_NAMESPACE::Slice&)>& visit) const;
   // Records by their RocksDB keys in one MultiGet, through the group's
   // staged writes if any; once the values read pass `value_bytes_limit`,
   // the rest come back Aborted.

@@ -21,7 +21,8 @@ std::string Versioned(char tag, uint64_t version) {
 }
 
 bool KnownType(char type) {
-  return type == kString || type == kHash || type == kSet || type == kList || type == kZSet;
+  return type == kString || type == kHash || type == kSet || type == kList || type == kZSet ||
+         type == kStream;
 }
 }  // namespace
 

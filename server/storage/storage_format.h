@@ -1,4 +1,4 @@
-// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 5,
+// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 6,
 // versioned collections in 16 databases, small ones inside their meta
 // record, which merge operands may follow), in one place: the record keys,
 // the meta record's encoding, and the format record that a database
@@ -35,13 +35,15 @@
 // slot never changes, so members and owner records are never rewritten.
 //
 // Meta value: the type byte ('s' string, 'h' hash, 'S' set, 'l' list, 'z'
-// sorted set), the expiry (milliseconds since the epoch, 8 bytes
+// sorted set, 'x' stream), the expiry (milliseconds since the epoch, 8 bytes
 // big-endian; 0: none), then for a collection its version (8 bytes
 // big-endian), then the payload: a string's value; a hash's, set's or
 // sorted set's member count (8 bytes big-endian), or, when its version is
 // 0, the compact collection itself (compact_members.h: no member, index
 // or owner record at all; members put into it may follow as merge
-// operands, compact_puts_merge.h); a list's count and first index.
+// operands, compact_puts_merge.h); a list's count and first index; a
+// stream's length, ids and counters (stream_store.h: its entries, groups,
+// consumers and pending entries are member records).
 //
 // Invariants: a version names one collection for ever (version_allocator.h
 // never hands one out twice, restarts included), so members are reached
@@ -63,10 +65,10 @@ namespace teksdb::server::storage_format {
 
 // Bumped whenever a record's layout changes; a database of another format
 // is refused at start (Prepare).
-constexpr int kFormat = 5;
+constexpr int kFormat = 6;
 // SELECT's databases, each in one slot.
 constexpr int kDatabases = 16;
-// The format record's value, "teksdb-server format 5": also what a replica
+// The format record's value, "teksdb-server format 6": also what a replica
 // and its primary compare (both must read the same records).
 std::string FormatName();
 
@@ -75,6 +77,7 @@ constexpr char kHash = 'h';
 constexpr char kSet = 'S';
 constexpr char kList = 'l';
 constexpr char kZSet = 'z';
+constexpr char kStream = 'x';
 
 constexpr char kMemberTag = 'H';
 constexpr char kMetaTag = 'M';
