@@ -33,7 +33,8 @@ passes=$root/tests/tools/redis_suite_teksdb_passes.txt
 suite=${TEKSDB_REDIS_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/teksdb/redis-7.0.15}
 files="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/list-3 unit/type/set
 unit/type/zset unit/expire unit/keyspace unit/multi unit/pubsub unit/scripting unit/bitops unit/bitfield unit/hyperloglog
-unit/info-command unit/protocol unit/introspection-2 unit/other unit/tracking unit/sort unit/geo unit/dump"
+unit/info-command unit/protocol unit/introspection-2 unit/other unit/tracking unit/sort unit/geo unit/dump
+unit/type/stream unit/type/stream-cgroups"
 server=${TEKSDB_SERVER:-}
 record=0
 against_redis=0

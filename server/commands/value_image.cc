@@ -6,6 +6,7 @@
 #include "collection.h"
 #include "list_store.h"
 #include "sorted_set.h"
+#include "stream_store.h"
 
 namespace teksdb::server {
 namespace {
@@ -18,6 +19,7 @@ RedisValue::Type ImageType(char stored_type) {
     case Keyspace::kSet: return RedisValue::Type::kSet;
     case Keyspace::kZSet: return RedisValue::Type::kZSet;
     case Keyspace::kHash: return RedisValue::Type::kHash;
+    case Keyspace::kStream: return RedisValue::Type::kStream;
     default: return RedisValue::Type::kString;
   }
 }
@@ -28,6 +30,7 @@ char StoredType(RedisValue::Type type) {
     case RedisValue::Type::kSet: return Keyspace::kSet;
     case RedisValue::Type::kZSet: return Keyspace::kZSet;
     case RedisValue::Type::kHash: return Keyspace::kHash;
+    case RedisValue::Type::kStream: return Keyspace::kStream;
     case RedisValue::Type::kString: break;
   }
   return Keyspace::kString;
@@ -75,6 +78,71 @@ bool WriteMembers(Request& r, const std::string& key, const RedisValue& value, i
   return c.Commit(r);
 }
 
+RedisStream::Id ImageId(StreamId id) { return {id.ms, id.seq}; }
+StreamId StoredId(RedisStream::Id id) { return {id.ms, id.seq}; }
+
+bool ReadStream(Request& r, const std::string& key, RedisStream* out) {
+  StreamStore stream;
+  if (!stream.Open(r, key)) return false;
+  const StreamMeta& meta = stream.meta();
+  out->last_id = ImageId(meta.last_id);
+  out->first_id = ImageId(meta.first_id);
+  out->max_deleted = ImageId(meta.max_deleted);
+  out->entries_added = meta.entries_added;
+  if (!stream.Range(r, StreamId(), StreamId::Max(), false, [&](const StreamEntry& e) {
+        out->entries.push_back({ImageId(e.id), e.fields});
+        return true;
+      })) {
+    return false;
+  }
+  std::vector<std::pair<std::string, StreamGroup>> groups;
+  if (!stream.ForEachGroup(r, [&](const std::string& name, const StreamGroup& g) {
+        groups.emplace_back(name, g);
+        return true;
+      })) {
+    return false;
+  }
+  for (const auto& [name, g] : groups) {
+    RedisStream::Group group{name, ImageId(g.last_id), g.entries_read, {}, {}};
+    if (!stream.ForEachPending(r, name, nullptr, StreamId(), [&](const PendingEntry& p) {
+          group.pending.push_back({ImageId(p.id), p.delivery_ms, p.delivery_count, p.consumer});
+          return true;
+        }) ||
+        !stream.ForEachConsumer(r, name, [&](const std::string& c, int64_t seen) {
+          group.consumers.push_back({c, seen});
+          return true;
+        })) {
+      return false;
+    }
+    out->groups.push_back(std::move(group));
+  }
+  return true;
+}
+
+bool WriteStream(Request& r, const std::string& key, const RedisStream& image, int64_t expire_ms) {
+  StreamStore stream;
+  if (!stream.Replace(r, key)) return false;
+  for (const RedisStream::Entry& e : image.entries) {
+    stream.Append(StoredId(e.id), e.fields, r.server.stream_node_max_bytes.load(),
+                  r.server.stream_node_max_entries.load());
+  }
+  StreamMeta& meta = stream.meta();
+  meta.last_id = StoredId(image.last_id);
+  meta.first_id = StoredId(image.first_id);
+  meta.max_deleted = StoredId(image.max_deleted);
+  meta.entries_added = image.entries_added;
+  meta.expire_ms = expire_ms;
+  for (const RedisStream::Group& g : image.groups) {
+    stream.PutGroup(g.name, StreamGroup{StoredId(g.last_id), g.entries_read});
+    for (const RedisStream::Consumer& c : g.consumers) stream.PutConsumer(g.name, c.name, c.seen_ms);
+    for (const RedisStream::Pending& p : g.pending) {
+      stream.PutPending(g.name, PendingEntry{StoredId(p.id), p.consumer, p.delivery_ms, p.delivery_count},
+                        nullptr);
+    }
+  }
+  return stream.Commit(r);
+}
+
 }  // namespace
 
 bool ReadValueImage(Request& r, const std::string& key, const Keyspace::Value& stored,
@@ -90,6 +158,8 @@ bool ReadValueImage(Request& r, const std::string& key, const Keyspace::Value& s
       bool exists;
       return ReadList(r, key, &meta, &exists) && ReadElements(r, key, meta, &value->elements);
     }
+    case RedisValue::Type::kStream:
+      return ReadStream(r, key, &value->stream);
     default:
       return ReadMembers(r, stored, value);
   }
@@ -109,6 +179,8 @@ bool WriteValueImage(Request& r, const std::string& key, const RedisValue& value
       meta.expire_ms = expire_ms;
       return RewriteList(r, key, meta, value.elements);
     }
+    case RedisValue::Type::kStream:
+      return WriteStream(r, key, value.stream, expire_ms);
     default:
       return WriteMembers(r, key, value, expire_ms);
   }

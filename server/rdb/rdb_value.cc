@@ -10,6 +10,7 @@
 #include "intset.h"
 #include "listpack.h"
 #include "rdb_payload.h"
+#include "rdb_stream.h"
 #include "strict_integer.h"
 #include "ziplist.h"
 #include "zipmap.h"
@@ -152,7 +153,8 @@ class ObjectReader {
         return PackedHash(type);
       case kStreamListpacks:
       case kStreamListpacks2:
-        return Fail("streams are not supported yet");
+        value_->type = RedisValue::Type::kStream;
+        return rdb_stream::Read(type, body_, pos_, &value_->stream, error_);
       case kModule:
       case kModule2:
         return Fail("module values cannot be loaded (no modules)");
@@ -351,6 +353,9 @@ void Append(std::string* out, const RedisValue& value) {
       return AppendZSet(out, value);
     case RedisValue::Type::kHash:
       return AppendHash(out, value);
+    case RedisValue::Type::kStream:
+      out->push_back(static_cast<char>(kStreamListpacks2));
+      return rdb_stream::Append(out, value.stream);
   }
 }
 

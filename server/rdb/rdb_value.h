@@ -6,12 +6,13 @@
 // LZF encodings when they are shorter), a list as a quicklist of listpacks
 // of up to 8 KB (list-max-listpack-size -2), a compact hash or sorted set
 // as one listpack and a larger one as plain pairs, a compact set of
-// integers as an intset, any other set as plain strings.
+// integers as an intset, any other set as plain strings, a stream as
+// rdb_stream.h writes it.
 //
 // Read reads every encoding Redis 7.0 reads for these types, the ones
 // older versions wrote included (ziplists, zipmaps, quicklists of
-// ziplists, text scores); streams and module values are refused with a
-// message that says so. Input is untrusted: every length is checked
+// ziplists, text scores, streams without their counters); module values
+// are refused with a message that says so. Input is untrusted: every length is checked
 // against the bytes there are before anything is allocated, empty values,
 // duplicate members or fields and NaN scores are refused as Redis refuses
 // them, and nothing is read past the end.

@@ -111,9 +111,13 @@ class StreamStore {
   // Reads stream `key`: false (having replied) on a storage error or
   // another type; exists() false if there is none.
   bool Open(Request& r, const std::string& key);
-  // A new empty stream (XADD, XGROUP CREATE MKSTREAM); false on a storage
-  // error.
+  // A new empty stream (XADD, XGROUP CREATE MKSTREAM), or one that
+  // replaces whatever `key` holds (RESTORE); false on a storage error.
   bool Create(Request& r);
+  bool Replace(Request& r, const std::string& key) {
+    key_ = key;
+    return Create(r);
+  }
   bool exists() const { return exists_; }
   StreamMeta& meta() { return meta_; }
   const std::string& key() const { return key_; }

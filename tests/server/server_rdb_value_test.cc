@@ -1,8 +1,9 @@
 // The RDB objects of server/rdb/: listpacks (every integer and string
 // encoding at its bounds, back lengths, Redis's bytes for a known
 // listpack), intsets (widths, order), ziplists and zipmaps (built by the
-// formats' rules), values of every type written and read back in each
-// encoding DUMP writes, the older encodings read, and damaged input
+// formats' rules), values of every type (streams with groups, consumers
+// and pending entries too) written and read back in each encoding DUMP
+// writes, the older encodings read, and damaged input
 // (every cut, random bytes flipped, huge lengths) refused or read without
 // reading past the end (under ASan in CI). Round trips against
 // redis-server itself: tests/server/server_dump_restore_test.py.
@@ -179,7 +180,36 @@ RedisValue RandomValue(std::mt19937& rng) {
     return s;
   };
   RedisValue v;
-  v.type = static_cast<RedisValue::Type>(rng() % 5);
+  v.type = static_cast<RedisValue::Type>(rng() % 6);
+  if (v.type == RedisValue::Type::kStream) {
+    RedisStream& s = v.stream;
+    RedisStream::Id id{1 + rng() % 1000, 0};
+    const size_t n = rng() % 3 == 0 ? 150 + rng() % 200 : rng() % 20;
+    for (size_t i = 0; i < n; ++i) {
+      id = rng() % 2 ? RedisStream::Id{id.ms, id.seq + 1} : RedisStream::Id{id.ms + 1 + rng() % 50, 0};
+      RedisStream::Entry e{id, {}};
+      const size_t fields = 1 + rng() % 3;
+      for (size_t f = 0; f < fields; ++f) e.fields.emplace_back(rng() % 2 ? "f" : text(8), text(30));
+      s.entries.push_back(std::move(e));
+    }
+    s.last_id = s.entries.empty() ? RedisStream::Id{5, 5} : s.entries.back().id;
+    s.first_id = s.entries.empty() ? RedisStream::Id{} : s.entries.front().id;
+    s.max_deleted = RedisStream::Id{rng() % 3, 0};
+    s.entries_added = n + rng() % 5;
+    for (size_t g = 0; g < rng() % 3; ++g) {
+      RedisStream::Group group{"group" + std::to_string(g), s.last_id,
+                               static_cast<int64_t>(rng() % 5) - 1, {}, {}};
+      group.consumers = {{"alice", 1700000000000}, {"bob", 1700000000001}};
+      for (const RedisStream::Entry& e : s.entries) {
+        if (rng() % 3 == 0) {
+          group.pending.push_back({e.id, 1700000000000 + static_cast<int64_t>(rng() % 1000),
+                                   rng() % 4, rng() % 2 ? "alice" : "bob"});
+        }
+      }
+      s.groups.push_back(std::move(group));
+    }
+    return v;
+  }
   v.compact = rng() % 2 == 0;
   const size_t n = rng() % 3 == 0 ? 600 + rng() % 600 : 1 + rng() % 20;
   std::set<std::string> seen;
@@ -198,6 +228,7 @@ RedisValue RandomValue(std::mt19937& rng) {
         break;
       }
       case RedisValue::Type::kHash: v.fields.emplace_back(m, text(100)); break;
+      case RedisValue::Type::kStream: break;
     }
   }
   return v;
@@ -221,6 +252,26 @@ void ExpectSame(const RedisValue& a, const RedisValue& b) {
   std::sort(sa.begin(), sa.end());
   std::sort(sb.begin(), sb.end());
   EXPECT_EQ(sa, sb);
+  const RedisStream &x = a.stream, &y = b.stream;
+  ASSERT_EQ(x.entries.size(), y.entries.size());
+  for (size_t i = 0; i < x.entries.size(); ++i) {
+    EXPECT_TRUE(x.entries[i].id == y.entries[i].id);
+    EXPECT_EQ(x.entries[i].fields, y.entries[i].fields);
+  }
+  EXPECT_TRUE(x.last_id == y.last_id && x.first_id == y.first_id && x.max_deleted == y.max_deleted);
+  EXPECT_EQ(x.entries_added, y.entries_added);
+  ASSERT_EQ(x.groups.size(), y.groups.size());
+  for (size_t g = 0; g < x.groups.size(); ++g) {
+    EXPECT_EQ(x.groups[g].name, y.groups[g].name);
+    EXPECT_EQ(x.groups[g].entries_read, y.groups[g].entries_read);
+    ASSERT_EQ(x.groups[g].pending.size(), y.groups[g].pending.size());
+    for (size_t p = 0; p < x.groups[g].pending.size(); ++p) {
+      EXPECT_EQ(x.groups[g].pending[p].consumer, y.groups[g].pending[p].consumer);
+      EXPECT_EQ(x.groups[g].pending[p].delivery_count, y.groups[g].pending[p].delivery_count);
+      EXPECT_EQ(x.groups[g].pending[p].delivery_ms, y.groups[g].pending[p].delivery_ms);
+    }
+    EXPECT_EQ(x.groups[g].consumers.size(), y.groups[g].consumers.size());
+  }
 }
 
 TEST(RdbValueTest, ValuesOfEveryTypeAndEncodingRoundTrip) {
@@ -284,7 +335,7 @@ TEST(RdbValueTest, WhatRedisRefusesIsRefused) {
   std::string nan_score = Bytes({1, 1}) + "m";
   rdb_payload::AppendBinaryDouble(&nan_score, std::nan(""));
   refused(5, nan_score, "a NaN score");
-  refused(15, Bytes({0}), "a stream");
+  refused(15, Bytes({0}), "a stream cut short");
   refused(7, Bytes({0}), "a module value");
   refused(42, Bytes({0}), "an unknown type");
   std::string odd;
