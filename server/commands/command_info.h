@@ -36,8 +36,12 @@ struct CommandInfo {
 
 // The command's info; null for a name the server does not know.
 const CommandInfo* FindCommandInfo(std::string_view lower_case_name);
-// Whether the command writes (COMMAND's "write" flag).
-inline bool Writes(const CommandInfo& info) { return std::strstr(info.flags, "write") != nullptr; }
+// Whether the command writes: COMMAND's "write" flag, or XGROUP, a
+// container whose subcommands but HELP all carry it (Redis flags them, not
+// the container).
+inline bool Writes(const CommandInfo& info) {
+  return std::strstr(info.flags, "write") != nullptr || std::string_view(info.name) == "xgroup";
+}
 // How many commands the info table describes (one entry per command of
 // CommandTable(), tests/server/server_command_table_test.cc checks).
 size_t CommandInfoCount();

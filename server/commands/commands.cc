@@ -57,7 +57,14 @@ std::vector<bool> FlaggedByIndex(const char* flag) {
 // (refused past maxmemory); "no_multi": refused inside MULTI (SAVE,
 // SHUTDOWN, SYNC); "stale": answered by a replica cut from its primary.
 const std::vector<bool>& WritesByIndex() {
-  static const std::vector<bool> writes = FlaggedByIndex("write");
+  static const std::vector<bool> writes = [] {
+    std::vector<bool> flags;
+    for (const Command& c : CommandTable()) {
+      const CommandInfo* info = FindCommandInfo(c.name);
+      flags.push_back(info != nullptr && Writes(*info));
+    }
+    return flags;
+  }();
   return writes;
 }
 const std::vector<bool>& DenyOomByIndex() {
@@ -382,6 +389,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   };
   if (monitor_feed == MonitorFeed::kBefore) feed_monitors();
   for (int attempt = 1;; ++attempt) {
+    client.stream_consumer_created = false;
     command.handler(request);
     if (!request.retry) break;
     out->resize(reply_start);
@@ -394,7 +402,8 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (monitor_feed == MonitorFeed::kAfter) feed_monitors();
   if (notify) {
     request.keyspace->RecordWrites(nullptr);
-    NotifyWrites(server, args, request.keyspace->database(), written, absent_before);
+    NotifyWrites(server, args, request.keyspace->database(), written, absent_before,
+                 client.stream_consumer_created);
   }
   if (lazy_expiry) request.keyspace->RecordExpiredReads(nullptr);
   if (!(name == "client" && args.size() > 1 && AsciiLower(args[1]) == "caching")) {

@@ -163,14 +163,17 @@ bool NewKeyEventsOn(const ServerState& server) {
 
 void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int db,
                   const std::vector<Keyspace::WrittenKey>& written,
-                  const std::vector<std::string>& absent_before) {
+                  const std::vector<std::string>& absent_before, bool consumer_created) {
   const std::string name = AsciiLower(args[0]);
   const CommandInfo* info = FindCommandInfo(name);
   // PFCOUNT and PFDEBUG rewrite a HyperLogLog's cache or encoding, not
   // what it holds; a consumer group's reads, acks and claims change only
-  // its own state: Redis tells of no event.
-  if (info == nullptr || name == "pfcount" || name == "pfdebug" || name == "xreadgroup" ||
-      name == "xack" || name == "xclaim" || name == "xautoclaim") {
+  // its own state: Redis tells of no event, but of a consumer they made.
+  if (info == nullptr || name == "pfcount" || name == "pfdebug" || name == "xack") return;
+  if (name == "xreadgroup" || name == "xclaim" || name == "xautoclaim") {
+    if (consumer_created && !written.empty()) {
+      Publish(server, kStream, "xgroup-createconsumer", written.front().key, written.front().db);
+    }
     return;
   }
   const auto any_option = [&](std::initializer_list<const char*> options) {

@@ -32,10 +32,11 @@ bool NotificationsOn(const ServerState& server);
 // Whether "new" events are on: then Execute passes the command's keys
 // that were absent before it ran.
 bool NewKeyEventsOn(const ServerState& server);
-// `db`: the database the command ran in.
+// `db`: the database the command ran in; `consumer_created`: a stream
+// command made a consumer (ClientState::stream_consumer_created).
 void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int db,
                   const std::vector<Keyspace::WrittenKey>& written,
-                  const std::vector<std::string>& absent_before);
+                  const std::vector<std::string>& absent_before, bool consumer_created = false);
 // A key the expiry sweep deleted.
 void NotifyExpired(ServerState& server, int db, const std::string& key);
 

@@ -55,8 +55,10 @@ bool ReadMembers(Request& r, const Keyspace::Value& stored, RedisValue* value) {
 }
 
 bool WriteMembers(Request& r, const std::string& key, const RedisValue& value, int64_t expire_ms) {
+  // A listpack stays one up to its entry limit, as Redis's RESTORE keeps it.
+  const bool listpack = value.compact && value.type != RedisValue::Type::kSet;
   Collection c;
-  if (!c.Replace(r, StoredType(value.type), key, expire_ms)) return false;
+  if (!c.Replace(r, StoredType(value.type), key, expire_ms, listpack)) return false;
   bool existed;
   switch (value.type) {
     case RedisValue::Type::kSet:

@@ -172,6 +172,9 @@ struct ClientState {
   // (a blocked XREAD waits for what comes after that, however often it
   // runs again)
   std::vector<std::string> xread_ids;
+  // Set by XREADGROUP, XCLAIM and XAUTOCLAIM when they made a consumer:
+  // its "xgroup-createconsumer" event (keyspace_events.h).
+  bool stream_consumer_created = false;
   // A replica's handshake (REPLCONF), and PSYNC's hand-over: once its
   // replies are written, the connection gives its socket to the replica
   // feeds (replica_feeds.h).

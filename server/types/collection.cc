@@ -69,10 +69,12 @@ Status ForEachStoredMember(
 
 bool Collection::Open(Request& r, char type) { return Open(r, type, r.args[1]); }
 
-bool Collection::Replace(Request& r, char type, const std::string& key, int64_t expire_ms) {
+bool Collection::Replace(Request& r, char type, const std::string& key, int64_t expire_ms,
+                         bool entries_only) {
   key_ = key;
   type_ = type;
   replace_expire_ms_ = expire_ms;
+  entries_only_ = entries_only;
   encoding_ = type == Keyspace::kSet ? compact_members::kIntset : compact_members::kListpack;
   edited_ = compact_members::Empty(encoding_);
   dirty_ = true;
@@ -340,8 +342,9 @@ void Collection::DeleteIndex(const std::string& entry) {
 bool Collection::PastLimits(Request& r) {
   if (!grown_) return false;
   const CompactLimits& limits = r.server.compact_limits;
-  if (type_ == Keyspace::kHash) return count_ > Limit(limits.hash_entries) || oversized_;
-  if (type_ == Keyspace::kZSet) return count_ > Limit(limits.zset_entries) || oversized_;
+  const bool oversized = oversized_ && !entries_only_;
+  if (type_ == Keyspace::kHash) return count_ > Limit(limits.hash_entries) || oversized;
+  if (type_ == Keyspace::kZSet) return count_ > Limit(limits.zset_entries) || oversized;
   if (encoding_ == compact_members::kIntset && !non_integer_) {
     return count_ > Limit(limits.set_intset_entries);
   }

@@ -52,9 +52,12 @@ class Collection {
   // A collection that replaces whatever `key` holds (SINTERSTORE and
   // friends): a new version at the first PutMember, expiring at
   // `expire_ms` (0: no TTL; RESTORE's); Commit deletes the key if no member
-  // was put and it held something. False, having replied, on a storage
-  // error.
-  bool Replace(Request& r, char type, const std::string& key, int64_t expire_ms = 0);
+  // was put and it held something. `entries_only`: a hash or sorted set
+  // stays compact whatever its values' sizes, up to its limit of entries
+  // (RESTORE of a listpack, as Redis keeps one). False, having replied, on
+  // a storage error.
+  bool Replace(Request& r, char type, const std::string& key, int64_t expire_ms = 0,
+               bool entries_only = false);
   bool exists() const { return meta_.has_value(); }
   int64_t count() const { return count_; }
   // Whether the members are in the meta record (see above): true for a
@@ -154,6 +157,7 @@ class Collection {
   bool dirty_ = false;
   bool replaces_existing_ = false;  // Replace found the key holding something
   int64_t replace_expire_ms_ = 0;   // Replace's TTL
+  bool entries_only_ = false;       // Replace's: only the entry limit converts
 };
 
 // A stored collection's member count (its meta record's), whatever its encoding.

@@ -4,7 +4,8 @@ real redis-server 7.0 (Debian's), with random data of every type and
 encoding:
   - DUMP / RESTORE round trips, both ways: every value Redis DUMPs
     RESTOREs here to the same value, and every value DUMPed here RESTOREs
-    in Redis to the same value (and OBJECT ENCODING agrees there);
+    in Redis to the same value (streams with their groups, consumers and
+    pending entries too);
   - RESTORE's options and errors, reply for reply as Redis's (BUSYKEY,
     REPLACE, TTL, ABSTTL, a TTL already past, IDLETIME/FREQ checks, bad
     footers, bad data);
@@ -92,6 +93,13 @@ def value_of(c, key):
     if kind == b"hash":
         flat = [e[1] for e in c.command("HGETALL", key)[1]]
         return kind, sorted((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+    if kind == b"stream":
+        groups = c.command("XINFO", "GROUPS", key)
+        pending = [c.command("XPENDING", key, g[1][1][1], "-", "+", "1000")
+                   for g in groups[1]]
+        # (the idle times in XPENDING's replies move with the clock)
+        pending = [[(p[1][0], p[1][1], p[1][3]) for p in reply[1]] for reply in pending]
+        return kind, (c.command("XRANGE", key, "-", "+"), groups, pending)
     return kind, None
 
 
@@ -114,7 +122,7 @@ def fill(c, rng, prefix, n):
     keys = []
     for i in range(n):
         key = f"{prefix}{i}".encode() + (bytes([rng.randrange(256)]) if rng.random() < 0.1 else b"")
-        kind = rng.choice(["string", "list", "set", "intset", "zset", "hash"])
+        kind = rng.choice(["string", "list", "set", "intset", "zset", "hash", "stream"])
         big = rng.random() < 0.25
         size = rng.randint(520, 1500) if big else rng.randint(1, 20)
         if kind == "string":
@@ -131,12 +139,23 @@ def fill(c, rng, prefix, n):
             for _ in range(size):
                 args += [str(random_score(rng)), random_bytes(rng, rng.randint(1, 20))]
             c.command("ZADD", key, *args)
-        else:
+        elif kind == "hash":
             args = []
             for _ in range(size):
                 args += [random_bytes(rng, rng.randint(1, 15)),
                          random_bytes(rng, rng.choice([3, 10, 100 if rng.random() < 0.1 else 5]))]
             c.command("HSET", key, *args)
+        else:
+            for j in range(size):
+                c.command("XADD", key, f"{j + 1}-{rng.randint(0, 3)}", "f", random_bytes(rng, 8),
+                          *(["g", random_bytes(rng, 30)] if rng.random() < 0.3 else []))
+            for j in range(rng.randint(0, 3)):
+                c.command("XDEL", key, f"{rng.randint(1, size)}-0")
+            for g in range(rng.randint(0, 2)):
+                c.command("XGROUP", "CREATE", key, f"g{g}", "0")
+                c.command("XREADGROUP", "GROUP", f"g{g}", rng.choice(["alice", "bob"]), "COUNT",
+                          rng.randint(1, 30), "STREAMS", key, ">")
+                c.command("XGROUP", "CREATECONSUMER", key, f"g{g}", "carol")
         keys.append(key)
     return keys
 

@@ -32,7 +32,8 @@ pipelines. Then hashes, sets and sorted sets across the limits of their
 compact encodings (hash-max-listpack-entries and the like set small and
 back), both ways, each command followed by OBJECT ENCODING of its key.
 Then DUMP of random keys by each server RESTOREd into both (random TTLs
-and options), the value, TTL and encoding read back. Then both phases again in RESP3 (HELLO 3). Then
+and options), the value, TTL and encoding read back (a stream's groups
+and pending entries too). Then both phases again in RESP3 (HELLO 3). Then
 scripts: fixed EVAL/EVALSHA/EVAL_RO/SCRIPT/FUNCTION/FCALL cases (results of every Lua
 type, errors raised and caught, the sandbox, numkeys errors, read-only
 scripts, the cache), and random commands run through
@@ -58,6 +59,7 @@ from server_checks import start_redis, start_server, stop  # noqa: E402
 
 KEYS = [f"k{i}" for i in range(8)]
 LEX_KEYS = ["lex0", "lex1"]
+STREAM_KEYS = ["x0", "x1", "k0"]
 # Commands COMMAND INFO is asked about (and one it does not know).
 COMMAND_NAMES = ["get", "set", "mset", "del", "hset", "zadd", "lpush", "exec", "watch", "ping",
                  "keys", "rename", "getex", "smismember", "nosuch", "EXPIRE", "pfadd", "pfcount",
@@ -142,6 +144,10 @@ def geo_search(rng, k, m):
 def random_command(rng):
     k = lambda: rng.choice(KEYS)
     lk = lambda: rng.choice(LEX_KEYS)
+    sk = lambda: rng.choice(STREAM_KEYS)
+    sid = lambda: rng.choice([str(rng.randint(1, 30)), f"{rng.randint(1, 30)}-{rng.randint(0, 3)}"])
+    srange = lambda: rng.choice(["-", "+", sid(), "(" + sid(), "(-", "x"])
+    grp = lambda: rng.choice(["g1", "g2"])
     f = lambda: rng.choice(["f1", "f2", "f3", "field4"])
     m = lambda: rng.choice(["a", "b", "c", "d", "e"])
     idx = lambda: rng.choice([str(rng.randint(-6, 6)), "100", "-100", "x"])
@@ -421,6 +427,39 @@ def random_command(rng):
         lambda: ["ZMSCORE", k()] + [m() for _ in range(rng.randint(1, 3))],
         lambda: ["ZRANDMEMBER", k()] + rng.choice([[], ["0"], ["-3"], ["2"], ["5", "WITHSCORES"],
                                                   ["-2", "WITHSCORES"], ["x"], ["1", "BOGUS"]]),
+        # Streams: explicit ids (a "*" id is the clock's), trims exact and
+        # "~", groups read, acked, claimed (JUSTID: no delivery times).
+        lambda: ["XADD", sk()] + rng.choice([[], ["NOMKSTREAM"], ["MAXLEN", str(rng.randint(0, 6))],
+                                             ["MAXLEN", "~", "3"], ["MINID", sid()],
+                                             ["MAXLEN", "~", "2", "LIMIT", "1"], ["MAXLEN", "-1"],
+                                             ["LIMIT", "2"]]) +
+                [rng.choice([sid(), sid(), sid(), "0-0", "x", str(rng.randint(1, 30)) + "-*"])] +
+                rng.choice([["f", value(rng)], ["f", "1", "g", "2"], ["f"], ["a", "b", "f", "x"]]),
+        lambda: [rng.choice(["XRANGE", "XREVRANGE"]), sk(), srange(), srange()] +
+                rng.choice([[], ["COUNT", "2"], ["COUNT", "0"], ["COUNT", "-1"], ["COUNT"]]),
+        lambda: ["XLEN", rng.choice([sk(), k()])],
+        lambda: ["XDEL", sk()] + [sid() for _ in range(rng.randint(1, 3))],
+        lambda: ["XTRIM", sk()] + rng.choice([["MAXLEN", str(rng.randint(0, 5))], ["MINID", sid()],
+                                              ["MAXLEN", "~", "2"], ["MAXLEN", "=", "1"], ["BOGUS"],
+                                              ["MINID", "~", sid(), "LIMIT", "3"]]),
+        lambda: ["XSETID", sk(), rng.choice([sid(), "99-0", "1-0"])] +
+                rng.choice([[], ["ENTRIESADDED", "50"], ["MAXDELETEDID", "2-0"], ["ENTRIESADDED", "-1"]]),
+        lambda: ["XREAD"] + rng.choice([[], ["COUNT", "2"]]) + ["STREAMS", sk()] +
+                [rng.choice(["0", sid(), "$", "+", "x"])],
+        lambda: ["XGROUP", "CREATE", sk(), grp(), rng.choice(["0", "$", sid()])] +
+                rng.choice([[], ["MKSTREAM"], ["ENTRIESREAD", "3"]]),
+        lambda: ["XGROUP", rng.choice(["SETID", "DESTROY", "CREATECONSUMER", "DELCONSUMER"]), sk(),
+                 grp()] + rng.choice([[], ["0"], ["alice"], ["bob"], ["$"]]),
+        lambda: ["XREADGROUP", "GROUP", grp(), rng.choice(["alice", "bob"])] +
+                rng.choice([[], ["COUNT", "2"], ["NOACK"]]) + ["STREAMS", sk()] +
+                [rng.choice([">", ">", "0", sid()])],
+        lambda: ["XACK", sk(), grp()] + [sid() for _ in range(rng.randint(1, 3))],
+        lambda: ["XPENDING", sk(), grp()],
+        lambda: ["XCLAIM", sk(), grp(), rng.choice(["alice", "bob"]), "0", sid(), sid(), "JUSTID"] +
+                rng.choice([[], ["FORCE"], ["LASTID", sid()]]),
+        lambda: ["XAUTOCLAIM", sk(), grp(), rng.choice(["alice", "bob"]), "0", rng.choice(["0", sid()]),
+                 "JUSTID"] + rng.choice([[], ["COUNT", "2"], ["COUNT", "0"]]),
+        lambda: ["XINFO", "GROUPS", sk()],
         lambda: ["COMMAND", "INFO"] + rng.sample(COMMAND_NAMES, rng.randint(1, 3)),
         lambda: ["COMMAND", "GETKEYS"] + rng.choice(
             [["GET", k()], ["MSET", k(), "1", k(), "2"], ["DEL", k(), k()], ["PING"], ["NOSUCH"],
@@ -867,10 +906,11 @@ def run_value_dumps(redis, teks, rng, count, history):
     value, TTL and encoding read back. Payloads of either server go to
     both, so each reads what the other writes."""
     reads = {b"string": ["GET"], b"list": ["LRANGE", "0", "-1"], b"set": ["SMEMBERS"],
-             b"zset": ["ZRANGE", "0", "-1", "WITHSCORES"], b"hash": ["HGETALL"]}
+             b"zset": ["ZRANGE", "0", "-1", "WITHSCORES"], b"hash": ["HGETALL"],
+             b"stream": ["XRANGE", "-", "+"]}
     restored = 0
     for _ in range(count):
-        source, target = rng.choice(KEYS + LEX_KEYS), rng.choice(KEYS)
+        source, target = rng.choice(KEYS + LEX_KEYS + STREAM_KEYS), rng.choice(KEYS)
         dumps = [redis.command("DUMP", source), teks.command("DUMP", source)]
         history.append(["DUMP", source])
         if (dumps[0][1] is None) != (dumps[1][1] is None):
@@ -891,16 +931,19 @@ def run_value_dumps(redis, teks, rng, count, history):
             for c in checks:
                 want, got = redis.command(*c), teks.command(*c)
                 if not same(c, want, got):
-                    print(f"FAIL at {c[:3]}: redis {want}, teksdb {got}")
+                    print(f"FAIL at {c[:3]}: redis {want}, teksdb {got} (RESTORE of {source}, "
+                          f"{'Redis' if payload is dumps[0] else 'teksdb'}'s payload {payload[1][:40]!r})")
                     return False
             kind = redis.command("TYPE", target)[1]
             restored += kind in reads
             if kind in reads:
                 c = reads[kind][:1] + [target] + reads[kind][1:]
-                want, got = redis.command(*c), teks.command(*c)
-                if not same(c, want, got):
-                    print(f"FAIL: {c} after RESTORE: redis {want}, teksdb {got}")
-                    return False
+                more = [["XINFO", "GROUPS", target], ["XPENDING", target, "g1"]] if kind == b"stream" else []
+                for c in [c] + more:
+                    want, got = redis.command(*c), teks.command(*c)
+                    if not same(c, want, got):
+                        print(f"FAIL: {c} after RESTORE: redis {want}, teksdb {got}")
+                        return False
     print(f"ok: {restored} values RESTOREd from DUMPs of both servers, read back the same")
     return True
 
