@@ -24,6 +24,7 @@ namespace {
 const CommandInfo kCommands[] = {
     {"append", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
     {"auth", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
+    {"bgrewriteaof", "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous"},
     {"bgsave", "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous"},
     {"bitcount", "readonly", 1, 1, 1, "@read @bitmap @slow"},
     {"bitfield", "write denyoom", 1, 1, 1, "@write @bitmap @slow"},
