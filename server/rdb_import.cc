@@ -31,12 +31,14 @@
 #include <string>
 #include <vector>
 
+#include "printable_text.h"
 #include "rdb_file.h"
 #include "rdb_value.h"
 #include "resp_socket.h"
 
 namespace {
 
+using teksdb::server::PrintableText;
 using teksdb::server::RdbFile;
 using teksdb::server::RespSocket;
 namespace rdb_value = teksdb::server::rdb_value;
@@ -93,21 +95,6 @@ Flags ParseFlags(int argc, char** argv) {
   return f;
 }
 
-// Printable text of a key for messages (binary bytes as \xNN).
-std::string Printable(const std::string& s) {
-  std::string out;
-  for (const unsigned char c : s.substr(0, 200)) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return s.size() > 200 ? out + "..." : out;
-}
-
 // The file's bytes, mapped for the time of the import.
 class MappedFile {
  public:
@@ -162,7 +149,8 @@ bool Exchange(RespSocket& c, Tally* tally) {
     if (!c.ReadReply(&error)) return false;
     if (!error.empty()) {
       ++tally->refused;
-      std::fprintf(stderr, "[rdb-import] %s refused: %s\n", what.c_str(), error.c_str());
+      std::fprintf(stderr, "[rdb-import] %s refused: %s\n", what.c_str(),
+                   PrintableText(error).c_str());
     }
   }
   tally->pending.clear();
@@ -228,7 +216,7 @@ int main(int argc, char** argv) {
                                           rdb_value::Dump(entry.value), "ABSTTL"};
       if (flags.replace) restore.push_back("REPLACE");
       c.Append(restore);
-      tally.pending.push_back("key '" + Printable(entry.key) + "' (db " +
+      tally.pending.push_back("key '" + PrintableText(entry.key) + "' (db " +
                               std::to_string(entry.db) + ")");
       ++tally.keys[entry.db];
       ++sent_keys;

@@ -1,6 +1,7 @@
 // The RDB file reader of rdb_file.h.
 #include "rdb_file.h"
 
+#include "printable_text.h"
 #include "rdb_payload.h"
 #include "rdb_value.h"
 
@@ -123,7 +124,7 @@ RdbFile::Item RdbFile::Next(Entry* entry) {
         const size_t value_at = pos_;
         if (!rdb_value::Read(type, bytes_, &pos_, &entry->value, &error)) {
           pos_ = value_at;
-          return Fail("key '" + entry->key + "': " + error);
+          return Fail("key '" + PrintableText(entry->key) + "': " + error);
         }
         return Item::kKey;
       }
