@@ -5,7 +5,8 @@
 //   teksdb-rdb-import [--host 127.0.0.1] [--port 6379] [--password PW]
 //                     [--replace] [--batch 256] FILE
 //
-// Each key is sent as Redis's own migration sends it: SELECT its database,
+// Each key is sent as Redis's own migration sends it: SELECT its database
+// (a database the server refuses stops the import),
 // RESTORE key expiry payload ABSTTL [REPLACE] (the value re-serialized by
 // rdb/rdb_value.h after it was read and checked), pipelined --batch
 // commands at a time; function libraries as FUNCTION LOAD [REPLACE]. Keys
@@ -208,8 +209,24 @@ int main(int argc, char** argv) {
       ++tally.expired;
     } else {
       if (entry.db != selected) {
+        // SELECT alone, its reply read before any key follows: a database
+        // the server does not have stops the import (its keys must not
+        // land in the one selected before).
+        std::string select_error;
+        if (!Exchange(c, &tally)) {
+          std::fprintf(stderr, "teksdb-rdb-import: the server closed the connection\n");
+          return 2;
+        }
         c.Append({"SELECT", std::to_string(entry.db)});
-        tally.pending.push_back("SELECT " + std::to_string(entry.db));
+        if (!c.Flush() || !c.ReadReply(&select_error)) {
+          std::fprintf(stderr, "teksdb-rdb-import: the server closed the connection\n");
+          return 2;
+        }
+        if (!select_error.empty()) {
+          std::fprintf(stderr, "teksdb-rdb-import: database %d: %s\n", entry.db,
+                       PrintableText(select_error).c_str());
+          return 2;
+        }
         selected = entry.db;
       }
       std::vector<std::string> restore = {"RESTORE", entry.key, std::to_string(entry.expire_ms),

@@ -34,4 +34,12 @@ void ReplyStreamEntry(Request& r, const StreamEntry& entry);
 // The NOGROUP errors.
 std::string NoGroupError(const std::string& key, const std::string& group);
 
+// Milliseconds from `then` to `now`: 0 when `then` is later, saturated
+// (delivery and seen times restored from a payload may be anything).
+inline int64_t ElapsedMs(int64_t now, int64_t then) {
+  if (then >= now) return 0;
+  if (then < now - INT64_MAX) return INT64_MAX;
+  return now - then;
+}
+
 }  // namespace teksdb::server

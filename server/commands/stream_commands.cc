@@ -78,10 +78,10 @@ bool ParseTrim(Request& r, bool xadd, StreamTrim* trim, size_t* id_at, bool* nom
       return false;
     }
   } else if (trim->approx) {
-    // At most 100 nodes' worth, as Redis bounds an approximate trim.
-    trim->limit = 100 * r.server.stream_node_max_entries.load();
-    if (trim->limit <= 0) trim->limit = 10000;
-    if (trim->limit > 1000000) trim->limit = 1000000;
+    // At most 100 nodes' worth, as Redis bounds an approximate trim
+    // (between 10,000 for no node limit and 1,000,000).
+    const int64_t per_node = r.server.stream_node_max_entries.load();
+    trim->limit = per_node <= 0 ? 10000 : per_node > 10000 ? 1000000 : 100 * per_node;
   } else {
     trim->limit = 0;
   }

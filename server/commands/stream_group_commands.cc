@@ -225,7 +225,7 @@ void XPending(Request& r) {
   std::vector<PendingEntry> listed;
   if (count > 0 && !stream.ForEachPending(r, name, consumer, start, [&](const PendingEntry& p) {
         if (p.id > end) return false;
-        if (min_idle != 0 && now - p.delivery_ms < min_idle) return true;
+        if (min_idle != 0 && ElapsedMs(now, p.delivery_ms) < min_idle) return true;
         listed.push_back(p);
         return static_cast<int64_t>(listed.size()) < count;
       })) {
@@ -236,7 +236,7 @@ void XPending(Request& r) {
     reply::ArrayHeader(r.out, 4);
     ReplyStreamId(r, p.id);
     reply::Bulk(r.out, p.consumer);
-    reply::Integer(r.out, std::max<int64_t>(0, now - p.delivery_ms));
+    reply::Integer(r.out, ElapsedMs(now, p.delivery_ms));
     reply::Integer(r.out, static_cast<int64_t>(p.delivery_count));
   }
 }
@@ -310,7 +310,7 @@ void XClaim(Request& r) {
       if (!ParseStrictInt64(r.args[++j], &n)) {
         return reply::Error(r.out, "ERR Invalid IDLE option argument for XCLAIM");
       }
-      delivery_ms = now - n;
+      delivery_ms = n < 0 || n > now ? now : now - n;  // clamped below, as Redis clamps
     } else if (opt == "time" && more) {
       if (!ParseStrictInt64(r.args[++j], &n)) {
         return reply::Error(r.out, "ERR Invalid TIME option argument for XCLAIM");
@@ -350,9 +350,10 @@ void XClaim(Request& r) {
       }
       continue;
     }
-    if (!p && force) p = PendingEntry{id, std::string(), now, 0};
+    // FORCE makes the entry pending first, delivered once (streamCreateNACK).
+    if (!p && force) p = PendingEntry{id, std::string(), now, 1};
     if (!p) continue;
-    if (!p->consumer.empty() && min_idle != 0 && now - p->delivery_ms < min_idle) continue;
+    if (!p->consumer.empty() && min_idle != 0 && ElapsedMs(now, p->delivery_ms) < min_idle) continue;
     if (!Claim(r, &stream, name, *p, r.args[3], &consumer_touched, delivery_ms, retry_count,
                just_id, &claimed)) {
       return;
@@ -424,7 +425,7 @@ void XAutoClaim(Request& r) {
       --count;
       continue;
     }
-    if (min_idle != 0 && now - p.delivery_ms < min_idle) continue;
+    if (min_idle != 0 && ElapsedMs(now, p.delivery_ms) < min_idle) continue;
     if (!Claim(r, &stream, name, p, r.args[3], &consumer_touched, now, -1, just_id, &claimed)) {
       return;
     }

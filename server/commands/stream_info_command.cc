@@ -21,11 +21,11 @@ void Field(Request& r, const char* name) { reply::Bulk(r.out, name); }
 void ReplyLag(Request& r, const StreamMeta& meta, const StreamGroup& g) {
   if (meta.entries_added == 0) return reply::Integer(r.out, 0);
   if (g.entries_read != -1 && !HasTombstonesFrom(meta, g.last_id)) {
-    return reply::Integer(r.out, static_cast<int64_t>(meta.entries_added) - g.entries_read);
+    return reply::Integer(r.out, GroupLag(meta.entries_added, g.entries_read));
   }
   const int64_t read = EstimateEntriesRead(meta, g.last_id);
   if (read == -1) return reply::Null(r.out, r.protocol());
-  reply::Integer(r.out, static_cast<int64_t>(meta.entries_added) - read);
+  reply::Integer(r.out, GroupLag(meta.entries_added, read));
 }
 
 void ReplyEntriesRead(Request& r, const StreamGroup& g) {
@@ -221,7 +221,7 @@ void XInfo(Request& r) {
       Field(r, "pending");
       reply::Integer(r.out, pending[c]);
       Field(r, "idle");
-      reply::Integer(r.out, std::max<int64_t>(0, now - seen));
+      reply::Integer(r.out, ElapsedMs(now, seen));
     }
     return;
   }

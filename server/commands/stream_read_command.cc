@@ -7,6 +7,8 @@
 // counter moved as Redis moves them) and ids for the consumer's own
 // history. A blocked XREADGROUP whose key or group went away meanwhile ends
 // with Redis's NOGROUP error; a blocked XREAD waits on for a stream.
+#include <algorithm>
+
 #include "ascii_case.h"
 #include "blocking.h"
 #include "commands.h"
@@ -46,7 +48,8 @@ bool ParseRead(Request& r, ReadArgs* a) {
       }
       if (ms < 0) return reply::Error(r.out, "ERR timeout is negative"), false;
       a->block = true;
-      a->deadline_ms = ms > 0 ? Keyspace::NowMs() + ms : 0;
+      const int64_t now = Keyspace::NowMs();
+      a->deadline_ms = ms == 0 ? 0 : ms > INT64_MAX - now ? INT64_MAX : now + ms;
     } else if (opt == "count" && more > 0) {
       if (!ParseStrictInt64(r.args[++i], &a->count)) return reply::Error(r.out, kNotInteger), false;
       if (a->count < 0) a->count = 0;
@@ -118,7 +121,7 @@ bool ServeNew(Request& r, StreamStore* stream, const ReadArgs& a, StreamGroup* g
   for (const StreamEntry& e : entries) {
     if (e.id > group->last_id) {
       if (group->entries_read != -1 && !HasTombstonesFrom(meta, e.id)) {
-        ++group->entries_read;
+        if (group->entries_read < INT64_MAX) ++group->entries_read;
       } else if (meta.entries_added != 0) {
         group->entries_read = EstimateEntriesRead(meta, e.id);
       }
@@ -185,9 +188,12 @@ void XRead(Request& r) {
     const ROCKSDB_NAMESPACE::Status s = r.keyspace->Read(key, &stored);
     if (!s.ok()) return ReplyStorageError(r, s);
     const bool is_stream = stored && stored->type == Keyspace::kStream;
-    // Woken to find the key of another type: a blocked XREAD waits on,
-    // an XREADGROUP's group is gone.
+    // Woken to find the key gone or of another type: a blocked XREAD
+    // waits on, a blocked XREADGROUP ends as Redis ends it.
     if (stored && !is_stream && !rerun) return reply::Error(r.out, kWrongType);
+    if (a.group_mode && rerun && !is_stream) {
+      return reply::Error(r.out, "UNBLOCKED the stream key no longer exists");
+    }
     if (is_stream && !src.stream.Open(r, key)) return;
     if (a.group_mode && is_stream && !src.stream.ReadGroup(r, a.group, &src.group)) return;
     if (a.group_mode && !src.group) {
@@ -231,6 +237,13 @@ void XRead(Request& r) {
   std::vector<Served> served;
   for (size_t i = 0; i < a.keys.size(); ++i) {
     Source& src = sources[i];
+    // A key named again is read again: what serving it before changed
+    // (the group's last id, its pending entries) counts, as in Redis.
+    if (a.group_mode && std::find(a.keys.begin(), a.keys.begin() + i, a.keys[i]) != a.keys.begin() + i) {
+      src.stream = StreamStore();
+      if (!src.stream.Open(r, a.keys[i]) || !src.stream.ReadGroup(r, a.group, &src.group)) return;
+      if (!src.group) continue;
+    }
     StreamStore& stream = src.stream;
     if (!stream.exists()) continue;
     Served out{a.keys[i], {}, {}};

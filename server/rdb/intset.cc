@@ -7,7 +7,7 @@
 
 namespace teksdb::server::intset {
 
-bool Decode(std::string_view is, std::vector<std::string>* members) {
+bool Decode(std::string_view is, std::vector<std::string>* members, DecodeBudget* budget) {
   size_t pos = 0;
   uint64_t width, count;
   if (!rdb_payload::ReadLittleEndian(is, &pos, 4, &width) ||
@@ -25,7 +25,7 @@ bool Decode(std::string_view is, std::vector<std::string>* members) {
     uint64_t u;
     if (!rdb_payload::ReadLittleEndian(is, &pos, static_cast<int>(width), &u)) return false;
     const int64_t v = shift == 0 ? static_cast<int64_t>(u) : static_cast<int64_t>(u << shift) >> shift;
-    if (i > 0 && v <= previous) return false;
+    if ((i > 0 && v <= previous) || !SpendFrom(budget, 20)) return false;
     previous = v;
     members->push_back(std::to_string(v));
   }

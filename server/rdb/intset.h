@@ -12,13 +12,16 @@
 
 #include <cstdint>
 #include <string>
+
+#include "decode_budget.h"
 #include <string_view>
 #include <vector>
 
 namespace teksdb::server::intset {
 
 // The members of `intset`, as decimal text; false if it is damaged.
-bool Decode(std::string_view intset, std::vector<std::string>* members);
+bool Decode(std::string_view intset, std::vector<std::string>* members,
+            DecodeBudget* budget = nullptr);
 // An intset of `values` (any order, no duplicates).
 std::string Encode(std::vector<int64_t> values);
 

@@ -152,7 +152,7 @@ size_t EntryBytes(std::string_view entry) {
   return n + BackLengthBytes(n);
 }
 
-bool Decode(std::string_view lp, std::vector<std::string>* entries) {
+bool Decode(std::string_view lp, std::vector<std::string>* entries, DecodeBudget* budget) {
   size_t pos = 0;
   uint64_t total, count;
   if (!rdb_payload::ReadLittleEndian(lp, &pos, 4, &total) ||
@@ -164,7 +164,7 @@ bool Decode(std::string_view lp, std::vector<std::string>* entries) {
   entries->clear();
   while (pos < body.size()) {
     std::string entry;
-    if (!DecodeEntry(body, &pos, &entry)) return false;
+    if (!DecodeEntry(body, &pos, &entry) || !SpendFrom(budget, entry.size())) return false;
     entries->push_back(std::move(entry));
   }
   if (static_cast<uint8_t>(lp.back()) != kEnd) return false;

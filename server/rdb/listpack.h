@@ -15,6 +15,8 @@
 #pragma once
 
 #include <string>
+
+#include "decode_budget.h"
 #include <string_view>
 #include <vector>
 
@@ -22,7 +24,8 @@ namespace teksdb::server::listpack {
 
 // The entries of `listpack`, integers as their decimal text; false if it
 // is damaged.
-bool Decode(std::string_view listpack, std::vector<std::string>* entries);
+bool Decode(std::string_view listpack, std::vector<std::string>* entries,
+            DecodeBudget* budget = nullptr);
 std::string Encode(const std::vector<std::string_view>& entries);
 // The bytes one entry takes in a listpack (encoding, data, back length):
 // how Redis's streams size their listpacks (stream_store.h).

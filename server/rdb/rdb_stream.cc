@@ -15,7 +15,7 @@ namespace {
 constexpr uint8_t kStreamListpacks = 15;
 // t_stream.c's entry flags.
 constexpr int64_t kDeletedFlag = 1, kSameFieldsFlag = 2;
-constexpr size_t kNodeEntries = 100;
+constexpr size_t kNodeEntries = 100, kNodeBytes = 4096;
 
 std::string IdBytes(const RedisStream::Id& id) {
   std::string s;
@@ -68,8 +68,9 @@ std::string EncodeNode(const std::vector<RedisStream::Entry>& entries, size_t fr
 // Reads a stream body, its first error kept.
 class StreamReader {
  public:
-  StreamReader(std::string_view body, size_t* pos, RedisStream* stream, std::string* error)
-      : body_(body), pos_(pos), s_(stream), error_(error) {}
+  StreamReader(std::string_view body, size_t* pos, RedisStream* stream, std::string* error,
+               DecodeBudget* budget)
+      : body_(body), pos_(pos), s_(stream), error_(error), budget_(budget) {}
 
   bool Read(uint8_t type) {
     uint64_t nodes;
@@ -121,7 +122,11 @@ class StreamReader {
     return rdb_payload::ReadLength(body_, pos_, n) || Fail("a damaged length");
   }
   bool String(std::string* s) {
-    return rdb_payload::ReadString(body_, pos_, s) || Fail("a damaged string");
+    if (!rdb_payload::ReadString(body_, pos_, s)) return Fail("a damaged string");
+    return Spend(s->size());
+  }
+  bool Spend(uint64_t bytes) {
+    return budget_->Spend(bytes) || Fail("a value larger than the memory a value may take");
   }
   bool Id(RedisStream::Id* id) { return Length(&id->ms) && Length(&id->seq); }
   bool RawId(RedisStream::Id* id) {
@@ -152,7 +157,7 @@ class StreamReader {
 
   bool Node(const RedisStream::Id& master, const std::string& lp) {
     std::vector<std::string> items;
-    if (!listpack::Decode(lp, &items)) return Fail("a damaged stream listpack");
+    if (!listpack::Decode(lp, &items, budget_)) return Fail("a damaged stream listpack");
     size_t i = 0;
     auto integer = [&](int64_t* v) {
       return (i < items.size() && ParseStrictInt64(items[i++], v)) || Fail("a damaged stream node");
@@ -183,6 +188,8 @@ class StreamReader {
         return Fail("a damaged stream entry");
       }
       for (int64_t f = 0; f < n; ++f) {
+        // A field of the master entry is a copy: it costs again.
+        if (same && !Spend(fields[f].size())) return false;
         std::string field = same ? fields[f] : std::move(items[i++]);
         e.fields.emplace_back(std::move(field), std::move(items[i++]));
       }
@@ -242,15 +249,26 @@ class StreamReader {
   size_t* pos_;
   RedisStream* s_;
   std::string* error_;
+  DecodeBudget* budget_;
 };
 
 }  // namespace
 
 void Append(std::string* out, const RedisStream& stream) {
-  const size_t nodes = (stream.entries.size() + kNodeEntries - 1) / kNodeEntries;
-  rdb_payload::AppendLength(out, nodes);
-  for (size_t from = 0; from < stream.entries.size(); from += kNodeEntries) {
-    const size_t to = std::min(stream.entries.size(), from + kNodeEntries);
+  // Nodes of up to kNodeEntries entries and about kNodeBytes of fields
+  // and values (Redis's defaults), so no listpack nears its 4 GiB bound.
+  std::vector<std::pair<size_t, size_t>> nodes;
+  for (size_t from = 0; from < stream.entries.size();) {
+    size_t to = from, bytes = 0;
+    while (to < stream.entries.size() && to - from < kNodeEntries && (to == from || bytes < kNodeBytes)) {
+      for (const auto& [field, value] : stream.entries[to].fields) bytes += field.size() + value.size();
+      ++to;
+    }
+    nodes.emplace_back(from, to);
+    from = to;
+  }
+  rdb_payload::AppendLength(out, nodes.size());
+  for (const auto& [from, to] : nodes) {
     rdb_payload::AppendString(out, IdBytes(stream.entries[from].id));
     rdb_payload::AppendString(out, EncodeNode(stream.entries, from, to));
   }
@@ -272,23 +290,23 @@ void Append(std::string* out, const RedisStream& stream) {
       AppendTime(out, p.delivery_ms);
       rdb_payload::AppendLength(out, p.delivery_count);
     }
+    std::map<std::string, std::vector<RedisStream::Id>> owned_by;
+    for (const RedisStream::Pending& p : g.pending) owned_by[p.consumer].push_back(p.id);
     rdb_payload::AppendLength(out, g.consumers.size());
     for (const RedisStream::Consumer& c : g.consumers) {
       rdb_payload::AppendString(out, c.name);
       AppendTime(out, c.seen_ms);
-      std::vector<RedisStream::Id> owned;
-      for (const RedisStream::Pending& p : g.pending) {
-        if (p.consumer == c.name) owned.push_back(p.id);
-      }
+      const std::vector<RedisStream::Id>& owned = owned_by[c.name];
       rdb_payload::AppendLength(out, owned.size());
       for (const RedisStream::Id& id : owned) out->append(IdBytes(id));
     }
   }
 }
 
-bool Read(uint8_t type, std::string_view body, size_t* pos, RedisStream* stream, std::string* error) {
+bool Read(uint8_t type, std::string_view body, size_t* pos, RedisStream* stream, std::string* error,
+          DecodeBudget* budget) {
   *stream = RedisStream();
-  return StreamReader(body, pos, stream, error).Read(type);
+  return StreamReader(body, pos, stream, error, budget).Read(type);
 }
 
 }  // namespace teksdb::server::rdb_stream

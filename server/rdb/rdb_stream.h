@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "decode_budget.h"
 #include "redis_value.h"
 
 namespace teksdb::server::rdb_stream {
@@ -28,6 +29,8 @@ namespace teksdb::server::rdb_stream {
 void Append(std::string* out, const RedisStream& stream);
 // Reads a stream body of RDB type `type` (15 or 19) at body[*pos]; false,
 // with *error, if it cannot.
-bool Read(uint8_t type, std::string_view body, size_t* pos, RedisStream* stream, std::string* error);
+// Its decoding spends from `budget` (decode_budget.h).
+bool Read(uint8_t type, std::string_view body, size_t* pos, RedisStream* stream, std::string* error,
+          DecodeBudget* budget);
 
 }  // namespace teksdb::server::rdb_stream

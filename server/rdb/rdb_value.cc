@@ -154,7 +154,7 @@ class ObjectReader {
       case kStreamListpacks:
       case kStreamListpacks2:
         value_->type = RedisValue::Type::kStream;
-        return rdb_stream::Read(type, body_, pos_, &value_->stream, error_);
+        return rdb_stream::Read(type, body_, pos_, &value_->stream, error_, &budget_);
       case kModule:
       case kModule2:
         return Fail("module values cannot be loaded (no modules)");
@@ -169,7 +169,8 @@ class ObjectReader {
     return false;
   }
   bool String(std::string* s) {
-    return rdb_payload::ReadString(body_, pos_, s) || Fail("a damaged string");
+    if (!rdb_payload::ReadString(body_, pos_, s)) return Fail("a damaged string");
+    return budget_.Spend(s->size()) || Fail("a value larger than the memory a value may take");
   }
   bool Count(uint64_t* n) {
     if (!rdb_payload::ReadLength(body_, pos_, n)) return Fail("a damaged length");
@@ -211,8 +212,8 @@ class ObjectReader {
         continue;
       }
       std::vector<std::string> entries;
-      const bool ok = type == kListQuicklist2 ? listpack::Decode(node, &entries)
-                                              : ziplist::Decode(node, &entries);
+      const bool ok = type == kListQuicklist2 ? listpack::Decode(node, &entries, &budget_)
+                                              : ziplist::Decode(node, &entries, &budget_);
       if (!ok) return Fail(type == kListQuicklist2 ? "a damaged listpack" : "a damaged ziplist");
       for (std::string& e : entries) value_->elements.push_back(std::move(e));
     }
@@ -238,7 +239,7 @@ class ObjectReader {
     value_->compact = true;
     std::string is;
     if (!String(&is)) return false;
-    return intset::Decode(is, &value_->elements) || Fail("a damaged intset");
+    return intset::Decode(is, &value_->elements, &budget_) || Fail("a damaged intset");
   }
 
   bool Score(uint8_t type, double* score) {
@@ -269,7 +270,8 @@ class ObjectReader {
     std::string packed;
     if (!String(&packed)) return false;
     const bool listpack = type == kZSetListpack || type == kHashListpack;
-    const bool ok = listpack ? listpack::Decode(packed, entries) : ziplist::Decode(packed, entries);
+    const bool ok = listpack ? listpack::Decode(packed, entries, &budget_)
+                             : ziplist::Decode(packed, entries, &budget_);
     if (!ok) return Fail(listpack ? "a damaged listpack" : "a damaged ziplist");
     if (entries->size() % 2 != 0) return Fail("an odd number of entries in a packed map");
     return NotEmpty(entries->size());
@@ -314,7 +316,7 @@ class ObjectReader {
     if (type == kHashZipmap) {
       std::string zm;
       if (!String(&zm)) return false;
-      if (!zipmap::Decode(zm, &pairs)) return Fail("a damaged zipmap");
+      if (!zipmap::Decode(zm, &pairs, &budget_)) return Fail("a damaged zipmap");
       if (!NotEmpty(pairs.size())) return false;
     } else {
       std::vector<std::string> entries;
@@ -335,6 +337,7 @@ class ObjectReader {
   size_t* pos_;
   RedisValue* value_;
   std::string* error_;
+  DecodeBudget budget_;
 };
 
 }  // namespace

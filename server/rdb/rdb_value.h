@@ -15,7 +15,8 @@
 // are refused with a message that says so. Input is untrusted: every length is checked
 // against the bytes there are before anything is allocated, empty values,
 // duplicate members or fields and NaN scores are refused as Redis refuses
-// them, and nothing is read past the end.
+// them, nothing is read past the end, and a value whose decoding would
+// take more memory than decode_budget.h allows is refused.
 //
 // Thread safety: pure functions.
 #pragma once

@@ -70,7 +70,7 @@ bool DecodeEntry(std::string_view zl, size_t* pos, uint64_t previous, std::strin
 
 }  // namespace
 
-bool Decode(std::string_view zl, std::vector<std::string>* entries) {
+bool Decode(std::string_view zl, std::vector<std::string>* entries, DecodeBudget* budget) {
   size_t pos = 0;
   uint64_t total, tail, count;
   if (!rdb_payload::ReadLittleEndian(zl, &pos, 4, &total) ||
@@ -89,7 +89,7 @@ bool Decode(std::string_view zl, std::vector<std::string>* entries) {
   while (pos < body.size()) {
     const size_t start = pos;
     std::string entry;
-    if (!DecodeEntry(body, &pos, previous, &entry)) return false;
+    if (!DecodeEntry(body, &pos, previous, &entry) || !SpendFrom(budget, entry.size())) return false;
     previous = pos - start;
     last_start = start;
     entries->push_back(std::move(entry));

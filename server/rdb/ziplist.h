@@ -11,6 +11,8 @@
 #pragma once
 
 #include <string>
+
+#include "decode_budget.h"
 #include <string_view>
 #include <vector>
 
@@ -18,6 +20,7 @@ namespace teksdb::server::ziplist {
 
 // The entries of `ziplist`, integers as their decimal text; false if it is
 // damaged.
-bool Decode(std::string_view ziplist, std::vector<std::string>* entries);
+bool Decode(std::string_view ziplist, std::vector<std::string>* entries,
+            DecodeBudget* budget = nullptr);
 
 }  // namespace teksdb::server::ziplist

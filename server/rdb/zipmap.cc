@@ -29,7 +29,8 @@ bool ReadBytes(std::string_view zm, size_t* pos, uint64_t n, std::string* out) {
 
 }  // namespace
 
-bool Decode(std::string_view zm, std::vector<std::pair<std::string, std::string>>* pairs) {
+bool Decode(std::string_view zm, std::vector<std::pair<std::string, std::string>>* pairs,
+            DecodeBudget* budget) {
   if (zm.size() < 2 || static_cast<uint8_t>(zm.back()) != kEnd) return false;
   const uint8_t count = static_cast<uint8_t>(zm[0]);
   const std::string_view body = zm.substr(0, zm.size() - 1);
@@ -44,6 +45,7 @@ bool Decode(std::string_view zm, std::vector<std::pair<std::string, std::string>
         !ReadBytes(body, &pos, length, &pair.second) || !ReadBytes(body, &pos, free, nullptr)) {
       return false;
     }
+    if (!SpendFrom(budget, pair.first.size() + pair.second.size())) return false;
     pairs->push_back(std::move(pair));
   }
   return count >= kBigLength || count == pairs->size();

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <string>
+
+#include "decode_budget.h"
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -19,6 +21,7 @@
 namespace teksdb::server::zipmap {
 
 // The field-value pairs of `zipmap`; false if it is damaged.
-bool Decode(std::string_view zipmap, std::vector<std::pair<std::string, std::string>>* pairs);
+bool Decode(std::string_view zipmap, std::vector<std::pair<std::string, std::string>>* pairs,
+            DecodeBudget* budget = nullptr);
 
 }  // namespace teksdb::server::zipmap

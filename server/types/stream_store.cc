@@ -294,7 +294,7 @@ void StreamStore::Append(StreamId id, const StreamFields& fields, int64_t node_m
   meta_.tail_bytes += entry_bytes;
   ++meta_.tail_live;
   ++meta_.tail_total;
-  PutNode(meta_.tail, meta_.tail_live, meta_.tail_total);
+  PutNode(meta_.tail, NodeCounts{meta_.tail_live, meta_.tail_total, id});
   batch_.PutMember(meta_.version, Tagged(kEntryTag, id.Bytes()), EncodeEntry(meta_.tail, fields));
   ++meta_.length;
   ++meta_.entries_added;
@@ -302,37 +302,38 @@ void StreamStore::Append(StreamId id, const StreamFields& fields, int64_t node_m
   if (meta_.length == 1) meta_.first_id = id;
 }
 
-bool StreamStore::ReadNode(Request& r, StreamId node, uint64_t* live, uint64_t* total) {
+bool StreamStore::ReadNode(Request& r, StreamId node, NodeCounts* counts) {
   const auto cached = nodes_.find(node);
   if (cached != nodes_.end()) {
-    *live = cached->second.first;
-    *total = cached->second.second;
+    *counts = cached->second;
     return true;
   }
   std::optional<std::string> value;
   const Status s = r.keyspace->ReadMember(meta_.version, Tagged(kNodeTag, node.Bytes()), &value);
   if (!s.ok()) return ReplyStorageError(r, s), false;
-  size_t pos = 0;
-  *live = value ? GetU64(*value, &pos) : 0;
-  *total = value ? GetU64(*value, &pos) : 0;
+  *counts = NodeCounts();
+  if (value) {
+    size_t pos = 0;
+    counts->live = GetU64(*value, &pos);
+    counts->total = GetU64(*value, &pos);
+    counts->last = GetId(*value, &pos);
+  }
   return true;
 }
 
-void StreamStore::PutNode(StreamId node, uint64_t live, uint64_t total) {
-  nodes_[node] = {live, total};
-}
+void StreamStore::PutNode(StreamId node, const NodeCounts& counts) { nodes_[node] = counts; }
 
 bool StreamStore::DropFromNode(Request& r, StreamId node) {
-  uint64_t live, total;
-  if (!ReadNode(r, node, &live, &total)) return false;
-  live = live > 0 ? live - 1 : 0;
-  if (node == meta_.tail && meta_.tail_total != 0) meta_.tail_live = live;
-  if (live > 0) {
-    PutNode(node, live, total);
+  NodeCounts counts;
+  if (!ReadNode(r, node, &counts)) return false;
+  counts.live = counts.live > 0 ? counts.live - 1 : 0;
+  if (node == meta_.tail && meta_.tail_total != 0) meta_.tail_live = counts.live;
+  if (counts.live > 0) {
+    PutNode(node, counts);
     return true;
   }
   // Its last live entry gone: Redis frees the listpack.
-  PutNode(node, 0, 0);
+  PutNode(node, NodeCounts());
   if (meta_.nodes > 0) --meta_.nodes;
   if (node == meta_.tail) meta_.tail_total = meta_.tail_live = 0;
   return true;
@@ -372,19 +373,26 @@ bool StreamStore::Trim(Request& r, const StreamTrim& trim, int64_t* deleted) {
   for (bool more = true; more;) {
     if (by_length && meta_.length <= trim.maxlen) break;
     std::optional<StreamId> node, next;
-    uint64_t live = 0;
+    NodeCounts counts;
     Status s = r.keyspace->ForEachMember(
         meta_.version,
         [&](const std::string& member, const std::string& value) {
           if (member.empty() || member[0] != kNodeTag) return false;
           const StreamId id = StreamId::FromBytes(std::string_view(member).substr(1));
           const auto cached = nodes_.find(id);
-          size_t pos = 0;
-          const uint64_t node_live = cached != nodes_.end() ? cached->second.first : GetU64(value, &pos);
-          if (node_live == 0) return true;  // removed in this command
+          NodeCounts these;
+          if (cached != nodes_.end()) {
+            these = cached->second;
+          } else {
+            size_t pos = 0;
+            these.live = GetU64(value, &pos);
+            these.total = GetU64(value, &pos);
+            these.last = GetId(value, &pos);
+          }
+          if (these.live == 0) return true;  // removed in this command
           if (!node) {
             node = id;
-            live = node_live;
+            counts = these;
             return true;
           }
           next = id;
@@ -393,25 +401,16 @@ bool StreamStore::Trim(Request& r, const StreamTrim& trim, int64_t* deleted) {
         Tagged(kNodeTag, cursor.Bytes()));
     if (!s.ok()) return ReplyStorageError(r, s), false;
     if (!node) break;
+    const uint64_t live = counts.live;
     if (trim.limit != 0 && *deleted + static_cast<int64_t>(live) > trim.limit) break;
     StreamId node_end = StreamId::Max();
     if (next) {
       node_end = *next;
       node_end.Decrement();
     }
-    bool remove_node;
-    if (by_length) {
-      remove_node = meta_.length - live >= trim.maxlen;
-    } else {
-      std::optional<StreamId> last;
-      if (!Range(r, *node, node_end, true, [&](const StreamEntry& e) {
-            last = e.id;
-            return false;
-          })) {
-        return false;
-      }
-      remove_node = !last || *last < trim.minid;
-    }
+    // MAXLEN: whether the rest still holds maxlen; MINID: whether the
+    // node's last id (deleted or not, as Redis reads it) is below minid.
+    const bool remove_node = by_length ? meta_.length - live >= trim.maxlen : counts.last < trim.minid;
     if (!remove_node && trim.approx) break;
     bool dropped = true;
     const bool ok = Range(r, *node, node_end, false, [&](const StreamEntry& e) {
@@ -609,12 +608,13 @@ void StreamStore::DeletePending(const std::string& group, const PendingEntry& p)
 
 bool StreamStore::Commit(Request& r) {
   for (const auto& [node, counts] : nodes_) {
-    if (counts.first == 0) {
+    if (counts.live == 0) {
       batch_.DeleteMember(meta_.version, Tagged(kNodeTag, node.Bytes()));
     } else {
       std::string v;
-      PutU64(&v, counts.first);
-      PutU64(&v, counts.second);
+      PutU64(&v, counts.live);
+      PutU64(&v, counts.total);
+      v += counts.last.Bytes();
       batch_.PutMember(meta_.version, Tagged(kNodeTag, node.Bytes()), v);
     }
   }
@@ -649,6 +649,13 @@ int64_t EstimateEntriesRead(const StreamMeta& meta, StreamId id) {
     if (id == meta.first_id) return static_cast<int64_t>(meta.entries_added - meta.length + 1);
   }
   return -1;
+}
+
+int64_t GroupLag(uint64_t entries_added, int64_t entries_read) {
+  const __int128 lag = static_cast<__int128>(entries_added) - entries_read;
+  if (lag > INT64_MAX) return INT64_MAX;
+  if (lag < INT64_MIN) return INT64_MIN;
+  return static_cast<int64_t>(lag);
 }
 
 bool HasTombstonesFrom(const StreamMeta& meta, StreamId start) {

@@ -13,7 +13,8 @@
 //                                its field-value pairs
 //   'n' id                       a node: the entries from this id on that
 //                                Redis would keep in one listpack (below);
-//                                value: its live and total entries
+//                                value: its live and total entries, the
+//                                last id appended to it
 //   'g' group                    a consumer group: last delivered id and
 //                                entries read
 //   'c' len group consumer       a consumer (len: 4 bytes big-endian): the
@@ -168,8 +169,14 @@ class StreamStore {
   bool Commit(Request& r);
 
  private:
-  bool ReadNode(Request& r, StreamId node, uint64_t* live, uint64_t* total);
-  void PutNode(StreamId node, uint64_t live, uint64_t total);
+  // A node's live and total entries, and the last id ever appended to it
+  // (deleted or not: what Redis's "~" MINID trimming compares).
+  struct NodeCounts {
+    uint64_t live = 0, total = 0;
+    StreamId last;
+  };
+  bool ReadNode(Request& r, StreamId node, NodeCounts* counts);
+  void PutNode(StreamId node, const NodeCounts& counts);
   // Takes one live entry from node `node` (the last one removes it).
   bool DropFromNode(Request& r, StreamId node);
   bool ReadFirstId(Request& r);
@@ -179,8 +186,8 @@ class StreamStore {
   StreamMeta meta_;
   Keyspace::Batch batch_;
   // This command's changes that reads of the database do not see yet: the
-  // nodes' live and total counts (0 live: removed), the entries deleted.
-  std::map<StreamId, std::pair<uint64_t, uint64_t>> nodes_;
+  // nodes' counts (0 live: removed), the entries deleted.
+  std::map<StreamId, NodeCounts> nodes_;
   std::set<StreamId> deleted_;
 };
 
@@ -190,5 +197,8 @@ int64_t EstimateEntriesRead(const StreamMeta& meta, StreamId id);
 // Whether a deleted entry may lie between `start` and the end of the
 // stream (streamRangeHasTombstones with no end).
 bool HasTombstonesFrom(const StreamMeta& meta, StreamId start);
+// A group's lag: entries added less entries read, saturated (both may
+// come from a RESTOREd payload).
+int64_t GroupLag(uint64_t entries_added, int64_t entries_read);
 
 }  // namespace teksdb::server
