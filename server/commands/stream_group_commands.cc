@@ -138,6 +138,14 @@ bool OpenGroup(Request& r, StreamStore* stream, std::optional<StreamGroup>* grou
   return !stream->exists() || stream->ReadGroup(r, r.args[2], group);
 }
 
+// OpenGroup for the commands that need the group (XPENDING, XCLAIM,
+// XAUTOCLAIM): a missing key or group is Redis's NOGROUP error.
+bool OpenExistingGroup(Request& r, StreamStore* stream, std::optional<StreamGroup>* group) {
+  if (!OpenGroup(r, stream, group)) return false;
+  if (!*group) return reply::Error(r.out, NoGroupError(r.args[1], r.args[2])), false;
+  return true;
+}
+
 // XACK key group id ...
 void XAck(Request& r) {
   auto locks = r.keyspace->LockKeys({r.args[1]});
@@ -186,8 +194,7 @@ void XPending(Request& r) {
   auto locks = r.keyspace->LockKeys({r.args[1]});
   StreamStore stream;
   std::optional<StreamGroup> group;
-  if (!OpenGroup(r, &stream, &group)) return;
-  if (!group) return reply::Error(r.out, NoGroupError(r.args[1], r.args[2]));
+  if (!OpenExistingGroup(r, &stream, &group)) return;
   const std::string& name = r.args[2];
   if (argc == 3) {
     std::vector<PendingEntry> all;
@@ -279,8 +286,7 @@ void XClaim(Request& r) {
   auto locks = r.keyspace->LockKeys({r.args[1]});
   StreamStore stream;
   std::optional<StreamGroup> group;
-  if (!OpenGroup(r, &stream, &group)) return;
-  if (!group) return reply::Error(r.out, NoGroupError(r.args[1], r.args[2]));
+  if (!OpenExistingGroup(r, &stream, &group)) return;
   int64_t min_idle;
   if (!ParseStrictInt64(r.args[4], &min_idle)) {
     return reply::Error(r.out, "ERR Invalid min-idle-time argument for XCLAIM");
@@ -392,8 +398,7 @@ void XAutoClaim(Request& r) {
   auto locks = r.keyspace->LockKeys({r.args[1]});
   StreamStore stream;
   std::optional<StreamGroup> group;
-  if (!OpenGroup(r, &stream, &group)) return;
-  if (!group) return reply::Error(r.out, NoGroupError(r.args[1], r.args[2]));
+  if (!OpenExistingGroup(r, &stream, &group)) return;
   const std::string& name = r.args[2];
   const int64_t now = Keyspace::NowMs();
   int64_t attempts = count * 10;

@@ -184,17 +184,15 @@ void XRead(Request& r) {
   for (size_t i = 0; i < a.keys.size(); ++i) {
     const std::string& key = a.keys[i];
     Source& src = sources[i];
-    std::optional<Keyspace::Value> stored;
-    const ROCKSDB_NAMESPACE::Status s = r.keyspace->Read(key, &stored);
-    if (!s.ok()) return ReplyStorageError(r, s);
-    const bool is_stream = stored && stored->type == Keyspace::kStream;
+    bool other_type;
+    if (!src.stream.Load(r, key, &other_type)) return;
+    const bool is_stream = src.stream.exists();
     // Woken to find the key gone or of another type: a blocked XREAD
     // waits on, a blocked XREADGROUP ends as Redis ends it.
-    if (stored && !is_stream && !rerun) return reply::Error(r.out, kWrongType);
+    if (other_type && !rerun) return reply::Error(r.out, kWrongType);
     if (a.group_mode && rerun && !is_stream) {
       return reply::Error(r.out, "UNBLOCKED the stream key no longer exists");
     }
-    if (is_stream && !src.stream.Open(r, key)) return;
     if (a.group_mode && is_stream && !src.stream.ReadGroup(r, a.group, &src.group)) return;
     if (a.group_mode && !src.group) {
       if (rerun) {

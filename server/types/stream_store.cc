@@ -166,12 +166,19 @@ StreamId StreamId::FromBytes(std::string_view bytes) {
 }
 
 bool StreamStore::Open(Request& r, const std::string& key) {
+  bool other_type;
+  if (!Load(r, key, &other_type)) return false;
+  if (other_type) return reply::Error(r.out, kWrongType), false;
+  return true;
+}
+
+bool StreamStore::Load(Request& r, const std::string& key, bool* other_type) {
   key_ = key;
   std::optional<Keyspace::Value> value;
   const Status s = r.keyspace->Read(key, &value);
   if (!s.ok()) return ReplyStorageError(r, s), false;
-  if (value && value->type != Keyspace::kStream) return reply::Error(r.out, kWrongType), false;
-  exists_ = value.has_value();
+  *other_type = value && value->type != Keyspace::kStream;
+  exists_ = value.has_value() && !*other_type;
   if (!exists_) return true;
   meta_ = StreamMeta();
   meta_.expire_ms = value->expire_ms;

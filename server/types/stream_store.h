@@ -112,6 +112,9 @@ class StreamStore {
   // Reads stream `key`: false (having replied) on a storage error or
   // another type; exists() false if there is none.
   bool Open(Request& r, const std::string& key);
+  // Open for a caller that answers another type itself (a woken XREAD
+  // waits on): *other_type set and exists() false, nothing replied.
+  bool Load(Request& r, const std::string& key, bool* other_type);
   // A new empty stream (XADD, XGROUP CREATE MKSTREAM), or one that
   // replaces whatever `key` holds (RESTORE); false on a storage error.
   bool Create(Request& r);
