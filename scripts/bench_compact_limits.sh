@@ -42,7 +42,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench-limits.XXXXXX")
 pid=
 trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 hz=$(getconf CLK_TCK)
-port=$((20000 + RANDOM % 20000))
+# Below the kernel's ephemeral range (32768 on), where clients' own ports
+# come from, as bench_server.sh picks its ports.
+port=$((20000 + RANDOM % 12000))
 
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 # µs of server CPU per request of redis-benchmark's COMMAND... over n requests
