@@ -11,7 +11,8 @@
 #            (a deliberately broken drop horizon that teks_stress must catch)
 #
 # A phase whose configure or build fails, or whose ctest finds no tests,
-# counts as one failure; the other phases still run. Ends with a summary and
+# counts as one failure; the other phases still run; so does a file the tests
+# left in the source tree (git status not clean after them). Ends with a summary and
 # the line "N passed, M failed" (tests over all phases); exits non-zero if
 # anything failed.
 #
@@ -59,6 +60,8 @@ read -r -a phases <<<"${PHASES:-asan tsan debug release fault}"
 log() { echo "[test] $*" >&2; }
 
 started=$SECONDS
+# Python's tests write no __pycache__ beside their sources.
+export PYTHONDONTWRITEBYTECODE=1
 bash scripts/setup.sh
 setup_s=$((SECONDS - started))
 
@@ -159,6 +162,16 @@ for p in "${phases[@]}"; do
     *) echo "test.sh: unknown phase '$p' (asan, tsan, debug, release, fault)" >&2; exit 2 ;;
   esac
 done
+
+# Tests leave no file in the source tree: what a run left there (a file
+# git does not ignore) counts as one failure, named.
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  left=$(git -C "$root" status --porcelain --untracked-files=all)
+  if [[ -n $left ]]; then
+    summary+=("$(printf 'tree     the tests left files in the source tree (counted as 1 failure):\n%s' "$left")")
+    total_failed=$((total_failed + 1))
+  fi
+fi
 
 echo
 echo "==================== TeksDB test summary ===================="
