@@ -62,6 +62,8 @@ log() { echo "[test] $*" >&2; }
 started=$SECONDS
 # Python's tests write no __pycache__ beside their sources.
 export PYTHONDONTWRITEBYTECODE=1
+tree_status() { git -C "$root" status --porcelain --untracked-files=all 2>/dev/null || true; }
+tree_before=$(tree_status)
 bash scripts/setup.sh
 setup_s=$((SECONDS - started))
 
@@ -163,14 +165,12 @@ for p in "${phases[@]}"; do
   esac
 done
 
-# Tests leave no file in the source tree: what a run left there (a file
-# git does not ignore) counts as one failure, named.
-if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  left=$(git -C "$root" status --porcelain --untracked-files=all)
-  if [[ -n $left ]]; then
-    summary+=("$(printf 'tree     the tests left files in the source tree (counted as 1 failure):\n%s' "$left")")
-    total_failed=$((total_failed + 1))
-  fi
+# Tests leave no file in the source tree: a change to git's status over the
+# run (a file git does not ignore, left or changed) counts as one failure.
+left=$(diff <(echo "$tree_before") <(tree_status) | sed -n 's/^> //p' || true)
+if [[ -n $left ]]; then
+  summary+=("$(printf 'tree     the tests left files in the source tree (counted as 1 failure):\n%s' "$left")")
+  total_failed=$((total_failed + 1))
 fi
 
 echo
