@@ -1,8 +1,10 @@
 // CLIENT SETNAME GETNAME ID INFO LIST KILL NO-EVICT, as Redis 7.0 answers
 // them (the connections: client_registry.h), and MONITOR (monitors.h; the
 // lines are fed by Execute). A CLIENT LIST line has Redis's
-// fields; those that describe Redis's own buffers and memory (qbuf, omem,
-// tot-mem, ...) are 0 here, fd is -1.
+// fields: qbuf is what the connection holds of requests not yet run, omem
+// what it holds of output not yet written, tot-mem their sum; those that
+// describe Redis's own buffers (qbuf-free, argv-mem, rbs, ...) are 0 here,
+// fd is -1.
 #include <set>
 
 #include "ascii_case.h"
@@ -12,10 +14,8 @@
 #include "strict_integer.h"
 
 namespace teksdb::server {
-namespace {
 
-// One CLIENT LIST / CLIENT INFO line.
-std::string Line(const ClientRegistry::Info& c) {
+std::string ClientListLine(const ClientRegistry::Info& c) {
   const int64_t now = MonotonicMs();
   const int64_t last = c.last_command_ms.load(std::memory_order_relaxed);
   const int subs = c.channels.load(std::memory_order_relaxed);
@@ -30,16 +30,21 @@ std::string Line(const ClientRegistry::Info& c) {
   if (flags.empty()) flags = "N";
   const size_t command = c.last_command.load(std::memory_order_relaxed);
   const std::string cmd = command == 0 ? "NULL" : CommandTable()[command - 1].name;
+  const int64_t qbuf = c.query_bytes.load(std::memory_order_relaxed);
+  const int64_t omem = c.output_bytes.load(std::memory_order_relaxed);
   return "id=" + std::to_string(c.id) + " addr=" + c.address + " laddr=" + c.local_address +
          " fd=-1 name=" + c.name() + " age=" + std::to_string((now - c.created_ms) / 1000) +
          " idle=" + std::to_string(last == 0 ? (now - c.created_ms) / 1000 : (now - last) / 1000) +
          " flags=" + flags + " db=" + std::to_string(c.db.load(std::memory_order_relaxed)) +
          " sub=" + std::to_string(subs) + " psub=" + std::to_string(psubs) +
          " ssub=" + std::to_string(ssubs) + " multi=" + std::to_string(multi) +
-         " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0"
+         " qbuf=" + std::to_string(qbuf) + " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0"
+         " oll=0 omem=" + std::to_string(omem) + " tot-mem=" + std::to_string(qbuf + omem) +
          " events=r cmd=" + cmd + " user=default redir=-1 resp=" +
          std::to_string(c.protocol.load(std::memory_order_relaxed)) + "\n";
 }
+
+namespace {
 
 bool IsPubSub(const ClientRegistry::Info& c) {
   return c.channels.load() + c.patterns.load() + c.shard_channels.load() > 0;
@@ -75,7 +80,7 @@ void List(Request& r) {
     if (type == "pubsub" ? !IsPubSub(*c) : (type == "normal" ? IsPubSub(*c) : !type.empty())) {
       continue;
     }
-    text += Line(*c);
+    text += ClientListLine(*c);
   }
   reply::Bulk(r.out, text);
 }
@@ -248,7 +253,7 @@ void Client(Request& r) {
     return r.client.name.empty() ? reply::Null(r.out, r.protocol()) : reply::Bulk(r.out, r.client.name);
   }
   if (sub == "id") return reply::Integer(r.out, static_cast<int64_t>(r.client.id));
-  if (sub == "info") return reply::Bulk(r.out, r.client.info ? Line(*r.client.info) : std::string());
+  if (sub == "info") return reply::Bulk(r.out, r.client.info ? ClientListLine(*r.client.info) : std::string());
   if (sub == "list") return List(r);
   if (sub == "kill") return Kill(r);
   if (sub == "unblock") {  // CLIENT UNBLOCK id [TIMEOUT|ERROR]

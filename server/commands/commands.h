@@ -60,6 +60,10 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
 // group is written (it holds no key's lock).
 void ReclaimExpiredReads(ServerState& server, ClientState& client);
 
+// A connection's CLIENT LIST line ("id=... addr=...\n"), as Redis logs
+// a client it closes.
+std::string ClientListLine(const ClientRegistry::Info& client);
+
 // The handlers of each file, for the table.
 void AddStringCommands(std::vector<Command>* table);
 void AddBitmapCommands(std::vector<Command>* table);

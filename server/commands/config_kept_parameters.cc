@@ -20,8 +20,8 @@ constexpr K::Kind kBool = K::kBool, kEnum = K::kEnum, kInteger = K::kInteger, kO
                   kMemory = K::kMemory, kMemoryOrPercent = K::kMemoryOrPercent,
                   kString = K::kString;
 
-// Redis's memory values: a number of bytes, or one with a unit (k = 1000,
-// kb = 1024, m, mb, g, gb), any case.
+}  // namespace
+
 bool ParseMemory(const std::string& text, int64_t* bytes) {
   static const struct { const char* unit; int64_t factor; } kUnits[] = {
       {"gb", int64_t{1} << 30}, {"mb", int64_t{1} << 20}, {"kb", int64_t{1} << 10},
@@ -44,6 +44,8 @@ bool ParseMemory(const std::string& text, int64_t* bytes) {
   return true;
 }
 
+namespace {
+
 std::string Between(int64_t min, int64_t max) {
   return "argument must be between " + std::to_string(min) + " and " + std::to_string(max) +
          " inclusive";
@@ -57,7 +59,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"daemonize", nullptr, kBool, "no", 0, 0, nullptr, true, false},
     {"io-threads-do-reads", nullptr, kBool, "no", 0, 0, nullptr, true, false},
     {"always-show-logo", nullptr, kBool, "no", 0, 0, nullptr, true, false},
-    {"protected-mode", nullptr, kBool, "yes", 0, 0, nullptr, false, false},
     {"rdbcompression", nullptr, kBool, "yes", 0, 0, nullptr, false, false},
     {"rdb-del-sync-files", nullptr, kBool, "no", 0, 0, nullptr, false, false},
     {"activerehashing", nullptr, kBool, "yes", 0, 0, nullptr, false, false},
@@ -165,18 +166,15 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"watchdog-period", nullptr, kInteger, "0", 0, kIntMax, nullptr, false, true},
     {"shutdown-timeout", nullptr, kInteger, "10", 0, kIntMax, nullptr, false, false},
     {"repl-diskless-sync-max-replicas", nullptr, kInteger, "0", 0, kIntMax, nullptr, false, false},
-    {"maxclients", nullptr, kInteger, "10000", 1, kUIntMax, nullptr, false, false},
     {"unixsocketperm", nullptr, kOctal, "0", 0, 511, nullptr, true, false},
     {"socket-mark-id", nullptr, kInteger, "0", 0, kUIntMax, nullptr, true, false},
     {"active-defrag-max-scan-fields", nullptr, kInteger, "1000", 1, kMax, nullptr, false, false},
     {"acllog-max-len", nullptr, kInteger, "128", 0, kMax, nullptr, false, false},
     {"cluster-node-timeout", nullptr, kInteger, "15000", 0, kMax, nullptr, false, false},
     {"latency-monitor-threshold", nullptr, kInteger, "0", 0, kMax, nullptr, false, false},
-    {"proto-max-bulk-len", nullptr, kMemory, "536870912", 1048576, kMax, nullptr, false, false},
     {"repl-backlog-size", nullptr, kMemory, "1048576", 1, kMax, nullptr, false, false},
     {"cluster-link-sendbuf-limit", nullptr, kMemory, "0", 0, kMax, nullptr, false, false},
     {"active-defrag-ignore-bytes", nullptr, kMemory, "104857600", 1, kMax, nullptr, false, false},
-    {"client-query-buffer-limit", nullptr, kMemory, "1073741824", 1048576, kMax, nullptr, false, false},
     {"maxmemory-clients", nullptr, kMemoryOrPercent, "0", -100, kMax, nullptr, false, false},
     {"repl-backlog-ttl", nullptr, kInteger, "3600", 0, kMax, nullptr, false, false},
     {"auto-aof-rewrite-min-size", nullptr, kMemory, "67108864", 0, kMax, nullptr, false, false},
@@ -202,9 +200,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"tls-ciphers", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"tls-ciphersuites", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"save", nullptr, kString, "", 0, 0, nullptr, false, false},
-    {"client-output-buffer-limit", nullptr, kString,
-     "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", 0, 0, nullptr, false,
-     false},
     {"oom-score-adj-values", nullptr, kString, "0 200 800", 0, 0, nullptr, false, false},
     {"latency-tracking-info-percentiles", nullptr, kString, "50 99 99.9", 0, 0, nullptr, false,
      false},

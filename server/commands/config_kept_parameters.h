@@ -29,6 +29,10 @@ struct KeptParameter {
 
 const std::vector<KeptParameter>& KeptParameters();
 
+// Redis's memory values: a number of bytes, or one with a unit (k = 1000,
+// kb = 1024, m, mb, g, gb), any case; false if `text` is none.
+bool ParseMemory(const std::string& text, int64_t* bytes);
+
 // Redis's complaint about `value` for `parameter` ("argument must be 'yes'
 // or 'no'", ...), or empty, with the value as CONFIG GET would show it then
 // in *shown (memory values in bytes, words in lower case).

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "ascii_case.h"
 #include "config_kept_parameters.h"
 #include "keyspace_events.h"
 #include "replication.h"
@@ -92,6 +93,112 @@ const KeptParameter kStreamNodeMaxEntries{"stream-node-max-entries", nullptr,
 // replica-serve-stale-data's: yes or no (Execute's MASTERDOWN).
 const KeptParameter kServeStale{"replica-serve-stale-data", nullptr, KeptParameter::kBool, "yes",
                                 0, 0, nullptr, false, false};
+
+// What one client may hold (client_limits.h).
+const KeptParameter kProtoMaxBulkLen{"proto-max-bulk-len", nullptr, KeptParameter::kMemory, "",
+                                     1048576, kLongMax, nullptr, false, false};
+const KeptParameter kQueryBufferLimit{"client-query-buffer-limit", nullptr, KeptParameter::kMemory,
+                                      "", 1048576, kLongMax, nullptr, false, false};
+const KeptParameter kProtectedMode{"protected-mode", nullptr, KeptParameter::kBool, "yes", 0, 0,
+                                   nullptr, false, false};
+
+// client-output-buffer-limit: "<class> <hard> <soft> <soft seconds>" for
+// any of the classes normal, replica (or slave) and pubsub, as Redis 7.0
+// reads it; *limits gets the classes given. Redis's complaint, or empty.
+std::string ParseOutputLimits(
+    const std::string& text,
+    std::vector<std::pair<ClientLimits::Class, ClientLimits::OutputLimit>>* limits) {
+  std::vector<std::string> words;
+  for (size_t at = 0; at < text.size();) {
+    const size_t start = text.find_first_not_of(' ', at);
+    if (start == std::string::npos) break;
+    const size_t end = std::min(text.find(' ', start), text.size());
+    words.push_back(text.substr(start, end - start));
+    at = end;
+  }
+  if (words.size() % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
+  for (size_t i = 0; i < words.size(); i += 4) {
+    const std::string name = AsciiLower(words[i]);
+    ClientLimits::Class type;
+    if (name == "normal") {
+      type = ClientLimits::kNormal;
+    } else if (name == "replica" || name == "slave") {
+      type = ClientLimits::kReplica;
+    } else if (name == "pubsub") {
+      type = ClientLimits::kPubSub;
+    } else {
+      return "Invalid client class specified in buffer limit configuration.";
+    }
+    ClientLimits::OutputLimit limit;
+    if (!ParseMemory(words[i + 1], &limit.hard_bytes) ||
+        !ParseMemory(words[i + 2], &limit.soft_bytes) ||
+        !ParseStrictInt64(words[i + 3], &limit.soft_seconds) || limit.soft_seconds < 0) {
+      return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+    }
+    limits->emplace_back(type, limit);
+  }
+  return "";
+}
+
+std::string OutputLimitsText(const ClientLimits& limits) {
+  std::string text;
+  for (const auto& [type, name] : {std::pair{ClientLimits::kNormal, "normal"},
+                                   std::pair{ClientLimits::kReplica, "slave"},
+                                   std::pair{ClientLimits::kPubSub, "pubsub"}}) {
+    const ClientLimits::OutputLimit limit = limits.output_limit(type);
+    text += std::string(text.empty() ? "" : " ") + name + " " + std::to_string(limit.hard_bytes) +
+            " " + std::to_string(limit.soft_bytes) + " " + std::to_string(limit.soft_seconds);
+  }
+  return text;
+}
+
+void AddClientLimits(std::vector<ConfigParameter>* parameters) {
+  parameters->push_back(
+      {"proto-max-bulk-len",
+       [](ServerState& s) { return std::to_string(s.client_limits.proto_max_bulk_len.load()); },
+       CheckedAs(&kProtoMaxBulkLen),
+       [](ServerState& s, const std::string& v) {
+         s.client_limits.proto_max_bulk_len = Integer(ShownAs(kProtoMaxBulkLen, v));
+       }});
+  parameters->push_back(
+      {"client-query-buffer-limit",
+       [](ServerState& s) { return std::to_string(s.client_limits.query_buffer_limit.load()); },
+       CheckedAs(&kQueryBufferLimit),
+       [](ServerState& s, const std::string& v) {
+         s.client_limits.query_buffer_limit = Integer(ShownAs(kQueryBufferLimit, v));
+       }});
+  parameters->push_back(
+      {"protected-mode",
+       [](ServerState& s) { return std::string(s.client_limits.protected_mode ? "yes" : "no"); },
+       CheckedAs(&kProtectedMode),
+       [](ServerState& s, const std::string& v) {
+         s.client_limits.protected_mode = ShownAs(kProtectedMode, v) == "yes";
+       }});
+  ConfigParameter maxclients{
+      "maxclients", [](ServerState& s) { return std::to_string(s.client_limits.maxclients.load()); },
+      IntegerIn(1, std::numeric_limits<uint32_t>::max()),
+      [](ServerState& s, const std::string& v) { s.client_limits.maxclients = Integer(v); }};
+  // More clients than the descriptors left to them (client_limits.h):
+  // Redis's refusal, naming the most it can take.
+  maxclients.check_in_server = [](ServerState& s, const std::string& v) {
+    const int64_t most = s.client_limits.maxclients_possible.load();
+    if (Integer(v) <= most) return std::string();
+    return "The operating system is not able to handle the specified number of clients, try with " +
+           std::to_string(most);
+  };
+  parameters->push_back(std::move(maxclients));
+  parameters->push_back(
+      {"client-output-buffer-limit", [](ServerState& s) { return OutputLimitsText(s.client_limits); },
+       [](const std::string& v) {
+         std::vector<std::pair<ClientLimits::Class, ClientLimits::OutputLimit>> limits;
+         return ParseOutputLimits(v, &limits);
+       },
+       [](ServerState& s, const std::string& v) {
+         std::vector<std::pair<ClientLimits::Class, ClientLimits::OutputLimit>> limits;
+         ParseOutputLimits(v, &limits);
+         for (const auto& [type, limit] : limits) s.client_limits.set_output_limit(type, limit);
+       }});
+}
 
 // The compact collections' limits (compact_limits.h), with Redis's checks
 // and units (entries: integers; values: memory units, shown in bytes).
@@ -240,6 +347,7 @@ std::vector<ConfigParameter> MakeParameters() {
        }},
   };
   AddCompactLimits(&parameters);
+  AddClientLimits(&parameters);
   AddKeptParameters(&parameters);
   return parameters;
 }

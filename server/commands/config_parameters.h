@@ -24,6 +24,9 @@ struct ConfigParameter {
   std::function<std::string(const std::string& value)> check;
   std::function<void(ServerState&, const std::string& value)> set;  // null: immutable
   bool hidden = false;  // CONFIG GET shows it only by its exact name
+  // A check that needs the server (maxclients against the descriptors it
+  // has), after `check`; null: none.
+  std::function<std::string(ServerState&, const std::string& value)> check_in_server = nullptr;
 };
 
 const std::vector<ConfigParameter>& ConfigParameters();

@@ -154,9 +154,10 @@ std::string ClientsSection(ServerState& s) {
   int64_t blocked = 0;
   for (const auto& client : s.clients.List()) blocked += client->blocked.load() ? 1 : 0;
   return InfoField("connected_clients", s.connected.load()) + InfoField("cluster_connections", 0) +
-         InfoField("maxclients", ConfigValue(s, "maxclients")) +
-         InfoField("client_recent_max_input_buffer", 0) +
-         InfoField("client_recent_max_output_buffer", 0) + InfoField("blocked_clients", blocked) +
+         InfoField("maxclients", s.client_limits.maxclients.load()) +
+         InfoField("client_recent_max_input_buffer", s.recent_max_input.Max(MonotonicMs() / 1000)) +
+         InfoField("client_recent_max_output_buffer", s.recent_max_output.Max(MonotonicMs() / 1000)) +
+         InfoField("blocked_clients", blocked) +
          InfoField("tracking_clients", s.tracking.clients()) +
          InfoField("clients_in_timeout_table", blocked);
 }
@@ -190,7 +191,7 @@ std::string StatsSection(ServerState& s) {
   return InfoField("total_connections_received", s.connections.load()) +
          InfoField("total_commands_processed", s.commands.load()) +
          InfoField("instantaneous_ops_per_sec", s.stats.OpsPerSecond()) +
-         InfoField("rejected_connections", 0) +
+         InfoField("rejected_connections", s.rejected_connections.load()) +
          InfoField("expired_keys", s.sweeper ? s.sweeper->reclaimed() : 0) +
          InfoField("evicted_keys", 0) +
          InfoField("pubsub_channels", s.pubsub.Channels(PubSub::kChannel, nullptr).size()) +

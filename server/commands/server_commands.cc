@@ -146,6 +146,12 @@ void Config(Request& r) {
       if (const std::string complaint = parameter->check(r.args[i + 1]); !complaint.empty()) {
         return failed(complaint);
       }
+      if (parameter->check_in_server) {
+        if (const std::string complaint = parameter->check_in_server(r.server, r.args[i + 1]);
+            !complaint.empty()) {
+          return failed(complaint);
+        }
+      }
       changes.emplace_back(parameter, &r.args[i + 1]);
     }
     for (const auto& [parameter, value] : changes) parameter->set(r.server, *value);

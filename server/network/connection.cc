@@ -11,6 +11,7 @@
 #include "ascii_case.h"
 #include "link_socket.h"
 #include "monotonic_clock.h"
+#include "printable_text.h"
 #include "replication.h"
 #include "resp_reply.h"
 
@@ -67,7 +68,7 @@ void Connection::Read() {
       asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& error,
                                                                size_t n) {
         self->reading_ = false;
-        if (error) {  // closed or reset: drop the connection
+        if (error || self->closed_for_limit_) {  // closed or reset: drop the connection
           self->LeaveBlock();
           self->block_timer_.cancel();
           return;
@@ -79,6 +80,57 @@ void Connection::Read() {
         // Blocked: keep what came, and listen on while it stays small.
         if (self->unparsed_.size() < 4 * kReadBytes) self->Read();
       }));
+}
+
+void Connection::CheckLimits() {
+  asio::post(strand_, [self = shared_from_this()] {
+    if (!self->closed_for_limit_) self->CheckOutputLimit();
+  });
+}
+
+bool Connection::CheckOutputLimit() {
+  const int64_t bytes = static_cast<int64_t>(OutputBytes());
+  const int64_t now_ms = MonotonicMs();
+  client_.info->output_bytes.store(bytes, std::memory_order_relaxed);
+  server_->recent_max_output.Record(bytes, now_ms / 1000);
+  if (bytes == 0) {
+    output_soft_since_ms_ = 0;
+    return false;
+  }
+  // (MONITOR clients are normal ones, as in Redis.)
+  const ClientLimits::Class type =
+      client_.subscriptions() > 0 ? ClientLimits::kPubSub : ClientLimits::kNormal;
+  if (!server_->client_limits.OutputOverLimit(type, bytes, now_ms, &output_soft_since_ms_)) {
+    return false;
+  }
+  CloseForLimit("Client %s closed for overcoming of output buffer limits.", "");
+  return true;
+}
+
+void Connection::CloseForLimit(const char* why, const std::string& detail) {
+  std::string line = ClientListLine(*client_.info);
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  std::fprintf(stderr, "teksdb-server: ");
+  std::fprintf(stderr, why, line.c_str());
+  std::fprintf(stderr, "%s\n", detail.c_str());
+  closed_for_limit_ = true;
+  server_->clients.Remove(client_.id);
+  LeaveBlock();
+  block_timer_.cancel();
+  replies_.clear();
+  replies_.shrink_to_fit();
+  pushes_.clear();
+  pushes_.shrink_to_fit();
+  ready_.clear();
+  unparsed_.clear();
+  unparsed_.shrink_to_fit();
+  unparsed_pos_ = 0;
+  parser_ = RespParser();
+  client_.info->output_bytes.store(0, std::memory_order_relaxed);
+  client_.info->query_bytes.store(0, std::memory_order_relaxed);
+  asio::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
 }
 
 bool Connection::TryWake(const std::string& key) {
@@ -162,6 +214,7 @@ void Connection::Deliver(const std::string& channel, const std::string* pattern,
                          const std::string& message, bool shard) {
   asio::post(strand_, [self = shared_from_this(), channel, message, shard,
                        pattern = pattern ? std::optional<std::string>(*pattern) : std::nullopt] {
+    if (self->closed_for_limit_) return;
     // RESP3: a push; RESP2: an array ("message", "pmessage", "smessage").
     const size_t n = pattern ? 4 : 3;
     if (self->client_.protocol == 3) {
@@ -173,6 +226,7 @@ void Connection::Deliver(const std::string& channel, const std::string* pattern,
     if (pattern) reply::Bulk(&self->pushes_, *pattern);
     reply::Bulk(&self->pushes_, channel);
     reply::Bulk(&self->pushes_, message);
+    if (self->CheckOutputLimit()) return;
     if (!self->writing_) self->Write();
   });
 }
@@ -180,6 +234,7 @@ void Connection::Deliver(const std::string& channel, const std::string* pattern,
 void Connection::DeliverInvalidation(const std::vector<std::string>* keys, bool redirected) {
   asio::post(strand_, [self = shared_from_this(), redirected,
                        keys = keys ? std::optional<std::vector<std::string>>(*keys) : std::nullopt] {
+    if (self->closed_for_limit_) return;
     std::string& out = self->pushes_;
     if (self->client_.protocol == 3) {
       out += ">2\r\n";
@@ -197,38 +252,45 @@ void Connection::DeliverInvalidation(const std::vector<std::string>* keys, bool 
     } else {
       reply::Null(&out, self->client_.protocol);
     }
+    if (self->CheckOutputLimit()) return;
     if (!self->writing_) self->Write();
   });
 }
 
 void Connection::DeliverRedirectBroken(uint64_t redirect) {
   asio::post(strand_, [self = shared_from_this(), redirect] {
-    if (self->client_.protocol != 3) return;
+    if (self->closed_for_limit_ || self->client_.protocol != 3) return;
     self->pushes_ += ">2\r\n";
     reply::Bulk(&self->pushes_, "tracking-redir-broken");
     reply::Integer(&self->pushes_, static_cast<int64_t>(redirect));
+    if (self->CheckOutputLimit()) return;
     if (!self->writing_) self->Write();
   });
 }
 
 void Connection::DeliverMonitorLine(const std::string& line) {
   asio::post(strand_, [self = shared_from_this(), line] {
+    if (self->closed_for_limit_) return;
     self->pushes_ += line;
+    if (self->CheckOutputLimit()) return;
     if (!self->writing_) self->Write();
   });
 }
 
 void Connection::Process() {
+  if (closed_for_limit_) return;
   while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply && !blocked_ &&
          !client_.hand_over_to_feeds) {
     if (ready_.empty() && !ParseAhead()) break;
     if (ready_.empty()) break;  // everything read is run: read more
     RunNext();
+    if (CheckOutputLimit()) break;  // (its writes are still flushed below)
   }
   // Every reply above is sent only once the writes it reports are in the
   // database (a failed write has rewritten them).
   keyspace_.FlushGroup();
   if (!client_.expired_reads.empty()) ReclaimExpiredReads(*server_, client_);
+  if (closed_for_limit_) return;
   if (!replies_.empty() || !pushes_.empty()) {
     // (Blocked, the writes's completion resumes nothing: the wake does.)
     process_after_write_ = !blocked_;
@@ -263,7 +325,14 @@ void Connection::HandOver() {
 }
 
 bool Connection::ParseAhead() {
-  while (ready_.size() < kLookahead) {
+  // Not yet authenticated: one command at a time under Redis's limits for
+  // it, so that what follows an AUTH is read as the authenticated client's.
+  const bool authenticated = client_.authenticated;
+  const ClientLimits& limits = server_->client_limits;
+  parser_.set_limits(static_cast<size_t>(limits.proto_max_bulk_len.load(std::memory_order_relaxed)),
+                     !authenticated);
+  const size_t lookahead = authenticated ? kLookahead : 1;
+  while (ready_.size() < lookahead) {
     if (parser_.HasCommand()) {
       ready_.push_back(parser_.TakeCommand());
       continue;
@@ -277,7 +346,20 @@ bool Connection::ParseAhead() {
     if (unparsed_pos_ == unparsed_.size()) break;
     unparsed_pos_ += parser_.Consume(unparsed_.data() + unparsed_pos_,
                                      unparsed_.size() - unparsed_pos_);
+    const int64_t held =
+        static_cast<int64_t>(parser_.held_bytes() + unparsed_.size() - unparsed_pos_);
+    server_->recent_max_input.Record(held, MonotonicMs() / 1000);
+    if (held > limits.query_buffer_limit.load(std::memory_order_relaxed)) {
+      CloseForLimit("Closing client that reached max query buffer length: %s",
+                    " (qbuf initial bytes: \"" + PrintableText(parser_.first_bytes(), 64) + "\")");
+      return false;
+    }
   }
+  // (What a command taken holds is counted no more: it is about to run.)
+  client_.info->query_bytes.store(
+      static_cast<int64_t>((parser_.HasCommand() ? 0 : parser_.held_bytes()) + unparsed_.size() -
+                           unparsed_pos_),
+      std::memory_order_relaxed);
   return true;
 }
 
@@ -353,7 +435,10 @@ void Connection::Write() {
       asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& error,
                                                                size_t) {
         self->writing_ = false;
-        if (error) return;
+        self->outgoing_.clear();
+        if (error || self->closed_for_limit_) return;
+        self->client_.info->output_bytes.store(static_cast<int64_t>(self->OutputBytes()),
+                                               std::memory_order_relaxed);
         if (self->client_.close_after_reply) {
           asio::error_code ignored;
           self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);

@@ -12,6 +12,15 @@
 // being parsed (RespParser's limits) for it.
 // A protocol error is replied, then the connection closes, as in Redis.
 //
+// Limits (client_limits.h): before the client authenticates it parses one
+// command at a time under Redis's unauthenticated limits; a command being
+// read that outgrows client-query-buffer-limit closes the connection, as
+// does output not yet written (replies, pushes, MONITOR lines, in flight
+// or not) past its class's client-output-buffer-limit: checked after each
+// command, each push, and by the server's cron for soft limits held too
+// long (CheckLimits). Closed so, it writes nothing more; Redis's words go
+// to the log. CLIENT LIST's qbuf and omem are kept as they change.
+//
 // Pub/Sub messages (pubsub.h) arrive on the publisher's thread: Deliver
 // formats them for the connection's protocol on the connection's strand,
 // which every handler of the connection runs on, and queues them in
@@ -66,6 +75,9 @@ class Connection : public Subscriber,
   // CLIENT UNBLOCK: ends a blocked command as its timeout would, or with
   // Redis's UNBLOCKED error.
   bool Unblock(bool with_error) override;
+  // The server's cron: closes the connection if its output is past its
+  // soft limit for too long (on the connection's strand).
+  void CheckLimits() override;
 
  private:
   static constexpr size_t kReadBytes = 16 * 1024;
@@ -94,6 +106,14 @@ class Connection : public Subscriber,
   // After PSYNC's replies: gives the socket to the replica feeds
   // (replica_feeds.h); the connection then ends.
   void HandOver();
+  // Output not yet written: replies, pushes and the write in flight.
+  size_t OutputBytes() const { return replies_.size() + pushes_.size() + outgoing_.size(); }
+  // Publishes qbuf and omem (CLIENT LIST, INFO), then closes the
+  // connection if its output is past its limit; true if it closed.
+  bool CheckOutputLimit();
+  // Closes the connection at once for a limit, writing nothing more;
+  // `why` (Redis's log line, "%s": the client's CLIENT LIST line) to the log.
+  void CloseForLimit(const char* why, const std::string& detail);
 
   asio::ip::tcp::socket socket_;
   asio::strand<asio::any_io_executor> strand_;
@@ -112,6 +132,8 @@ class Connection : public Subscriber,
   bool writing_ = false;
   bool reading_ = false;
   bool blocked_ = false;
+  bool closed_for_limit_ = false;  // CloseForLimit ran: nothing more runs or is written
+  int64_t output_soft_since_ms_ = 0;  // when omem went past the soft limit (0: under it)
   // The deadline of the front command's first block: running again after a
   // wake does not extend it (-1: not blocked yet).
   int64_t block_deadline_ms_ = -1;

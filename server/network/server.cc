@@ -1,6 +1,9 @@
 // Server implementation: the accept loop, signals, and the thread pool.
 #include "server.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -11,7 +14,8 @@
 namespace teksdb::server {
 
 Server::Server(ServerState* state, const std::string& bind, uint16_t port, std::string* error)
-    : state_(state), acceptor_(io_), signals_(io_, SIGINT, SIGTERM), cron_timer_(io_) {
+    : state_(state), acceptor_(io_), signals_(io_, SIGINT, SIGTERM), cron_timer_(io_),
+      accept_backoff_(io_) {
   asio::error_code ec;
   const asio::ip::address address = asio::ip::make_address(bind, ec);
   if (ec) {
@@ -26,13 +30,74 @@ Server::Server(ServerState* state, const std::string& bind, uint16_t port, std::
   if (ec) *error = "cannot listen on " + bind + ":" + std::to_string(port) + ": " + ec.message();
 }
 
+namespace {
+// Redis 7.0's refusals, word for word (clients match them).
+constexpr const char* kMaxClientsError = "-ERR max number of clients reached\r\n";
+constexpr const char* kProtectedModeError =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same host "
+    "the server is running, however MAKE SURE Redis is not publicly accessible from internet if "
+    "you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just "
+    "disable the protected mode by editing the Redis configuration file, and setting the "
+    "protected mode option to 'no', and then restarting the server. 3) If you started the server "
+    "manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an "
+    "authentication password for the default user. NOTE: You only need to do one of the above "
+    "things in order for the server to start accepting connections from the outside.\r\n";
+
+bool FromLoopback(const asio::ip::tcp::socket& socket) {
+  asio::error_code error;
+  const asio::ip::address peer = socket.remote_endpoint(error).address();
+  if (error) return false;
+  if (peer.is_v6() && peer.to_v6().is_v4_mapped()) {
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6()).is_loopback();
+  }
+  return peer.is_loopback();
+}
+}  // namespace
+
+void Server::Refuse(asio::ip::tcp::socket* socket, const char* error) {
+  state_->rejected_connections.fetch_add(1, std::memory_order_relaxed);
+  asio::error_code ignored;
+  socket->non_blocking(true, ignored);
+  socket->write_some(asio::buffer(error, std::strlen(error)), ignored);
+  socket->close(ignored);
+}
+
 void Server::Accept() {
   acceptor_.async_accept([this](const asio::error_code& error, asio::ip::tcp::socket socket) {
     if (!acceptor_.is_open()) return;
+    if (error == asio::error::no_descriptors || error.value() == ENFILE ||
+        error == asio::error::no_buffer_space || error == asio::error::no_memory) {
+      // The listening socket stays readable: accepting again at once would
+      // spin. What holds descriptors may let go of them meanwhile.
+      if (!backing_off_logged_) {
+        std::fprintf(stderr, "teksdb-server: Error accepting a client connection: %s (retrying every %d ms)\n",
+                     error.message().c_str(), kAcceptBackoffMs);
+        backing_off_logged_ = true;
+      }
+      accept_backoff_.expires_after(std::chrono::milliseconds(kAcceptBackoffMs));
+      accept_backoff_.async_wait([this](const asio::error_code& cancelled) {
+        if (!cancelled) Accept();
+      });
+      return;
+    }
     if (!error) {
-      asio::error_code ignored;
-      socket.set_option(asio::ip::tcp::no_delay(true), ignored);
-      std::make_shared<Connection>(std::move(socket), state_)->Start();
+      backing_off_logged_ = false;
+      const ClientLimits& limits = state_->client_limits;
+      if (state_->connected.load(std::memory_order_relaxed) >=
+          limits.maxclients.load(std::memory_order_relaxed)) {
+        Refuse(&socket, kMaxClientsError);
+      } else if (limits.protected_mode.load(std::memory_order_relaxed) &&
+                 !state_->requirepass.required() && !FromLoopback(socket)) {
+        Refuse(&socket, kProtectedModeError);
+      } else {
+        asio::error_code ignored;
+        socket.set_option(asio::ip::tcp::no_delay(true), ignored);
+        std::make_shared<Connection>(std::move(socket), state_)->Start();
+      }
     }
     Accept();
   });
@@ -42,6 +107,7 @@ void Server::Cron() {
   const int64_t now_ms = Keyspace::NowMs();
   state_->stats.SampleOps(now_ms, state_->commands.load(std::memory_order_relaxed));
   state_->migrate_sockets.CloseIdle(now_ms);
+  state_->clients.CheckOutputLimits();
   cron_timer_.expires_after(std::chrono::milliseconds(kCronMs));
   cron_timer_.async_wait([this](const asio::error_code& error) {
     if (!error) Cron();

@@ -1,9 +1,14 @@
 // Server: teksdb-server's listening socket and I/O threads (Asio). Accepts
-// connections and hands each to a Connection; every kCronMs (a timer on
-// the same threads) samples the ops/s for INFO and closes MIGRATE's
-// connections unused for 10 s (Cron); Stop (from SHUTDOWN or a
-// signal) stops a running script, stops accepting and ends Run once the
-// threads return.
+// connections and hands each to a Connection, or refuses it with Redis's
+// error: past maxclients ("-ERR max number of clients reached"), or, in
+// protected mode with no password set, from an address not on the loopback
+// interface ("-DENIED ..."); both count in INFO's rejected_connections.
+// Out of descriptors (EMFILE, ENFILE), it waits kAcceptBackoffMs before it
+// accepts again rather than spin, logging once per episode. Every kCronMs (a
+// timer on the same threads) it samples the ops/s for INFO, closes MIGRATE's
+// connections unused for 10 s and has clients check their output soft
+// limits (Cron); Stop (from SHUTDOWN or a signal) stops a running script,
+// stops accepting and ends Run once the threads return.
 //
 // Thread safety: Run blocks the calling thread and `threads - 1` more, all
 // running the io_context; Stop may be called from any thread.
@@ -26,7 +31,10 @@ class Server {
 
  private:
   static constexpr int kCronMs = 100;
+  static constexpr int kAcceptBackoffMs = 100;
   void Accept();
+  // Writes Redis's refusal `error` to `socket` (best effort) and closes it.
+  void Refuse(asio::ip::tcp::socket* socket, const char* error);
   void Cron();
 
   ServerState* const state_;
@@ -34,6 +42,8 @@ class Server {
   asio::ip::tcp::acceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer cron_timer_;
+  asio::steady_timer accept_backoff_;
+  bool backing_off_logged_ = false;  // the descriptors' exhaustion was logged
 };
 
 }  // namespace teksdb::server

@@ -16,6 +16,7 @@ size_t RespParser::Consume(const char* data, size_t size) {
       case State::kStart:
         line_.clear();
         args_.clear();
+        held_bytes_ = 0;
         state_ = data[pos] == '*' ? State::kArrayLength : State::kInline;
         break;
       case State::kInline:
@@ -32,6 +33,8 @@ size_t RespParser::Consume(const char* data, size_t size) {
         int64_t n;
         if (!ParseStrictInt64(line_.substr(1), &n) || n > static_cast<int64_t>(kMaxArguments)) {
           Fail("invalid multibulk length");
+        } else if (unauthenticated_ && n > static_cast<int64_t>(kUnauthenticatedArguments)) {
+          Fail("unauthenticated multibulk length");
         } else if (n <= 0) {
           state_ = State::kStart;  // "*0" and "*-1": no command
         } else {
@@ -50,8 +53,12 @@ size_t RespParser::Consume(const char* data, size_t size) {
         if (!ReadLine(data, size, &pos, kMaxInlineLength, "too big bulk count string")) break;
         int64_t n;
         if (!ParseStrictInt64(line_.substr(1), &n) || n < 0 ||
-            static_cast<uint64_t>(n) > kMaxBulkLength) {
+            static_cast<uint64_t>(n) > max_bulk_length_) {
           Fail("invalid bulk length");
+          break;
+        }
+        if (unauthenticated_ && static_cast<uint64_t>(n) > kUnauthenticatedBulkLength) {
+          Fail("unauthenticated bulk length");
           break;
         }
         bulk_length_ = static_cast<size_t>(n);
@@ -71,6 +78,7 @@ size_t RespParser::Consume(const char* data, size_t size) {
         if (arg.size() < bulk_length_) {
           const size_t take = std::min(bulk_length_ - arg.size(), size - pos);
           arg.append(data + pos, take);
+          held_bytes_ += take;
           pos += take;
           break;
         }
@@ -119,6 +127,8 @@ std::vector<std::string> RespParser::TakeCommand() {
   std::vector<std::string> command;
   command.swap(args_);
   args_.swap(spare_command_);
+  held_bytes_ = 0;
+  line_.clear();
   state_ = State::kStart;
   return command;
 }

@@ -50,4 +50,16 @@ int64_t ClientRegistry::Close(const std::function<bool(const Info&)>& match) {
   return static_cast<int64_t>(closing.size());
 }
 
+void ClientRegistry::CheckOutputLimits() const {
+  std::vector<std::shared_ptr<Closer>> holding;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, entry] : clients_) {
+      if (entry.info->output_bytes.load(std::memory_order_relaxed) == 0) continue;
+      if (auto closer = entry.closer.lock()) holding.push_back(std::move(closer));
+    }
+  }
+  for (const auto& closer : holding) closer->CheckLimits();
+}
+
 }  // namespace teksdb::server

@@ -38,6 +38,9 @@ class ClientRegistry {
     std::atomic<int> db{0};      // the database SELECTed
     std::atomic<bool> blocked{false};
     std::atomic<bool> monitor{false};  // MONITOR ran (flag O)
+    // The bytes the connection holds of requests not yet run (qbuf) and
+    // of output not yet written (omem), as of its last change.
+    std::atomic<int64_t> query_bytes{0}, output_bytes{0};
 
     std::string name() const {
       std::lock_guard<std::mutex> lock(name_mu_);
@@ -61,6 +64,9 @@ class ClientRegistry {
     virtual void Close() = 0;
     // CLIENT UNBLOCK: false if it is not blocked.
     virtual bool Unblock(bool with_error) = 0;
+    // Closes the connection if its output is past its soft limit for too
+    // long (client_limits.h).
+    virtual void CheckLimits() = 0;
   };
 
   // `subscriber`: where CLIENT TRACKING's redirected invalidations to this
@@ -76,6 +82,9 @@ class ClientRegistry {
   std::vector<std::shared_ptr<Info>> List() const;
   // Closes the connections `match` picks; how many.
   int64_t Close(const std::function<bool(const Info&)>& match);
+  // Asks each connection holding output not yet written to check its
+  // limits (the server's cron: soft limits end by time).
+  void CheckOutputLimits() const;
 
  private:
   struct Entry {

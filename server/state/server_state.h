@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "client_limits.h"
 #include "client_registry.h"
 #include "client_tracking.h"
 #include "keyspace.h"
@@ -29,6 +30,7 @@
 #include "migrate_sockets.h"
 #include "monitors.h"
 #include "pubsub.h"
+#include "recent_peak.h"
 #include "required_password.h"
 #include "replica_feeds.h"
 #include "scan_cursors.h"
@@ -67,6 +69,12 @@ struct ServerState {
   std::atomic<uint64_t> commands{0};
   std::atomic<uint64_t> connections{0};
   std::atomic<int64_t> connected{0};
+  // Connections refused (maxclients, protected mode): INFO's rejected_connections.
+  std::atomic<uint64_t> rejected_connections{0};
+  ClientLimits client_limits;  // maxclients, buffer limits, protected-mode
+  // The largest query and output buffers of the last seconds (INFO's
+  // client_recent_max_input_buffer, client_recent_max_output_buffer).
+  RecentPeak recent_max_input, recent_max_output;
   ServerStats stats;  // one entry per command of the table
   ScanCursors cursors;                      // SCAN, HSCAN
   PubSub pubsub;                            // SUBSCRIBE, PUBLISH
