@@ -33,8 +33,12 @@
 // full sync, at most --repl-max-mbps MiB/s (0: unlimited).
 // A replica swaps a full sync's copy in by closing its database and
 // opening the copy (Serve below runs again; clients reconnect).
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -43,6 +47,7 @@
 
 #include "commands.h"
 #include "compact_puts_merge.h"
+#include "config_parameters.h"
 #include "expiry_sweeper.h"
 #include "keyspace_events.h"
 #include "function_store.h"
@@ -63,119 +68,24 @@
 #include "teksdb/teks_db.h"
 #include "teksdb/open_db.h"
 #include "teksdb/teks_table.h"
+#include "descriptor_budget.h"
+#include "rocksdb_info_log.h"
+#include "server_flags.h"
+#include "storage_health.h"
 
 namespace {
-
-struct Flags {
-  std::string dir;
-  std::string bind = "127.0.0.1";
-  int port = 6379;
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::string memtable = "teks";
-  std::string rocksdb_options;
-  std::string requirepass;
-  std::string enable_debug_command = "no";  // DEBUG: no, yes or local (loopback clients)
-  bool sync = false;
-  int block_cache_mb = 1024;
-  bool block_cache_given = false;
-  // Replication (replication.h).
-  std::string replicaof_host;  // --replicaof "HOST PORT"
-  int replicaof_port = 0;
-  std::string masterauth;
-  int repl_max_mbps = 0;             // a full sync's rate; 0: unlimited
-  int repl_wal_retention_mb = 4096;  // archived WAL kept for replicas
-  int repl_wal_retention_s = 3600;
-};
 
 [[noreturn]] void Fail(const std::string& why) {
   std::fprintf(stderr, "teksdb-server: %s\n", why.c_str());
   std::exit(1);
 }
 
-int IntFlag(const std::string& name, const std::string& value, int lo, int hi) {
-  int64_t v;
-  if (!teksdb::server::ParseStrictInt64(value, &v) || v < lo || v > hi) {
-    Fail("--" + name + " must be an integer in [" + std::to_string(lo) + ", " +
-         std::to_string(hi) + "], not '" + value + "'");
-  }
-  return static_cast<int>(v);
-}
-
-Flags ParseFlags(int argc, char** argv) {
-  Flags f;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    const size_t eq = arg.find('=');
-    const bool inline_value = eq != std::string::npos;
-    if (inline_value) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
-    auto next = [&]() -> std::string {
-      if (inline_value) return value;
-      if (i + 1 >= argc) Fail(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--dir") f.dir = next();
-    else if (arg == "--bind") f.bind = next();
-    else if (arg == "--port") f.port = IntFlag("port", next(), 0, 65535);
-    else if (arg == "--threads") f.threads = IntFlag("threads", next(), 1, 256);
-    else if (arg == "--memtable") f.memtable = next();
-    else if (arg == "--rocksdb-options") f.rocksdb_options = next();
-    else if (arg == "--requirepass") f.requirepass = next();
-    else if (arg == "--enable-debug-command") {
-      f.enable_debug_command = next();
-      if (f.enable_debug_command != "no" && f.enable_debug_command != "yes" &&
-          f.enable_debug_command != "local") {
-        Fail("--enable-debug-command must be no, yes or local, not '" + f.enable_debug_command + "'");
-      }
-    }
-    else if (arg == "--sync" && !inline_value) f.sync = true;
-    else if (arg == "--replicaof") {
-      std::istringstream words(next());
-      std::string port;
-      words >> f.replicaof_host >> port;
-      f.replicaof_port = IntFlag("replicaof's port", port, 0, 65535);
-    }
-    else if (arg == "--masterauth") f.masterauth = next();
-    else if (arg == "--repl-max-mbps") f.repl_max_mbps = IntFlag("repl-max-mbps", next(), 0, 1 << 20);
-    else if (arg == "--repl-wal-retention-mb") {
-      f.repl_wal_retention_mb = IntFlag("repl-wal-retention-mb", next(), 0, 1 << 30);
-    }
-    else if (arg == "--repl-wal-retention-s") {
-      f.repl_wal_retention_s = IntFlag("repl-wal-retention-s", next(), 1, 1 << 30);
-    }
-    else if (arg == "--block-cache-mb") {
-      f.block_cache_mb = IntFlag("block-cache-mb", next(), 1, 1 << 20);
-      f.block_cache_given = true;
-    }
-    else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: teksdb-server --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]\n"
-                  "         [--memtable teks|skip_list] [--rocksdb-options FILE]\n"
-                  "         [--requirepass PASSWORD] [--sync] [--block-cache-mb 1024]\n"
-                  "         [--enable-debug-command no|yes|local]\n"
-                  "         [--replicaof \"HOST PORT\"] [--masterauth PASSWORD] [--repl-max-mbps 0]\n"
-                  "         [--repl-wal-retention-mb 4096] [--repl-wal-retention-s 3600]\n");
-      std::exit(0);
-    } else {
-      Fail("unknown argument '" + std::string(argv[i]) + "' (see --help)");
-    }
-  }
-  if (f.dir.empty()) Fail("--dir is required");
-  // (Replication keeps DIR.sync, DIR.checkpoints and DIR.old beside DIR.)
-  while (f.dir.size() > 1 && f.dir.back() == '/') f.dir.pop_back();
-  if (f.block_cache_given && !f.rocksdb_options.empty()) {
-    Fail("--block-cache-mb applies to the server's defaults only; with --rocksdb-options set "
-         "the block cache in the OPTIONS file ([TableOptions/BlockBasedTable \"default\"])");
-  }
-  if (f.memtable != "teks" && f.memtable != "skip_list") {
-    Fail("--memtable must be teks or skip_list, not '" + f.memtable + "'");
-  }
-  return f;
-}
+using Flags = teksdb::server::ServerFlags;
 
 ROCKSDB_NAMESPACE::Options MakeOptions(
-    const Flags& f, const std::shared_ptr<teksdb::server::StaleMemberFilterFactory>& filter) {
+    const Flags& f, const std::shared_ptr<teksdb::server::StaleMemberFilterFactory>& filter,
+    const std::shared_ptr<teksdb::server::StorageHealth>& health,
+    teksdb::server::DescriptorBudget* descriptors) {
   ROCKSDB_NAMESPACE::Options options;
   if (!f.rocksdb_options.empty()) {
     ROCKSDB_NAMESPACE::ConfigOptions config;
@@ -222,6 +132,23 @@ ROCKSDB_NAMESPACE::Options MakeOptions(
   options.memtable_factory = f.memtable == "teks"
                                  ? teksdb::NewTeksTableFactory()
                                  : std::make_shared<ROCKSDB_NAMESPACE::SkipListFactory>();
+  // A background error is cleared by the server, as soon as its cause
+  // goes (storage_health.h).
+  options.listeners.push_back(health);
+  // The info log is the server's: RocksDB's aborts on a full disk
+  // (rocksdb_info_log.h). An OPTIONS file's db_log_dir is kept.
+  if (options.db_log_dir.empty()) {
+    std::string error;
+    options.info_log = teksdb::server::RocksDbInfoLog::Open(f.dir, &error);
+    if (options.info_log == nullptr) Fail(error);
+  }
+  // Clients and table files share the descriptors (descriptor_budget.h).
+  std::string error;
+  if (!teksdb::server::DescriptorBudget::Plan(f.maxclients, options.max_open_files, descriptors,
+                                              &error)) {
+    Fail(error);
+  }
+  options.max_open_files = descriptors->rocksdb_open_files;
   return options;
 }
 
@@ -232,7 +159,9 @@ enum class Ending { kStopped, kCopyReady };
 // Opens the database, serves it, closes it; *exit_code for kStopped.
 Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   const auto filter = std::make_shared<teksdb::server::StaleMemberFilterFactory>();
-  const ROCKSDB_NAMESPACE::Options options = MakeOptions(flags, filter);
+  const auto health = std::make_shared<teksdb::server::StorageHealth>();
+  teksdb::server::DescriptorBudget descriptors;
+  const ROCKSDB_NAMESPACE::Options options = MakeOptions(flags, filter, health, &descriptors);
   std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
   ROCKSDB_NAMESPACE::Status s;
   if (flags.memtable == "teks") {
@@ -251,6 +180,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   s = teksdb::server::storage_format::Prepare(db.get());
   if (!s.ok()) Fail(flags.dir + ": " + s.ToString());
   filter->Attach(db.get());
+  health->Start(db.get());
 
   teksdb::server::Keyspace keyspace(db.get(), flags.sync);
   s = keyspace.LoadDatabases();
@@ -268,7 +198,8 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
   state.sweeper = sweeper.get();
   state.db = db.get();
   state.stale_filter = filter.get();
-  state.requirepass.Set(flags.requirepass);
+  state.storage_health = health.get();
+  state.config_file = flags.config_file;
   state.dir = flags.dir;
   state.enable_debug_command = flags.enable_debug_command;
   state.bind = flags.bind;
@@ -284,6 +215,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
     teksdb::server::Server server(&state, flags.bind, static_cast<uint16_t>(flags.port), &error);
     if (!error.empty()) Fail(error);
     state.shutdown = [&server] { server.Stop(); };
+    state.client_limits.maxclients_possible = descriptors.most_clients;
     teksdb::server::Replication::Options replication_options;
     replication_options.dir = flags.dir;
     replication_options.format = teksdb::server::storage_format::FormatName();
@@ -316,6 +248,13 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
     state.replication = &replication;
     s = replication.Start();
     if (!s.ok()) Fail(flags.dir + ": replication: " + s.ToString());
+    // CONFIG's parameters: the defaults first (CONFIG REWRITE leaves out
+    // what still has its default), then the file's and the flags'.
+    for (const auto& parameter : teksdb::server::ConfigParameters()) {
+      state.config_defaults[parameter.name] = parameter.get(state);
+    }
+    teksdb::server::ApplyConfigParameters(flags, &state);
+    state.client_limits.maxclients = descriptors.maxclients;
     if (!flags.replicaof_host.empty()) {
       bool already = false;
       s = replication.Follow(flags.replicaof_host, flags.replicaof_port, &already);
@@ -325,11 +264,14 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
                  flags.bind.c_str(), server.port(), flags.threads, memtable.c_str(),
                  flags.dir.c_str(), flags.sync ? ", sync writes" : "",
                  replication.replica() ? ", a replica" : "");
+    // (Redis's words, which its test harness waits for.)
+    std::fprintf(stderr, "teksdb-server: Ready to accept connections tcp\n");
     server.Run(flags.threads);
     state.replication = nullptr;
   }
   state.sweeper = nullptr;
   sweeper.reset();  // joins the sweep before the database closes
+  health->Stop();
   keyspace.SetWriteListener(nullptr);
   s = db->Close();
   filter->Detach();
@@ -344,7 +286,14 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Flags flags = ParseFlags(argc, argv);
+  const Flags flags = teksdb::server::ParseServerFlags(argc, argv);
+  if (!flags.logfile.empty() && std::freopen(flags.logfile.c_str(), "a", stderr) == nullptr) {
+    Fail("cannot open the logfile " + flags.logfile + ": " + std::strerror(errno));
+  }
+  // Unbuffered, so that the log is whole when the process is killed.
+  std::setvbuf(stderr, nullptr, _IONBF, 0);
+  std::fprintf(stderr, "teksdb-server: starting, PID: %d%s%s\n", static_cast<int>(::getpid()),
+               flags.config_file.empty() ? "" : ", config file ", flags.config_file.c_str());
   ROCKSDB_NAMESPACE::Status s = teksdb::server::Replication::FinishCutOffSwap(flags.dir);
   if (!s.ok()) Fail(s.ToString());
   const std::string run_id = teksdb::server::NewReplicationId();

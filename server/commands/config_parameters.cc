@@ -71,7 +71,10 @@ void AddKeptParameters(std::vector<ConfigParameter>* parameters) {
       s.kept_config.values[kept->name] = shown;
     };
     parameters->push_back({k.name, get, check, set, k.hidden});
-    if (k.alias != nullptr) parameters->push_back({k.alias, get, check, set, k.hidden});
+    if (k.alias != nullptr) {
+      parameters->push_back({k.alias, get, check, set, k.hidden});
+      parameters->back().alias_of = k.name;
+    }
   }
 }
 
@@ -238,7 +241,10 @@ void AddCompactLimits(std::vector<ConfigParameter>* parameters) {
       (s.compact_limits.*p->limit).store(Integer(ShownAs(p->spec, v)), std::memory_order_relaxed);
     };
     parameters->push_back({c.spec.name, get, CheckedAs(&c.spec), set});
-    if (c.spec.alias != nullptr) parameters->push_back({c.spec.alias, get, CheckedAs(&c.spec), set});
+    if (c.spec.alias != nullptr) {
+      parameters->push_back({c.spec.alias, get, CheckedAs(&c.spec), set});
+      parameters->back().alias_of = c.spec.name;
+    }
   }
 }
 
@@ -349,6 +355,18 @@ std::vector<ConfigParameter> MakeParameters() {
   AddCompactLimits(&parameters);
   AddClientLimits(&parameters);
   AddKeptParameters(&parameters);
+  // Redis's older names of the parameters above.
+  for (const auto& [alias, name] : {std::pair{"slaveof", "replicaof"},
+                                    std::pair{"slave-serve-stale-data", "replica-serve-stale-data"},
+                                    std::pair{"lua-time-limit", "busy-reply-threshold"},
+                                    std::pair{"slave-priority", "replica-priority"},
+                                    std::pair{"min-slaves-to-write", "min-replicas-to-write"},
+                                    std::pair{"min-slaves-max-lag", "min-replicas-max-lag"},
+                                    std::pair{"slave-read-only", "replica-read-only"}}) {
+    for (ConfigParameter& parameter : parameters) {
+      if (std::string(parameter.name) == alias) parameter.alias_of = name;
+    }
+  }
   return parameters;
 }
 
@@ -364,6 +382,36 @@ const ConfigParameter* FindConfigParameter(const std::string& lower_case_name) {
     if (lower_case_name == p.name) return &p;
   }
   return nullptr;
+}
+
+namespace {
+// The kept parameter named (or once named) `name`, or null.
+const KeptParameter* FindKept(const std::string& name) {
+  for (const KeptParameter& k : KeptParameters()) {
+    if (name == k.name || (k.alias != nullptr && name == k.alias)) return &k;
+  }
+  return nullptr;
+}
+}  // namespace
+
+std::string CheckConfigAtStart(const std::string& lower_case_name, const std::string& value) {
+  // (A kept parameter that CONFIG SET may not change is set here.)
+  if (const KeptParameter* kept = FindKept(lower_case_name); kept != nullptr) {
+    std::string shown;
+    return CheckKeptValue(*kept, value, &shown);
+  }
+  return FindConfigParameter(lower_case_name)->check(value);
+}
+
+void SetConfigAtStart(ServerState& server, const std::string& lower_case_name,
+                      const std::string& value) {
+  if (const KeptParameter* kept = FindKept(lower_case_name); kept != nullptr && kept->immutable) {
+    std::lock_guard<std::mutex> lock(server.kept_config.mu);
+    server.kept_config.values[kept->name] = ShownAs(*kept, value);
+    return;
+  }
+  const ConfigParameter* parameter = FindConfigParameter(lower_case_name);
+  if (parameter->set) parameter->set(server, value);
 }
 
 }  // namespace teksdb::server

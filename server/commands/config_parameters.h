@@ -27,10 +27,23 @@ struct ConfigParameter {
   // A check that needs the server (maxclients against the descriptors it
   // has), after `check`; null: none.
   std::function<std::string(ServerState&, const std::string& value)> check_in_server = nullptr;
+  // Another name of the parameter named so (Redis's older names:
+  // slaveof, hash-max-ziplist-entries, ...); null: this is its name.
+  const char* alias_of = nullptr;
 };
 
 const std::vector<ConfigParameter>& ConfigParameters();
 // The parameter named `lower_case_name`, or null.
 const ConfigParameter* FindConfigParameter(const std::string& lower_case_name);
+
+// At start (a configuration file, the command line), where parameters that
+// cannot change at run time are set too: Redis's complaint about `value`
+// for the parameter `lower_case_name`, or empty. REQUIRES: it exists.
+std::string CheckConfigAtStart(const std::string& lower_case_name, const std::string& value);
+// Sets it (REQUIRES: CheckConfigAtStart found nothing to complain of);
+// the server's parameters that only the start sets (port, dir, ...) are
+// main.cc's, not this one's.
+void SetConfigAtStart(ServerState& server, const std::string& lower_case_name,
+                      const std::string& value);
 
 }  // namespace teksdb::server

@@ -27,7 +27,11 @@ Server::Server(ServerState* state, const std::string& bind, uint16_t port, std::
   if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
   if (!ec) acceptor_.bind(endpoint, ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) *error = "cannot listen on " + bind + ":" + std::to_string(port) + ": " + ec.message();
+  // (Redis's words, which its test harness looks for to try another port.)
+  if (ec) {
+    *error = "Failed listening on port " + std::to_string(port) + " (tcp) of " + bind + ": " +
+             ec.message();
+  }
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "redis_args.h"
 #include "strict_integer.h"
 
 namespace teksdb::server {
@@ -21,7 +22,7 @@ size_t RespParser::Consume(const char* data, size_t size) {
         break;
       case State::kInline:
         if (!ReadLine(data, size, &pos, kMaxInlineLength, "too big inline request")) break;
-        if (!SplitInline()) {
+        if (!SplitRedisArgs(line_, &args_)) {
           Fail("unbalanced quotes in request");
         } else {
           // An empty line is no command, as in Redis.
@@ -146,80 +147,6 @@ void RespParser::Recycle(std::vector<std::string>&& command) {
   command.clear();
   if (spare_command_.capacity() == 0 && command.capacity() <= kSpareArguments) {
     spare_command_.swap(command);
-  }
-}
-
-namespace {
-bool IsHexDigit(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-int HexValue(char c) {
-  return c <= '9' ? c - '0' : (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
-}
-bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'; }
-}  // namespace
-
-bool RespParser::SplitInline() {
-  // Redis's sdssplitargs: words split by spaces; "..." with C escapes
-  // (\n \r \t \b \a \\ \" \xHH), '...' with \' only; a closing quote must
-  // be followed by a space or the end.
-  const std::string& s = line_;
-  size_t i = 0;
-  args_.clear();
-  while (true) {
-    while (i < s.size() && IsSpace(s[i])) ++i;
-    if (i == s.size()) return true;
-    std::string word;
-    bool in_double = false, in_single = false;
-    while (true) {
-      if (in_double) {
-        if (i == s.size()) return false;
-        if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] == 'x' && IsHexDigit(s[i + 2]) &&
-            IsHexDigit(s[i + 3])) {
-          word.push_back(static_cast<char>(HexValue(s[i + 2]) * 16 + HexValue(s[i + 3])));
-          i += 3;
-        } else if (s[i] == '\\' && i + 1 < s.size()) {
-          ++i;
-          switch (s[i]) {
-            case 'n': word.push_back('\n'); break;
-            case 'r': word.push_back('\r'); break;
-            case 't': word.push_back('\t'); break;
-            case 'b': word.push_back('\b'); break;
-            case 'a': word.push_back('\a'); break;
-            default: word.push_back(s[i]); break;
-          }
-        } else if (s[i] == '"') {
-          if (i + 1 < s.size() && !IsSpace(s[i + 1])) return false;
-          in_double = false;
-          ++i;
-          break;
-        } else {
-          word.push_back(s[i]);
-        }
-      } else if (in_single) {
-        if (i == s.size()) return false;
-        if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\'') {
-          ++i;
-          word.push_back('\'');
-        } else if (s[i] == '\'') {
-          if (i + 1 < s.size() && !IsSpace(s[i + 1])) return false;
-          in_single = false;
-          ++i;
-          break;
-        } else {
-          word.push_back(s[i]);
-        }
-      } else {
-        if (i == s.size() || IsSpace(s[i])) break;
-        if (s[i] == '"') {
-          in_double = true;
-        } else if (s[i] == '\'') {
-          in_single = true;
-        } else {
-          word.push_back(s[i]);
-        }
-      }
-      ++i;
-    }
-    args_.push_back(std::move(word));
   }
 }
 

@@ -79,9 +79,6 @@ class RespParser {
   // without "\r\n", is in line_). Fails past `limit` bytes.
   bool ReadLine(const char* data, size_t size, size_t* pos, size_t limit, const char* too_long);
   void Fail(const std::string& what);
-  // Splits an inline request into args_ (Redis's sdssplitargs); false on
-  // unbalanced quotes.
-  bool SplitInline();
   void ArgumentDone();
 
   State state_ = State::kStart;

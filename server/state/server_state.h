@@ -44,6 +44,7 @@ class ExpirySweeper;
 class Replication;
 class ScriptEngine;
 class StaleMemberFilterFactory;
+class StorageHealth;
 
 // What the whole server shares.
 struct ServerState {
@@ -95,6 +96,12 @@ struct ServerState {
   std::atomic<int64_t> last_save_s{0};      // LASTSAVE (set at start and by SAVE)
   ExpirySweeper* sweeper = nullptr;  // INFO's expired_keys, DEBUG SET-ACTIVE-EXPIRE
   const StaleMemberFilterFactory* stale_filter = nullptr;  // INFO's stale_records_removed
+  const StorageHealth* storage_health = nullptr;  // INFO's storage error (storage_health.h)
+  // The configuration file the server started with (CONFIG REWRITE's;
+  // empty: none), and every CONFIG parameter's value before the file's
+  // and the flags' were set (what CONFIG REWRITE leaves out). Set at start.
+  std::string config_file;
+  std::map<std::string, std::string> config_defaults;
   std::function<void()> shutdown;  // SHUTDOWN: stops the server
   // INFO's keyspace counts, per database: a walk of every meta record, so made again only
   // when the last is old for its cost, by one caller at a time
