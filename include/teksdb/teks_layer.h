@@ -153,6 +153,10 @@ class TeksLayer : public Base {
   const ROCKSDB_NAMESPACE::Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const ROCKSDB_NAMESPACE::Snapshot* snapshot) override;
 
+  // Out of a background error (a full disk, ...), as the base DB comes out
+  // of it: StackableDB forwards Resume only from RocksDB 8 on.
+  ROCKSDB_NAMESPACE::Status Resume() override { return this->GetBaseDB()->Resume(); }
+
  protected:
   const std::shared_ptr<ReaderRegistry> registry_;
 

@@ -29,6 +29,7 @@
 #include "resp_reply.h"
 #include "script_engine.h"
 #include "stale_member_filter.h"
+#include "storage_health.h"
 
 namespace teksdb::server {
 namespace {
@@ -179,12 +180,21 @@ std::string MemorySection(ServerState& s) {
 }
 
 std::string PersistenceSection(ServerState& s) {
+  // The WAL is the append-only log: a background error (a full disk, ...)
+  // is its failed write (storage_health.h).
+  const std::string storage_error = s.storage_health ? s.storage_health->error() : std::string();
+  const char* write_status = storage_error.empty() ? "ok" : "err";
   return InfoField("loading", 0) + InfoField("async_loading", 0) +
          InfoField("rdb_changes_since_last_save", 0) + InfoField("rdb_bgsave_in_progress", 0) +
          InfoField("rdb_last_save_time", s.last_save_s.load()) +
          InfoField("rdb_last_bgsave_status", "ok") + InfoField("aof_enabled", 0) +
          InfoField("aof_rewrite_in_progress", 0) + InfoField("aof_rewrite_scheduled", 0) +
-         InfoField("aof_last_bgrewrite_status", "ok") + InfoField("aof_last_write_status", "ok");
+         InfoField("aof_last_bgrewrite_status", "ok") +
+         InfoField("aof_last_write_status", write_status) +
+         InfoField("storage_status", write_status) +
+         InfoField("storage_error", storage_error) +
+         InfoField("storage_errors", s.storage_health ? s.storage_health->errors() : 0) +
+         InfoField("storage_recoveries", s.storage_health ? s.storage_health->recoveries() : 0);
 }
 
 std::string StatsSection(ServerState& s) {

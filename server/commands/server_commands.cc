@@ -8,6 +8,7 @@
 #include "command_info.h"
 #include "commands.h"
 #include "config_parameters.h"
+#include "config_rewrite.h"
 #include "glob_match.h"
 #include "resp_reply.h"
 #include "script_engine.h"
@@ -122,8 +123,8 @@ void Config(Request& r) {
     return reply::Ok(r.out);
   }
   if (sub == "rewrite") {
-    // (A replica's role is kept in its data directory: replication.h.)
-    return reply::Error(r.out, "ERR The server is running without a config file");
+    const std::string error = RewriteConfigFile(r.server);
+    return error.empty() ? reply::Ok(r.out) : reply::Error(r.out, error);
   }
   if (sub == "set") {
     if (r.args.size() % 2 != 0) {
