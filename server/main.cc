@@ -33,6 +33,7 @@
 // full sync, at most --repl-max-mbps MiB/s (0: unlimited).
 // A replica swaps a full sync's copy in by closing its database and
 // opening the copy (Serve below runs again; clients reconnect).
+#include <malloc.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -69,6 +70,7 @@
 #include "teksdb/open_db.h"
 #include "teksdb/teks_table.h"
 #include "descriptor_budget.h"
+#include "retryable_open_errors.h"
 #include "rocksdb_info_log.h"
 #include "server_flags.h"
 #include "storage_health.h"
@@ -81,6 +83,13 @@ namespace {
 }
 
 using Flags = teksdb::server::ServerFlags;
+
+// The Env of every database the server opens (it outlives them all).
+ROCKSDB_NAMESPACE::Env* FileSystemEnv() {
+  static const std::shared_ptr<ROCKSDB_NAMESPACE::Env> env =
+      teksdb::server::RetryableOpenErrors::NewEnv();
+  return env.get();
+}
 
 ROCKSDB_NAMESPACE::Options MakeOptions(
     const Flags& f, const std::shared_ptr<teksdb::server::StaleMemberFilterFactory>& filter,
@@ -133,8 +142,11 @@ ROCKSDB_NAMESPACE::Options MakeOptions(
                                  ? teksdb::NewTeksTableFactory()
                                  : std::make_shared<ROCKSDB_NAMESPACE::SkipListFactory>();
   // A background error is cleared by the server, as soon as its cause
-  // goes (storage_health.h).
+  // goes (storage_health.h); running out of descriptors is such a cause
+  // (retryable_open_errors.h). An OPTIONS file's own Env is kept.
   options.listeners.push_back(health);
+  options.max_bgerror_resume_count = 0;  // (the server's own retries, not RocksDB's 1 s ones)
+  if (options.env == ROCKSDB_NAMESPACE::Env::Default()) options.env = FileSystemEnv();
   // The info log is the server's: RocksDB's aborts on a full disk
   // (rocksdb_info_log.h). An OPTIONS file's db_log_dir is kept.
   if (options.db_log_dir.empty()) {
@@ -286,6 +298,10 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Large blocks (a client's output, a big value) always from mmap, so
+  // that what a closed client held goes back to the system at once (glibc
+  // otherwise raises the threshold after the first free, and keeps them).
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   const Flags flags = teksdb::server::ParseServerFlags(argc, argv);
   if (!flags.logfile.empty() && std::freopen(flags.logfile.c_str(), "a", stderr) == nullptr) {
     Fail("cannot open the logfile " + flags.logfile + ": " + std::strerror(errno));

@@ -120,7 +120,7 @@ void Connection::CloseForLimit(const char* why, const std::string& detail) {
   replies_.clear();
   replies_.shrink_to_fit();
   pushes_.clear();
-  pushes_.shrink_to_fit();
+  pushes_bytes_ = 0;
   ready_.clear();
   unparsed_.clear();
   unparsed_.shrink_to_fit();
@@ -210,24 +210,40 @@ void Connection::LeaveBlock() {
   client_.block.reset();
 }
 
+std::string& Connection::PushBuffer(size_t bytes) {
+  if (pushes_.empty() || pushes_.back().size() + bytes > kPushChunkBytes) {
+    pushes_.emplace_back();
+    pushes_.back().reserve(std::max(bytes, kPushChunkBytes));
+  }
+  return pushes_.back();
+}
+
+void Connection::PushWritten(const std::string& chunk, size_t size_before) {
+  pushes_bytes_ += chunk.size() - size_before;
+  if (CheckOutputLimit()) return;
+  if (!writing_) Write();
+}
+
 void Connection::Deliver(const std::string& channel, const std::string* pattern,
                          const std::string& message, bool shard) {
   asio::post(strand_, [self = shared_from_this(), channel, message, shard,
                        pattern = pattern ? std::optional<std::string>(*pattern) : std::nullopt] {
     if (self->closed_for_limit_) return;
+    std::string& out =
+        self->PushBuffer(message.size() + channel.size() + (pattern ? pattern->size() : 0) + 64);
+    const size_t before = out.size();
     // RESP3: a push; RESP2: an array ("message", "pmessage", "smessage").
     const size_t n = pattern ? 4 : 3;
     if (self->client_.protocol == 3) {
-      self->pushes_ += ">" + std::to_string(n) + "\r\n";
+      out += ">" + std::to_string(n) + "\r\n";
     } else {
-      reply::ArrayHeader(&self->pushes_, n);
+      reply::ArrayHeader(&out, n);
     }
-    reply::Bulk(&self->pushes_, pattern ? "pmessage" : (shard ? "smessage" : "message"));
-    if (pattern) reply::Bulk(&self->pushes_, *pattern);
-    reply::Bulk(&self->pushes_, channel);
-    reply::Bulk(&self->pushes_, message);
-    if (self->CheckOutputLimit()) return;
-    if (!self->writing_) self->Write();
+    reply::Bulk(&out, pattern ? "pmessage" : (shard ? "smessage" : "message"));
+    if (pattern) reply::Bulk(&out, *pattern);
+    reply::Bulk(&out, channel);
+    reply::Bulk(&out, message);
+    self->PushWritten(out, before);
   });
 }
 
@@ -235,16 +251,22 @@ void Connection::DeliverInvalidation(const std::vector<std::string>* keys, bool 
   asio::post(strand_, [self = shared_from_this(), redirected,
                        keys = keys ? std::optional<std::vector<std::string>>(*keys) : std::nullopt] {
     if (self->closed_for_limit_) return;
-    std::string& out = self->pushes_;
-    if (self->client_.protocol == 3) {
+    const bool resp3 = self->client_.protocol == 3;
+    // A RESP2 client gets invalidations only redirected, subscribed.
+    if (!resp3 && !(redirected && self->client_.channels.count("__redis__:invalidate") > 0)) return;
+    size_t bytes = 64;
+    if (keys) {
+      for (const std::string& key : *keys) bytes += key.size() + 16;
+    }
+    std::string& out = self->PushBuffer(bytes);
+    const size_t before = out.size();
+    if (resp3) {
       out += ">2\r\n";
       reply::Bulk(&out, "invalidate");
-    } else if (redirected && self->client_.channels.count("__redis__:invalidate") > 0) {
+    } else {
       reply::ArrayHeader(&out, 3);
       reply::Bulk(&out, "message");
       reply::Bulk(&out, "__redis__:invalidate");
-    } else {
-      return;  // a RESP2 client gets invalidations only redirected, subscribed
     }
     if (keys) {
       reply::ArrayHeader(&out, keys->size());
@@ -252,28 +274,29 @@ void Connection::DeliverInvalidation(const std::vector<std::string>* keys, bool 
     } else {
       reply::Null(&out, self->client_.protocol);
     }
-    if (self->CheckOutputLimit()) return;
-    if (!self->writing_) self->Write();
+    self->PushWritten(out, before);
   });
 }
 
 void Connection::DeliverRedirectBroken(uint64_t redirect) {
   asio::post(strand_, [self = shared_from_this(), redirect] {
     if (self->closed_for_limit_ || self->client_.protocol != 3) return;
-    self->pushes_ += ">2\r\n";
-    reply::Bulk(&self->pushes_, "tracking-redir-broken");
-    reply::Integer(&self->pushes_, static_cast<int64_t>(redirect));
-    if (self->CheckOutputLimit()) return;
-    if (!self->writing_) self->Write();
+    std::string& out = self->PushBuffer(64);
+    const size_t before = out.size();
+    out += ">2\r\n";
+    reply::Bulk(&out, "tracking-redir-broken");
+    reply::Integer(&out, static_cast<int64_t>(redirect));
+    self->PushWritten(out, before);
   });
 }
 
 void Connection::DeliverMonitorLine(const std::string& line) {
   asio::post(strand_, [self = shared_from_this(), line] {
     if (self->closed_for_limit_) return;
-    self->pushes_ += line;
-    if (self->CheckOutputLimit()) return;
-    if (!self->writing_) self->Write();
+    std::string& out = self->PushBuffer(line.size());
+    const size_t before = out.size();
+    out += line;
+    self->PushWritten(out, before);
   });
 }
 
@@ -426,16 +449,30 @@ void Connection::Write() {
   // whoever has read that reply finds it gone (CLIENT LIST, a tracking
   // redirect to it, which then breaks).
   if (client_.close_after_reply) server_->clients.Remove(client_.id);
-  outgoing_.clear();
-  outgoing_.swap(replies_);
-  outgoing_ += pushes_;
+  // The replies, then the pushes as they are (no copy into one buffer).
+  outgoing_replies_.clear();
+  outgoing_replies_.swap(replies_);
+  outgoing_pushes_.clear();
+  for (std::string& chunk : pushes_) outgoing_pushes_.push_back(std::move(chunk));
   pushes_.clear();
+  outgoing_bytes_ = outgoing_replies_.size() + pushes_bytes_;
+  pushes_bytes_ = 0;
+  outgoing_buffers_.clear();
+  outgoing_buffers_.push_back(asio::buffer(outgoing_replies_));
+  for (const std::string& chunk : outgoing_pushes_) outgoing_buffers_.push_back(asio::buffer(chunk));
   asio::async_write(
-      socket_, asio::buffer(outgoing_),
+      socket_, outgoing_buffers_,
       asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& error,
                                                                size_t) {
         self->writing_ = false;
-        self->outgoing_.clear();
+        self->outgoing_pushes_.clear();
+        self->outgoing_buffers_.clear();
+        self->outgoing_bytes_ = 0;
+        // (A buffer that grew for one large reply is not kept.)
+        self->outgoing_replies_.clear();
+        if (self->outgoing_replies_.capacity() > 4 * kReplyBatchBytes) {
+          std::string().swap(self->outgoing_replies_);
+        }
         if (error || self->closed_for_limit_) return;
         self->client_.info->output_bytes.store(static_cast<int64_t>(self->OutputBytes()),
                                                std::memory_order_relaxed);

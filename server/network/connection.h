@@ -83,6 +83,7 @@ class Connection : public Subscriber,
   static constexpr size_t kReadBytes = 16 * 1024;
   static constexpr size_t kReplyBatchBytes = 64 * 1024;
   static constexpr size_t kLookahead = 64;
+  static constexpr size_t kPushChunkBytes = 16 * 1024;
 
   void Read();
   // Runs the commands in unparsed_ until it is used up or a batch of
@@ -107,7 +108,14 @@ class Connection : public Subscriber,
   // (replica_feeds.h); the connection then ends.
   void HandOver();
   // Output not yet written: replies, pushes and the write in flight.
-  size_t OutputBytes() const { return replies_.size() + pushes_.size() + outgoing_.size(); }
+  size_t OutputBytes() const { return replies_.size() + pushes_bytes_ + outgoing_bytes_; }
+  // Where a push of about `bytes` is to be appended: the last chunk of
+  // pushes_, or a new one (so that what waits is held in chunks of at most
+  // kPushChunkBytes, or one message each, never in one string that doubles).
+  std::string& PushBuffer(size_t bytes);
+  // After a push was appended to `chunk` (which held `size_before` bytes):
+  // counts it, checks the limit, and writes.
+  void PushWritten(const std::string& chunk, size_t size_before);
   // Publishes qbuf and omem (CLIENT LIST, INFO), then closes the
   // connection if its output is past its limit; true if it closed.
   bool CheckOutputLimit();
@@ -127,8 +135,13 @@ class Connection : public Subscriber,
   size_t prefetched_run_ = 0;  // reads of ready_'s front that a prefetch covers
   std::vector<ROCKSDB_NAMESPACE::Slice> prefetch_keys_;  // their keys (a buffer reused)
   std::string replies_;
-  std::string pushes_;       // Pub/Sub messages not yet written
-  std::string outgoing_;     // what the write in flight holds
+  std::deque<std::string> pushes_;  // Pub/Sub messages, ... not yet written
+  size_t pushes_bytes_ = 0;         // their bytes
+  // What the write in flight holds: replies, then pushes.
+  std::string outgoing_replies_;
+  std::vector<std::string> outgoing_pushes_;
+  std::vector<asio::const_buffer> outgoing_buffers_;
+  size_t outgoing_bytes_ = 0;
   bool writing_ = false;
   bool reading_ = false;
   bool blocked_ = false;
