@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Redis's own test suite (Redis 7.0.15's tests/, from ../shared/redis/)
-# against teksdb-server, in the suite's external-server mode, the harness
-# unpatched: each file against a fresh teksdb-server, with the suite's
+# against teksdb-server, the harness unpatched, in one of its two modes:
+# - external-server mode (most files): each file against a fresh
+#   teksdb-server this script starts;
+# - the harness's own mode (the files in $own_files, whose tests are
+#   tagged external:skip: limits, buffers, AUTH, INFO's client stats): the
+#   harness starts each server itself, as `src/redis-server CONFIG_FILE`
+#   with a redis.conf it writes, and waits for its "Ready to accept" line;
+#   here src/redis-server is a small wrapper that runs teksdb-server on that
+#   file (with --redis, Debian's redis-server).
+# Each file runs with the suite's
 # per-test timeout and an outer timeout per file, so nothing hangs. Prints
 # per file the tests run, passed and failed, what redis-server 7.0 passes
 # of the same file (tests/tools/redis_suite_redis_passes.txt) and the share
@@ -34,7 +42,10 @@ suite=${TEKSDB_REDIS_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/teksdb/redis-7.0
 files="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/list-3 unit/type/set
 unit/type/zset unit/expire unit/keyspace unit/multi unit/pubsub unit/scripting unit/bitops unit/bitfield unit/hyperloglog
 unit/info-command unit/protocol unit/introspection-2 unit/other unit/tracking unit/sort unit/geo unit/dump
-unit/type/stream unit/type/stream-cgroups"
+unit/type/stream unit/type/stream-cgroups unit/obuf-limits unit/limits unit/querybuf unit/auth
+unit/networking unit/info"
+# The files run in the harness's own mode (see above).
+own_files=" unit/obuf-limits unit/limits unit/querybuf unit/auth unit/networking unit/info "
 server=${TEKSDB_SERVER:-}
 record=0
 against_redis=0
@@ -72,6 +83,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The harness's own mode runs src/redis-server CONFIG_FILE [--flag ...]
+# in the suite's directory: a wrapper that runs the server asked for, its
+# log on standard output (where the harness reads "PID:" and "Ready to
+# accept"). teksdb-server runs as in the external mode: one I/O thread,
+# sets kept as Redis 7.0 keeps them.
+write_wrapper() {
+  mkdir -p "$suite/src"
+  if ((against_redis)); then
+    printf '#!/bin/sh\nexec redis-server "$@"\n' >"$suite/src/redis-server"
+  else
+    printf '#!/bin/sh\nconf=$1\nshift\nexec %q "$conf" --threads 1 --set-max-listpack-entries 0 "$@" 2>&1\n' \
+      "$(realpath "$server")" >"$suite/src/redis-server"
+  fi
+  chmod +x "$suite/src/redis-server"
+}
+
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 start_server() {  # file, port
   local dir=$work/db-${1//\//-}
@@ -102,8 +129,14 @@ new_failures=0
 : >"$work/failures"
 : >"$work/passes"
 for file in $files; do
-  port=$(free_port)
-  start_server "$file" "$port"
+  own=0
+  [[ $own_files == *" $file "* ]] && own=1
+  if ((own)); then
+    write_wrapper
+  else
+    port=$(free_port)
+    start_server "$file" "$port"
+  fi
   skip=()
   if ((!against_redis)); then
     while IFS=$'\t' read -r skip_file skip_test _; do
@@ -111,11 +144,15 @@ for file in $files; do
     done < <(grep -v '^#' "$skipped")
   fi
   status=0
-  (cd "$suite" && timeout "$file_timeout" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$port" \
+  server_args=()
+  ((own)) || server_args=(--host 127.0.0.1 --port "$port")
+  (cd "$suite" && timeout "$file_timeout" tclsh tests/test_helper.tcl "${server_args[@]}" \
      --single "$file" --tags -slow --durable --clients 1 --timeout 120 "${skip[@]}") \
      >"$work/out" 2>&1 || status=$?
-  kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null || true
-  server_pid=
+  if ((!own)); then
+    kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null || true
+    server_pid=
+  fi
   # Results, colours stripped: "[ok]: NAME (N ms)", "[err]: NAME in FILE", "[exception]: ...".
   sed 's/\x1b\[[0-9;]*m//g' "$work/out" >"$work/plain"
   passed=$(grep -c '^\[ok\]: ' "$work/plain" || true)

@@ -28,7 +28,7 @@ constexpr const char* kUsage =
     "         [--repl-wal-retention-mb 4096] [--repl-wal-retention-s 3600]\n"
     "         [--CONFIG-PARAMETER VALUE ...]   (maxclients, protected-mode, ...: CONFIG GET *)\n"
     "CONFIG_FILE: directives in redis.conf's syntax, one a line, the flags' names without\n"
-    "'--' (docs/teksdb.conf is an example); flags given after it override it.\n";
+    "'--' (server/teksdb.conf is an example); flags given after it override it.\n";
 
 // The words of the command line after the file, as directives.
 std::vector<ConfigDirective> CommandLine(int argc, char** argv, int first) {

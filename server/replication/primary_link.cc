@@ -156,7 +156,7 @@ Status PrimaryLink::Handshake(LinkSocket* link, std::string* reply) {
   };
   Status s;
   if (!options_.masterauth.empty()) {
-    s = step(link_frames::Frame({"AUTH", options_.masterauth}), "+OK", "the primary refused masterauth");
+    s = step(link_frames::Frame({"AUTH", options_.masterauth}), "+OK", "Unable to AUTH to MASTER: the primary refused masterauth");
     if (!s.ok()) return s;
   }
   s = step(link_frames::Frame({"PING"}), "+PONG", "the primary refused PING (does it need masterauth?)");

@@ -456,6 +456,15 @@ def config_file():
     check(config_get(c, "replica-priority") == b"7",
           "a restart reads the rewritten file")
     stop([proc])
+    # The example file the project ships starts a server as it is.
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "server", "teksdb.conf")
+    port = free_port()
+    proc = subprocess.Popen([server_bin, example, "--dir", os.path.join(tmp, "example"), "--port", str(port)],
+                            stdout=log, stderr=log)
+    c = Client(port)
+    check(c.command("PING") == (b"+", b"PONG") and config_get(c, "maxclients") == b"10000",
+          "server/teksdb.conf, the example, starts a server with its defaults")
+    stop([proc])
     for text, why in (("dir /tmp/x\nno-such-directive 1\n", ":2: unknown directive 'no-such-directive'"),
                       ("dir /tmp/x\nmaxclients many\n", ":2: 'maxclients': argument couldn't be parsed"),
                       ("dir /tmp/x\nrequirepass \"open\n", ":2: unbalanced quotes"),
