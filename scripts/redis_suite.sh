@@ -87,14 +87,19 @@ trap cleanup EXIT
 # in the suite's directory: a wrapper that runs the server asked for, its
 # log on standard output (where the harness reads "PID:" and "Ready to
 # accept"). teksdb-server runs as in the external mode: one I/O thread,
-# sets kept as Redis 7.0 keeps them.
+# sets kept as Redis 7.0 keeps them; its database in DIR/teksdb, DIR the
+# file's "dir" (the harness's files there, stdout and stderr, stay where
+# the harness looks for them when a replica swaps a full sync's copy in
+# beside its database).
 write_wrapper() {
   mkdir -p "$suite/src"
   if ((against_redis)); then
     printf '#!/bin/sh\nexec redis-server "$@"\n' >"$suite/src/redis-server"
   else
-    printf '#!/bin/sh\nconf=$1\nshift\nexec %q "$conf" --threads 1 --set-max-listpack-entries 0 "$@" 2>&1\n' \
-      "$(realpath "$server")" >"$suite/src/redis-server"
+    printf '%s\n' '#!/bin/sh' 'conf=$1' 'shift' \
+      "dir=\$(sed -n 's/^dir //p' \"\$conf\" | tail -n 1)" \
+      "exec $(printf %q "$(realpath "$server")") \"\$conf\" --dir \"\$dir/teksdb\" --threads 1 --set-max-listpack-entries 0 \"\$@\" 2>&1" \
+      >"$suite/src/redis-server"
   fi
   chmod +x "$suite/src/redis-server"
 }

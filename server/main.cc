@@ -41,8 +41,8 @@
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
+#include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -169,7 +169,11 @@ ROCKSDB_NAMESPACE::Options MakeOptions(
 enum class Ending { kStopped, kCopyReady };
 
 // Opens the database, serves it, closes it; *exit_code for kStopped.
-Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
+// `carried`: the CONFIG parameters as the last life of the database left
+// them (a full sync's reopen keeps what CONFIG SET changed: a password,
+// masterauth, ...), applied after the flags'; set again at the end.
+Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code,
+             std::map<std::string, std::string>* carried) {
   const auto filter = std::make_shared<teksdb::server::StaleMemberFilterFactory>();
   const auto health = std::make_shared<teksdb::server::StorageHealth>();
   teksdb::server::DescriptorBudget descriptors;
@@ -267,6 +271,9 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
     }
     teksdb::server::ApplyConfigParameters(flags, &state);
     state.client_limits.maxclients = descriptors.maxclients;
+    for (const auto& [name, value] : *carried) {
+      teksdb::server::SetConfigAtStart(state, name, value);
+    }
     if (!flags.replicaof_host.empty()) {
       bool already = false;
       s = replication.Follow(flags.replicaof_host, flags.replicaof_port, &already);
@@ -279,6 +286,12 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code) {
     // (Redis's words, which its test harness waits for.)
     std::fprintf(stderr, "teksdb-server: Ready to accept connections tcp\n");
     server.Run(flags.threads);
+    carried->clear();
+    for (const auto& parameter : teksdb::server::ConfigParameters()) {
+      if (parameter.set && parameter.alias_of == nullptr) {
+        (*carried)[parameter.name] = parameter.get(state);
+      }
+    }
     state.replication = nullptr;
   }
   state.sweeper = nullptr;
@@ -313,9 +326,10 @@ int main(int argc, char** argv) {
   ROCKSDB_NAMESPACE::Status s = teksdb::server::Replication::FinishCutOffSwap(flags.dir);
   if (!s.ok()) Fail(s.ToString());
   const std::string run_id = teksdb::server::NewReplicationId();
+  std::map<std::string, std::string> carried;
   for (;;) {
     int exit_code = 0;
-    if (Serve(flags, run_id, &exit_code) == Ending::kStopped) return exit_code;
+    if (Serve(flags, run_id, &exit_code, &carried) == Ending::kStopped) return exit_code;
     s = teksdb::server::Replication::SwapInCopy(flags.dir);
     if (!s.ok()) Fail("full sync: " + s.ToString());
     std::fprintf(stderr, "teksdb-server: a full sync's copy swapped in; opening it\n");

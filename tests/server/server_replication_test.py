@@ -154,6 +154,7 @@ def sync_and_stream(cluster):
     write_mix(primary, "a", 300)
     replica = cluster.start("replica")
     replica.command("SET", "local", "dropped by the full sync")
+    replica.command("CONFIG", "SET", "slowlog-max-len", "77")
     check(replica.command("REPLICAOF", "127.0.0.1", cluster.ports["primary"]) == (b"+", b"OK"),
           "REPLICAOF host port: OK")
     check(in_sync(primary, replica), "the replica catches up after its full sync")
@@ -162,6 +163,8 @@ def sync_and_stream(cluster):
     check(in_sync(primary, replica) and snapshot(replica) == snapshot(primary),
           f"the replica holds exactly the primary's data ({len(snapshot(primary))} keys)")
     check(replica.command("GET", "local") == (b"$", None), "the replica's own data went with the full sync")
+    check(replica.command("CONFIG", "GET", "slowlog-max-len")[1][1][1] == b"77",
+          "what CONFIG SET changed holds across the full sync's reopen")
     check(replica.command("SET", "k", "v") == (b"-", b"READONLY You can't write against a read only replica."),
           "a replica refuses writes: READONLY")
     check(replica.command("EVAL", "return redis.call('set', 'k', 'v')", "0")[0] == b"-",
