@@ -218,7 +218,6 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code,
   state.config_file = flags.config_file;
   state.dir = flags.dir;
   state.enable_debug_command = flags.enable_debug_command;
-  state.bind = flags.bind;
   state.memtable = memtable;
   state.run_id = run_id;
   state.started_ms = teksdb::server::Keyspace::NowMs();
@@ -228,7 +227,11 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code,
   std::atomic<bool> copy_ready{false};
   {
     std::string error;
-    teksdb::server::Server server(&state, flags.bind, static_cast<uint16_t>(flags.port), &error);
+    // (Where CONFIG SET moved it, after a full sync's reopen.)
+    const std::string bind = carried->count("bind") > 0 ? (*carried)["bind"] : flags.bind;
+    int64_t port = flags.port;
+    if (carried->count("port") > 0) teksdb::server::ParseStrictInt64((*carried)["port"], &port);
+    teksdb::server::Server server(&state, bind, static_cast<uint16_t>(port), &error);
     if (!error.empty()) Fail(error);
     state.shutdown = [&server] { server.Stop(); };
     state.client_limits.maxclients_possible = descriptors.most_clients;
@@ -236,7 +239,9 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code,
     replication_options.dir = flags.dir;
     replication_options.format = teksdb::server::storage_format::FormatName();
     replication_options.run_id = run_id;
-    state.port = server.port();
+    state.listen.Set(bind, server.port());
+    state.listen.set_mover(
+        [&server](const std::string& bind, uint16_t port) { return server.Listen(bind, port); });
     replication_options.listening_port = server.port();
     replication_options.sync_writes = flags.sync;
     teksdb::server::Replication::Hooks hooks;
@@ -280,12 +285,13 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code,
       if (!s.ok()) Fail(flags.dir + ": replication: " + s.ToString());
     }
     std::fprintf(stderr, "teksdb-server: listening on %s:%u, %d I/O threads, memtable %s, dir %s%s%s\n",
-                 flags.bind.c_str(), server.port(), flags.threads, memtable.c_str(),
+                 bind.c_str(), server.port(), flags.threads, memtable.c_str(),
                  flags.dir.c_str(), flags.sync ? ", sync writes" : "",
                  replication.replica() ? ", a replica" : "");
     // (Redis's words, which its test harness waits for.)
     std::fprintf(stderr, "teksdb-server: Ready to accept connections tcp\n");
     server.Run(flags.threads);
+    state.listen.set_mover(nullptr);
     carried->clear();
     for (const auto& parameter : teksdb::server::ConfigParameters()) {
       if (parameter.set && parameter.alias_of == nullptr) {

@@ -116,7 +116,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"bgsave_cpulist", nullptr, kString, "", 0, 0, nullptr, true, false},
     {"ignore-warnings", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"proc-title-template", nullptr, kString, "{title} {listen-addr} {server-mode}", 0, 0, nullptr, false, false},
-    {"bind-source-addr", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"logfile", nullptr, kString, "", 0, 0, nullptr, true, false},
     {"supervised", nullptr, kEnum, "no", 0, 0, "upstart systemd auto no", true, false},
     {"syslog-facility", nullptr, kEnum, "local0", 0, 0, "user local0 local1 local2 local3 local4 local5 local6 local7", true, false},

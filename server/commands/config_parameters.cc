@@ -284,8 +284,10 @@ std::vector<ConfigParameter> MakeParameters() {
   std::vector<ConfigParameter> parameters = {
       {"databases", [](ServerState&) { return std::to_string(Keyspace::kDatabases); }, Immutable,
        nullptr},
-      {"port", [](ServerState& s) { return std::to_string(s.port.load()); }, Immutable, nullptr},
-      {"bind", [](ServerState& s) { return s.bind; }, Immutable, nullptr},
+      {"port", [](ServerState& s) { return std::to_string(s.listen.port()); }, IntegerIn(0, 65535),
+       [](ServerState&, const std::string&) {}},
+      {"bind", [](ServerState& s) { return s.listen.bind(); },
+       [](const std::string&) { return std::string(); }, [](ServerState&, const std::string&) {}},
       {"dir", [](ServerState& s) { return s.dir; }, Immutable, nullptr},
       {"replicaof", replicaof, Immutable, nullptr},
       {"slaveof", replicaof, Immutable, nullptr},
@@ -332,6 +334,9 @@ std::vector<ConfigParameter> MakeParameters() {
        [](ServerState& s, const std::string& v) { s.slowlog.set_slower_than(Integer(v)); }},
       {"busy-reply-threshold", busy, IntegerIn(0, kLongMax), set_busy},
       {"lua-time-limit", busy, IntegerIn(0, kLongMax), set_busy},
+      {"bind-source-addr", [](ServerState& s) { return s.replication->bind_source_addr(); },
+       [](const std::string&) { return std::string(); },
+       [](ServerState& s, const std::string& v) { s.replication->set_bind_source_addr(v); }},
       {"masterauth", [](ServerState& s) { return s.replication->masterauth(); },
        [](const std::string&) { return std::string(); },
        [](ServerState& s, const std::string& v) { s.replication->set_masterauth(v); }},
@@ -352,6 +357,22 @@ std::vector<ConfigParameter> MakeParameters() {
          s.replication->feeds().set_max_bytes_per_second(Integer(v) << 20);
        }},
   };
+  // bind and port move the listening socket at their check (listen_address.h):
+  // a move that fails refuses the CONFIG SET; one that worked stays, even
+  // if a later parameter of the same CONFIG SET is refused.
+  for (ConfigParameter& parameter : parameters) {
+    const std::string name = parameter.name;
+    if (name == "port") {
+      parameter.check_in_server = [](ServerState& s, const std::string& v) {
+        return s.listen.Move(s.listen.bind(), static_cast<uint16_t>(Integer(v)));
+      };
+    } else if (name == "bind") {
+      parameter.check_in_server = [](ServerState& s, const std::string& v) {
+        const std::string address = v == "*" ? "0.0.0.0" : (v == "::*" ? "::" : v);
+        return s.listen.Move(address, s.listen.port());
+      };
+    }
+  }
   AddCompactLimits(&parameters);
   AddClientLimits(&parameters);
   AddKeptParameters(&parameters);

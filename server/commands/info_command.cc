@@ -289,7 +289,7 @@ std::vector<Section> InfoSections(ServerState& s) {
          return InfoField("redis_version", "7.0.15") + InfoField("redis_mode", "standalone") +
                 InfoField("teksdb_version", "0.1.0") + InfoField("arch_bits", 64) +
                 InfoField("process_id", getpid()) + InfoField("run_id", s.run_id) +
-                InfoField("tcp_port", s.port.load()) + InfoField("uptime_in_seconds", uptime) +
+                InfoField("tcp_port", s.listen.port()) + InfoField("uptime_in_seconds", uptime) +
                 InfoField("uptime_in_days", uptime / 86400) +
                 InfoField("hz", ConfigValue(s, "hz")) + InfoField("config_file", "") +
                 InfoField("memtable", s.memtable);

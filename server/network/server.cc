@@ -14,24 +14,52 @@
 namespace teksdb::server {
 
 Server::Server(ServerState* state, const std::string& bind, uint16_t port, std::string* error)
-    : state_(state), acceptor_(io_), signals_(io_, SIGINT, SIGTERM), cron_timer_(io_),
-      accept_backoff_(io_) {
+    : state_(state), accept_strand_(asio::make_strand(io_)), signals_(io_, SIGINT, SIGTERM),
+      cron_timer_(io_), accept_backoff_(accept_strand_) {
+  acceptor_ = Open(bind, port, error);
+  if (acceptor_ != nullptr) port_ = acceptor_->local_endpoint().port();
+}
+
+std::unique_ptr<asio::ip::tcp::acceptor> Server::Open(const std::string& bind, uint16_t port,
+                                                      std::string* error) {
   asio::error_code ec;
   const asio::ip::address address = asio::ip::make_address(bind, ec);
   if (ec) {
-    *error = "bad --bind address '" + bind + "': " + ec.message();
-    return;
+    *error = "bad bind address '" + bind + "': " + ec.message();
+    return nullptr;
   }
   const asio::ip::tcp::endpoint endpoint(address, port);
-  acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(accept_strand_);
+  acceptor->open(endpoint.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor->bind(endpoint, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
   // (Redis's words, which its test harness looks for to try another port.)
   if (ec) {
     *error = "Failed listening on port " + std::to_string(port) + " (tcp) of " + bind + ": " +
              ec.message();
+    return nullptr;
   }
+  return acceptor;
+}
+
+std::string Server::Listen(const std::string& bind, uint16_t port) {
+  std::string error;
+  asio::error_code ec;
+  asio::ip::make_address(bind, ec);
+  if (ec) return "Failed to bind to specified addresses.";
+  std::shared_ptr<asio::ip::tcp::acceptor> fresh = Open(bind, port, &error);
+  if (fresh == nullptr) return "Unable to listen on this port: " + error;
+  port_ = fresh->local_endpoint().port();
+  asio::post(accept_strand_, [this, fresh]() mutable {
+    asio::error_code ignored;
+    acceptor_->close(ignored);  // its pending accept ends, of an older generation
+    acceptor_ = std::make_unique<asio::ip::tcp::acceptor>(std::move(*fresh));
+    ++acceptor_generation_;
+    accept_backoff_.cancel();
+    Accept();
+  });
+  return "";
 }
 
 namespace {
@@ -71,8 +99,11 @@ void Server::Refuse(asio::ip::tcp::socket* socket, const char* error) {
 }
 
 void Server::Accept() {
-  acceptor_.async_accept([this](const asio::error_code& error, asio::ip::tcp::socket socket) {
-    if (!acceptor_.is_open()) return;
+  const uint64_t generation = acceptor_generation_;
+  acceptor_->async_accept(io_, asio::bind_executor(accept_strand_, [this, generation](
+                                                         const asio::error_code& error,
+                                                         asio::ip::tcp::socket socket) {
+    if (generation != acceptor_generation_ || !acceptor_->is_open()) return;
     if (error == asio::error::no_descriptors || error.value() == ENFILE ||
         error == asio::error::no_buffer_space || error == asio::error::no_memory) {
       // The listening socket stays readable: accepting again at once would
@@ -83,8 +114,8 @@ void Server::Accept() {
         backing_off_logged_ = true;
       }
       accept_backoff_.expires_after(std::chrono::milliseconds(kAcceptBackoffMs));
-      accept_backoff_.async_wait([this](const asio::error_code& cancelled) {
-        if (!cancelled) Accept();
+      accept_backoff_.async_wait([this, generation](const asio::error_code& cancelled) {
+        if (!cancelled && generation == acceptor_generation_) Accept();
       });
       return;
     }
@@ -104,7 +135,7 @@ void Server::Accept() {
       }
     }
     Accept();
-  });
+  }));
 }
 
 void Server::Cron() {
@@ -122,7 +153,7 @@ void Server::Run(int threads) {
   signals_.async_wait([this](const asio::error_code& error, int) {
     if (!error) Stop();
   });
-  Accept();
+  asio::post(accept_strand_, [this] { Accept(); });
   Cron();
   // A busy script serves the other clients from its hook (running_script.h).
   state_->scripts->running().set_serve_others([this] { io_.poll(); });

@@ -8,13 +8,18 @@
 // timer on the same threads) it samples the ops/s for INFO, closes MIGRATE's
 // connections unused for 10 s and has clients check their output soft
 // limits (Cron); Stop (from SHUTDOWN or a signal) stops a running script,
-// stops accepting and ends Run once the threads return.
+// stops accepting and ends Run once the threads return. CONFIG SET bind or
+// port moves the listening socket (Listen, installed as the state's
+// ListenAddress mover): the new one is bound first, then swapped in on
+// the accept strand.
 //
 // Thread safety: Run blocks the calling thread and `threads - 1` more, all
-// running the io_context; Stop may be called from any thread.
+// running the io_context; Stop and Listen may be called from any thread;
+// the acceptor is touched only on accept_strand_ once Run started.
 #pragma once
 
 #include <asio.hpp>
+#include <memory>
 #include <string>
 
 #include "commands.h"
@@ -27,11 +32,17 @@ class Server {
   Server(ServerState* state, const std::string& bind, uint16_t port, std::string* error);
   void Run(int threads);
   void Stop();
-  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  uint16_t port() const { return port_; }
+  // Listens on bind:port instead; Redis's complaint (the old socket kept),
+  // or empty.
+  std::string Listen(const std::string& bind, uint16_t port);
 
  private:
   static constexpr int kCronMs = 100;
   static constexpr int kAcceptBackoffMs = 100;
+  // A listening socket on bind:port, or null with *error set.
+  std::unique_ptr<asio::ip::tcp::acceptor> Open(const std::string& bind, uint16_t port,
+                                                std::string* error);
   void Accept();
   // Writes Redis's refusal `error` to `socket` (best effort) and closes it.
   void Refuse(asio::ip::tcp::socket* socket, const char* error);
@@ -39,7 +50,10 @@ class Server {
 
   ServerState* const state_;
   asio::io_context io_;
-  asio::ip::tcp::acceptor acceptor_;
+  asio::strand<asio::io_context::executor_type> accept_strand_;
+  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
+  uint64_t acceptor_generation_ = 0;  // a new one per Listen (on accept_strand_)
+  uint16_t port_ = 0;
   asio::signal_set signals_;
   asio::steady_timer cron_timer_;
   asio::steady_timer accept_backoff_;

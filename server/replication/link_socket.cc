@@ -49,7 +49,8 @@ LinkSocket::~LinkSocket() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status LinkSocket::Connect(const std::string& host, int port, int timeout_ms) {
+Status LinkSocket::Connect(const std::string& host, int port, int timeout_ms,
+                           const std::string& source) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -62,6 +63,26 @@ Status LinkSocket::Connect(const std::string& host, int port, int timeout_ms) {
     if (fd < 0) {
       s = Errno("socket");
       continue;
+    }
+    if (!source.empty()) {
+      addrinfo source_hints{};
+      source_hints.ai_family = a->ai_family;
+      source_hints.ai_socktype = SOCK_STREAM;
+      source_hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+      addrinfo* from = nullptr;
+      if (::getaddrinfo(source.c_str(), nullptr, &source_hints, &from) != 0 || from == nullptr) {
+        s = Status::InvalidArgument("bind-source-addr '" + source + "' is no address of " +
+                                    (a->ai_family == AF_INET6 ? "IPv6" : "IPv4"));
+        ::close(fd);
+        continue;
+      }
+      const int bound = ::bind(fd, from->ai_addr, from->ai_addrlen);
+      ::freeaddrinfo(from);
+      if (bound != 0) {
+        s = Errno("bind to " + source);
+        ::close(fd);
+        continue;
+      }
     }
     if (::connect(fd, a->ai_addr, a->ai_addrlen) != 0 && errno != EINPROGRESS) {
       s = Errno("connect to " + host + ":" + std::to_string(port));

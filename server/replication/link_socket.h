@@ -26,8 +26,10 @@ class LinkSocket {
   LinkSocket(const LinkSocket&) = delete;
   LinkSocket& operator=(const LinkSocket&) = delete;
 
-  // Connects to host:port (a name or an address) within timeout_ms.
-  ROCKSDB_NAMESPACE::Status Connect(const std::string& host, int port, int timeout_ms);
+  // Connects to host:port (a name or an address) within timeout_ms, from
+  // the address `source` if given (bind-source-addr).
+  ROCKSDB_NAMESPACE::Status Connect(const std::string& host, int port, int timeout_ms,
+                                    const std::string& source = "");
   bool connected() const { return fd_ >= 0; }
   // The peer's address, or empty.
   std::string PeerAddress() const;

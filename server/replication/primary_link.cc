@@ -103,7 +103,8 @@ bool PrimaryLink::Session() {
   const ReplicationHistory history = history_->Get();
   if (!history.replica()) return true;
   auto link = std::make_unique<LinkSocket>();
-  Status s = link->Connect(history.primary_host, history.primary_port, kConnectTimeoutMs);
+  Status s = link->Connect(history.primary_host, history.primary_port, kConnectTimeoutMs,
+                           options_.bind_source_addr);
   if (!s.ok()) {
     SetError("cannot reach the primary: " + s.ToString());
     return false;

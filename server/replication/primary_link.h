@@ -41,6 +41,7 @@ class PrimaryLink {
     int listening_port = 0;  // announced to the primary (INFO's slaveN)
     std::string sync_dir;    // where a full sync's copy is received
     std::string masterauth;  // the primary's password, or empty
+    std::string bind_source_addr;  // the address to connect from, or empty
     bool sync_writes = false;  // each batch on disk before it is acknowledged
     int64_t timeout_ms = 60000;  // a primary silent this long is dropped
   };

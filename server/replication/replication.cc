@@ -61,6 +61,7 @@ void Replication::StartLinkLocked() {
   link_options.listening_port = options_.listening_port;
   link_options.sync_dir = SyncDir(options_.dir);
   link_options.masterauth = masterauth_;
+  link_options.bind_source_addr = bind_source_addr_;
   link_options.sync_writes = options_.sync_writes;
   link_options.timeout_ms = options_.timeout_ms;
   link_ = std::make_unique<PrimaryLink>(db_, history_.get(), link_options, hooks_.copy_ready,
@@ -133,6 +134,20 @@ void Replication::set_masterauth(const std::string& password) {
 std::string Replication::masterauth() const {
   std::lock_guard<std::mutex> lock(role_mu_);
   return masterauth_;
+}
+
+void Replication::set_bind_source_addr(const std::string& address) {
+  std::lock_guard<std::mutex> lock(role_mu_);
+  bind_source_addr_ = address;
+  if (link_ != nullptr) {  // the next connection leaves from it
+    StopLinkLocked();
+    StartLinkLocked();
+  }
+}
+
+std::string Replication::bind_source_addr() const {
+  std::lock_guard<std::mutex> lock(role_mu_);
+  return bind_source_addr_;
 }
 
 bool Replication::EnoughReplicas() const {

@@ -87,6 +87,10 @@ class Replication {
   // CONFIG masterauth.
   void set_masterauth(const std::string& password);
   std::string masterauth() const;
+  // CONFIG bind-source-addr: the address the link to a primary leaves
+  // from (empty: the system's choice).
+  void set_bind_source_addr(const std::string& address);
+  std::string bind_source_addr() const;
   // Whether writes may go on (min-replicas-to-write), as a primary.
   bool EnoughReplicas() const;
 
@@ -112,6 +116,7 @@ class Replication {
   mutable std::mutex role_mu_;
   std::unique_ptr<PrimaryLink> link_;  // guarded by role_mu_
   std::string masterauth_;             // guarded by role_mu_
+  std::string bind_source_addr_;       // guarded by role_mu_
 };
 
 }  // namespace teksdb::server

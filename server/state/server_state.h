@@ -26,6 +26,7 @@
 #include "client_tracking.h"
 #include "keyspace.h"
 #include "compact_limits.h"
+#include "listen_address.h"
 #include "memory_limit.h"
 #include "migrate_sockets.h"
 #include "monitors.h"
@@ -53,11 +54,11 @@ struct ServerState {
   Keyspace* keyspace = nullptr;
   ROCKSDB_NAMESPACE::DB* db = nullptr;
   RequiredPassword requirepass;
-  std::string dir, bind;     // --dir, --bind (CONFIG GET)
+  std::string dir;           // --dir (CONFIG GET)
+  ListenAddress listen;      // bind and port (CONFIG GET and SET)
   std::string enable_debug_command = "no";  // DEBUG: "no", "yes" or "local"
   std::atomic<int> notify_keyspace_events{0};  // keyspace_events.h's flags
   std::atomic<bool> scripts_call_denied{false};  // DEBUG SET-DISABLE-DENY-SCRIPTS
-  std::atomic<int> port{0};  // where the server listens (CONFIG GET)
   std::atomic<bool> serve_stale_data{true};  // replica-serve-stale-data
   // CONFIG's parameters kept without effect (config_kept_parameters.h),
   // those set so far: name to value.
