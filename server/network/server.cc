@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "connection.h"
+#include "replication.h"
 #include "script_engine.h"
 
 namespace teksdb::server {
@@ -122,8 +123,9 @@ void Server::Accept() {
     if (!error) {
       backing_off_logged_ = false;
       const ClientLimits& limits = state_->client_limits;
-      if (state_->connected.load(std::memory_order_relaxed) >=
-          limits.maxclients.load(std::memory_order_relaxed)) {
+      const int64_t clients = state_->connected.load(std::memory_order_relaxed) +
+                              static_cast<int64_t>(state_->replication->feeds().Count());
+      if (clients >= limits.maxclients.load(std::memory_order_relaxed)) {
         Refuse(&socket, kMaxClientsError);
       } else if (limits.protected_mode.load(std::memory_order_relaxed) &&
                  !state_->requirepass.required() && !FromLoopback(socket)) {

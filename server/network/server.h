@@ -1,6 +1,7 @@
 // Server: teksdb-server's listening socket and I/O threads (Asio). Accepts
 // connections and hands each to a Connection, or refuses it with Redis's
-// error: past maxclients ("-ERR max number of clients reached"), or, in
+// error: past maxclients, connections and replicas being fed together
+// ("-ERR max number of clients reached"), or, in
 // protected mode with no password set, from an address not on the loopback
 // interface ("-DENIED ..."); both count in INFO's rejected_connections.
 // Out of descriptors (EMFILE, ENFILE), it waits kAcceptBackoffMs before it

@@ -94,6 +94,13 @@ void ReplicaFeeds::Serve(std::unique_ptr<LinkSocket> socket, PsyncRequest reques
   });
 }
 
+size_t ReplicaFeeds::Count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t live = 0;
+  for (const auto& feed : feeds_) live += feed->done ? 0 : 1;
+  return live;
+}
+
 void ReplicaFeeds::ReapLocked() {
   for (auto it = feeds_.begin(); it != feeds_.end();) {
     if ((*it)->done) {

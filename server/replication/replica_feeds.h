@@ -81,6 +81,9 @@ class ReplicaFeeds {
   // Takes over a replica's link after its PSYNC and serves it.
   void Serve(std::unique_ptr<LinkSocket> socket, PsyncRequest request);
   std::vector<ReplicaInfo> Replicas() const;
+  // How many replicas are being fed (each holds a socket and a thread:
+  // they count against maxclients, as Redis counts its replicas).
+  size_t Count() const;
   // How many online replicas acknowledged `sequence` or later.
   int CountAcked(uint64_t sequence) const;
   // How many online replicas acknowledged within `max_lag_s` seconds.

@@ -4,7 +4,10 @@
 // lengths, a missing '$', unbalanced quotes and the size limits; and bulks
 // that complete only when their last byte comes; commands given back
 // (Recycle) lend their buffers to the next ones, which still parse whole,
-// and only small buffers, a bounded number of them, are kept.
+// and only small buffers, a bounded number of them, are kept. Before
+// authentication, Redis 7.0's limits (10 arguments, 16 KiB bulks); a
+// smaller proto-max-bulk-len refuses longer bulks; held_bytes counts what
+// the command being read holds.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -163,6 +166,73 @@ TEST(RespParserTest, ConsumesNothingWhileACommandWaits) {
   ASSERT_TRUE(parser.HasCommand());
   EXPECT_EQ(parser.Consume(input.data() + used, input.size() - used), 0u);
   EXPECT_EQ(parser.TakeCommand(), (std::vector<std::string>{"PING"}));
+}
+
+// Feeds `input` whole under set_limits(max_bulk, unauthenticated); the
+// error, or "" with the commands in *commands.
+std::string ParseLimited(const std::string& input, size_t max_bulk, bool unauthenticated,
+                         Commands* commands = nullptr) {
+  RespParser parser;
+  parser.set_limits(max_bulk, unauthenticated);
+  size_t pos = 0;
+  while (pos < input.size() || parser.HasCommand()) {
+    if (parser.HasCommand()) {
+      if (commands != nullptr) commands->push_back(parser.TakeCommand());
+      else parser.TakeCommand();
+      continue;
+    }
+    if (!parser.error().empty()) break;
+    pos += parser.Consume(input.data() + pos, input.size() - pos);
+  }
+  return parser.error();
+}
+
+std::string Multibulk(size_t arguments, size_t bulk) {
+  std::string out = "*" + std::to_string(arguments) + "\r\n";
+  for (size_t i = 0; i < arguments; ++i) {
+    out += "$" + std::to_string(bulk) + "\r\n" + std::string(bulk, 'x') + "\r\n";
+  }
+  return out;
+}
+
+TEST(RespParserTest, UnauthenticatedLimitsAsRedis) {
+  const size_t max = RespParser::kMaxBulkLength;
+  EXPECT_EQ(ParseLimited(Multibulk(10, 16384), max, true), "");
+  EXPECT_EQ(ParseLimited(Multibulk(11, 1), max, true),
+            "Protocol error: unauthenticated multibulk length");
+  EXPECT_EQ(ParseLimited(Multibulk(2, 16385), max, true),
+            "Protocol error: unauthenticated bulk length");
+  // The header alone is refused: nothing of a huge bulk is waited for.
+  EXPECT_EQ(ParseLimited("*1\r\n$536870912\r\n", max, true),
+            "Protocol error: unauthenticated bulk length");
+  EXPECT_EQ(ParseLimited("*1048576\r\n", max, true),
+            "Protocol error: unauthenticated multibulk length");
+  // Authenticated, the same requests parse.
+  EXPECT_EQ(ParseLimited(Multibulk(11, 1), max, false), "");
+  EXPECT_EQ(ParseLimited(Multibulk(2, 16385), max, false), "");
+}
+
+TEST(RespParserTest, ProtoMaxBulkLenRefusesLongerBulks) {
+  EXPECT_EQ(ParseLimited(Multibulk(1, 1024), 1024, false), "");
+  EXPECT_EQ(ParseLimited(Multibulk(1, 1025), 1024, false), "Protocol error: invalid bulk length");
+}
+
+TEST(RespParserTest, HeldBytesCountTheCommandBeingRead) {
+  RespParser parser;
+  EXPECT_EQ(parser.held_bytes(), 0u);
+  const std::string head = "*2\r\n$3\r\nSET\r\n$100000\r\n";
+  parser.Consume(head.data(), head.size());
+  const size_t before = parser.held_bytes();
+  EXPECT_GE(before, 3u);
+  const std::string part(50000, 'v');
+  parser.Consume(part.data(), part.size());
+  EXPECT_GE(parser.held_bytes(), before + 50000);
+  EXPECT_EQ(parser.first_bytes(), "SET");
+  parser.Consume(part.data(), part.size());
+  parser.Consume("\r\n", 2);
+  ASSERT_TRUE(parser.HasCommand());
+  parser.TakeCommand();
+  EXPECT_EQ(parser.held_bytes(), 0u);
 }
 
 }  // namespace
