@@ -413,7 +413,10 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
       std::chrono::steady_clock::now() - started);
   // A command that blocked is counted once, by the run that replies, as
   // Redis counts it when it unblocks.
-  CommandStats& stats = server.stats.command(it->second);
+  // (A container command's, by its subcommand, checked above: "config|set".)
+  CommandStats& stats = WithSubcommands()[it->second]
+                            ? server.stats.subcommand(FullCommandName(args))
+                            : server.stats.command(it->second);
   if (!client.block) stats.Record(static_cast<uint64_t>(usec.count()));
   if (out->size() > reply_start && (*out)[reply_start] == '-') {
     stats.failed.fetch_add(1, std::memory_order_relaxed);

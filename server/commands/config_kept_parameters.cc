@@ -95,7 +95,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"disable-thp", nullptr, kBool, "yes", 0, 0, nullptr, true, false},
     {"cluster-allow-replica-migration", nullptr, kBool, "yes", 0, 0, nullptr, false, false},
     {"replica-announced", nullptr, kBool, "yes", 0, 0, nullptr, false, false},
-    {"latency-tracking", nullptr, kBool, "yes", 0, 0, nullptr, false, false},
     {"aof-disable-auto-gc", nullptr, kBool, "no", 0, 0, nullptr, false, false},
     {"replica-ignore-disk-write-errors", nullptr, kBool, "no", 0, 0, nullptr, false, false},
     {"aclfile", nullptr, kString, "", 0, 0, nullptr, true, false},
@@ -200,8 +199,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"tls-ciphersuites", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"save", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"oom-score-adj-values", nullptr, kString, "0 200 800", 0, 0, nullptr, false, false},
-    {"latency-tracking-info-percentiles", nullptr, kString, "50 99 99.9", 0, 0, nullptr, false,
-     false},
   };
   return table;
 }

@@ -2,6 +2,7 @@
 #include "config_parameters.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 
 #include "ascii_case.h"
@@ -203,6 +204,59 @@ void AddClientLimits(std::vector<ConfigParameter>* parameters) {
        }});
 }
 
+// latency-tracking-info-percentiles: numbers from 0 to 100, by spaces (none:
+// no percentiles); false if `text` is not that.
+bool ParsePercentiles(const std::string& text, std::vector<double>* percentiles) {
+  for (size_t at = 0; at < text.size();) {
+    const size_t start = text.find_first_not_of(' ', at);
+    if (start == std::string::npos) break;
+    const size_t end = std::min(text.find(' ', start), text.size());
+    const std::string word = text.substr(start, end - start);
+    char* parsed_end = nullptr;
+    const double v = std::strtod(word.c_str(), &parsed_end);
+    if (parsed_end != word.c_str() + word.size() || !(v >= 0 && v <= 100)) return false;
+    percentiles->push_back(v);
+    at = end;
+  }
+  return true;
+}
+
+const KeptParameter kLatencyTracking{"latency-tracking", nullptr, KeptParameter::kBool, "yes", 0, 0,
+                                     nullptr, false, false};
+
+void AddLatencyTracking(std::vector<ConfigParameter>* parameters) {
+  parameters->push_back(
+      {"latency-tracking",
+       [](ServerState&) {
+         return std::string(CommandStats::latency_tracking.load() ? "yes" : "no");
+       },
+       CheckedAs(&kLatencyTracking),
+       [](ServerState&, const std::string& v) {
+         CommandStats::latency_tracking = ShownAs(kLatencyTracking, v) == "yes";
+       }});
+  parameters->push_back(
+      {"latency-tracking-info-percentiles",
+       [](ServerState& s) {
+         std::string text;
+         for (const double p : s.stats.percentiles()) {
+           text += (text.empty() ? "" : " ") + PercentileText(p);
+         }
+         return text;
+       },
+       [](const std::string& v) {
+         std::vector<double> percentiles;
+         return ParsePercentiles(v, &percentiles)
+                    ? std::string()
+                    : "latency-tracking-info-percentiles should be a list of numbers between 0 "
+                      "and 100";
+       },
+       [](ServerState& s, const std::string& v) {
+         std::vector<double> percentiles;
+         ParsePercentiles(v, &percentiles);
+         s.stats.set_percentiles(std::move(percentiles));
+       }});
+}
+
 // The compact collections' limits (compact_limits.h), with Redis's checks
 // and units (entries: integers; values: memory units, shown in bytes).
 struct CompactLimitParameter {
@@ -375,6 +429,7 @@ std::vector<ConfigParameter> MakeParameters() {
   }
   AddCompactLimits(&parameters);
   AddClientLimits(&parameters);
+  AddLatencyTracking(&parameters);
   AddKeptParameters(&parameters);
   // Redis's older names of the parameters above.
   for (const auto& [alias, name] : {std::pair{"slaveof", "replicaof"},

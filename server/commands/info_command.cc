@@ -115,30 +115,42 @@ std::string KeyspaceSection(ServerState& s) {
   return section();
 }
 
-// The commandstats and latencystats sections: a line per command run so far.
+// One command's (or subcommand's) line of commandstats or latencystats;
+// empty when it has nothing to show.
+std::string CommandLine(const std::string& name, const CommandStats& c, bool latency,
+                        const std::vector<double>& percentiles) {
+  const uint64_t calls = c.calls.load(std::memory_order_relaxed);
+  const uint64_t rejected = c.rejected.load(std::memory_order_relaxed);
+  if (calls == 0 && rejected == 0) return "";
+  std::ostringstream value;
+  if (latency) {
+    if (c.latency.count() == 0) return "";
+    value << std::fixed << std::setprecision(3);
+    for (size_t i = 0; i < percentiles.size(); ++i) {
+      value << (i == 0 ? "" : ",") << "p" << PercentileText(percentiles[i]) << "="
+            << c.latency.Percentile(percentiles[i] / 100);
+    }
+    return InfoField("latency_percentiles_usec_" + name, value.str());
+  }
+  const uint64_t usec = c.usec.load(std::memory_order_relaxed);
+  value << "calls=" << calls << ",usec=" << usec << ",usec_per_call=" << std::fixed
+        << std::setprecision(2)
+        << (calls == 0 ? 0.0 : static_cast<double>(usec) / static_cast<double>(calls))
+        << ",rejected_calls=" << rejected
+        << ",failed_calls=" << c.failed.load(std::memory_order_relaxed);
+  return InfoField("cmdstat_" + name, value.str());
+}
+
+// The commandstats and latencystats sections: a line per command run so
+// far, a container command's by subcommand ("config|set").
 std::string CommandSection(ServerState& s, bool latency) {
+  const std::vector<double> percentiles = s.stats.percentiles();
   std::string lines;
   for (size_t i = 0; i < CommandTable().size(); ++i) {
-    const CommandStats& c = s.stats.command(i);
-    const uint64_t calls = c.calls.load(std::memory_order_relaxed);
-    const uint64_t rejected = c.rejected.load(std::memory_order_relaxed);
-    if (calls == 0 && rejected == 0) continue;
-    const std::string name = CommandTable()[i].name;
-    std::ostringstream value;
-    if (latency) {
-      if (calls == 0) continue;
-      value << std::fixed << std::setprecision(3) << "p50=" << c.latency.Percentile(0.5)
-            << ",p99=" << c.latency.Percentile(0.99) << ",p99.9=" << c.latency.Percentile(0.999);
-      lines += InfoField("latency_percentiles_usec_" + name, value.str());
-    } else {
-      const uint64_t usec = c.usec.load(std::memory_order_relaxed);
-      value << "calls=" << calls << ",usec=" << usec << ",usec_per_call=" << std::fixed
-            << std::setprecision(2)
-            << (calls == 0 ? 0.0 : static_cast<double>(usec) / static_cast<double>(calls))
-            << ",rejected_calls=" << rejected
-            << ",failed_calls=" << c.failed.load(std::memory_order_relaxed);
-      lines += InfoField("cmdstat_" + name, value.str());
-    }
+    lines += CommandLine(CommandTable()[i].name, s.stats.command(i), latency, percentiles);
+  }
+  for (const auto& [name, stats] : s.stats.Subcommands()) {
+    lines += CommandLine(name, *stats, latency, percentiles);
   }
   return lines;
 }

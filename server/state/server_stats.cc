@@ -2,6 +2,8 @@
 // error counts.
 #include "server_stats.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cmath>
 
@@ -61,14 +63,56 @@ double LatencyHistogram::Percentile(double q) const {
 ServerStats::ServerStats(size_t commands)
     : command_count_(commands), commands_(new CommandStats[commands]) {}
 
+std::atomic<bool> CommandStats::latency_tracking{true};
+
+std::string PercentileText(double percentile) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%f", percentile);
+  std::string out = text;
+  if (out.find('.') != std::string::npos) {
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+  }
+  return out;
+}
+
+void CommandStats::Reset() {
+  calls.store(0, std::memory_order_relaxed);
+  usec.store(0, std::memory_order_relaxed);
+  rejected.store(0, std::memory_order_relaxed);
+  failed.store(0, std::memory_order_relaxed);
+  latency.Reset();
+}
+
+CommandStats& ServerStats::subcommand(const std::string& full_name) {
+  std::lock_guard<std::mutex> lock(subcommands_mutex_);
+  std::unique_ptr<CommandStats>& stats = subcommands_[full_name];
+  if (stats == nullptr) stats = std::make_unique<CommandStats>();
+  return *stats;
+}
+
+std::vector<std::pair<std::string, const CommandStats*>> ServerStats::Subcommands() const {
+  std::lock_guard<std::mutex> lock(subcommands_mutex_);
+  std::vector<std::pair<std::string, const CommandStats*>> all;
+  for (const auto& [name, stats] : subcommands_) all.emplace_back(name, stats.get());
+  return all;
+}
+
+std::vector<double> ServerStats::percentiles() const {
+  std::lock_guard<std::mutex> lock(percentiles_mutex_);
+  return percentiles_;
+}
+
+void ServerStats::set_percentiles(std::vector<double> percentiles) {
+  std::lock_guard<std::mutex> lock(percentiles_mutex_);
+  percentiles_ = std::move(percentiles);
+}
+
 void ServerStats::Reset() {
-  for (size_t i = 0; i < command_count_; ++i) {
-    CommandStats& c = commands_[i];
-    c.calls.store(0, std::memory_order_relaxed);
-    c.usec.store(0, std::memory_order_relaxed);
-    c.rejected.store(0, std::memory_order_relaxed);
-    c.failed.store(0, std::memory_order_relaxed);
-    c.latency.Reset();
+  for (size_t i = 0; i < command_count_; ++i) commands_[i].Reset();
+  {
+    std::lock_guard<std::mutex> lock(subcommands_mutex_);
+    for (auto& [name, stats] : subcommands_) stats->Reset();
   }
   error_replies_.store(0, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(errors_mutex_);

@@ -1,6 +1,8 @@
 // ServerStats: what INFO reports about the commands the server ran: per
-// command, calls, total time and a latency histogram (p50, p99, p99.9 as
-// Redis 7's latencystats section), rejected and failed calls, error
+// command (and subcommand of a container command: "config|set"), calls,
+// total time and a latency histogram (p50, p99, p99.9 by default, as
+// Redis 7's latencystats section, at the percentiles CONFIG sets, when
+// latency-tracking is on), rejected and failed calls, error
 // replies by code (errorstats), and the recent ops/s
 // (instantaneous_ops_per_sec).
 //
@@ -47,6 +49,9 @@ class LatencyHistogram {
 };
 
 struct CommandStats {
+  // latency-tracking: whether Record also fills the histogram.
+  static std::atomic<bool> latency_tracking;
+
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> usec{0};
   std::atomic<uint64_t> rejected{0};  // refused before running (arity, NOAUTH, ...)
@@ -56,9 +61,14 @@ struct CommandStats {
   void Record(uint64_t usec_taken) {
     calls.fetch_add(1, std::memory_order_relaxed);
     usec.fetch_add(usec_taken, std::memory_order_relaxed);
-    latency.Record(usec_taken);
+    if (latency_tracking.load(std::memory_order_relaxed)) latency.Record(usec_taken);
   }
+  void Reset();
 };
+
+// A percentile as Redis writes it (INFO, CONFIG GET): "%f", its trailing
+// zeros (and dot) cut: 50, 99.9.
+std::string PercentileText(double percentile);
 
 class ServerStats {
  public:
@@ -67,6 +77,17 @@ class ServerStats {
   // The stats of command number `index` in the command table.
   CommandStats& command(size_t index) { return commands_[index]; }
   const CommandStats& command(size_t index) const { return commands_[index]; }
+  // The stats of a container command's subcommand ("config|set"), as Redis
+  // 7 keeps them. REQUIRES: the name is one of the table's subcommands (a
+  // bounded set: no client can grow the map).
+  CommandStats& subcommand(const std::string& full_name);
+  // Every subcommand run so far, by name.
+  std::vector<std::pair<std::string, const CommandStats*>> Subcommands() const;
+
+  // latency-tracking-info-percentiles: the percentiles INFO's latencystats
+  // shows (0 to 100).
+  std::vector<double> percentiles() const;
+  void set_percentiles(std::vector<double> percentiles);
 
   // Records the total commands run so far at time `now_ms`; the rate over
   // the last kOpsSamples samples is OpsPerSecond.
@@ -93,6 +114,10 @@ class ServerStats {
   uint64_t last_total_ = 0;
   std::array<uint64_t, kOpsSamples> ops_samples_{};
   int next_sample_ = 0;
+  mutable std::mutex subcommands_mutex_;
+  std::map<std::string, std::unique_ptr<CommandStats>> subcommands_;
+  mutable std::mutex percentiles_mutex_;
+  std::vector<double> percentiles_{50, 99, 99.9};
   std::atomic<uint64_t> error_replies_{0};
   mutable std::mutex errors_mutex_;
   std::map<std::string, uint64_t> errors_;
