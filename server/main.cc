@@ -1,10 +1,17 @@
 // teksdb-server: a Redis-protocol server on TeksDB (the paper's Ardb role).
 //
-//   teksdb-server --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]
+//   teksdb-server [CONFIG_FILE] --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]
 //                 [--memtable teks|skip_list] [--rocksdb-options FILE]
 //                 [--requirepass PASSWORD] [--sync] [--block-cache-mb N]
 //                 [--replicaof "HOST PORT"] [--masterauth PASSWORD]
 //                 [--repl-max-mbps N] [--repl-wal-retention-mb N] [--repl-wal-retention-s N]
+//                 [--CONFIG-PARAMETER VALUE ...]
+//
+// The configuration file and the flags: server_flags.h. The process's file
+// descriptors are shared between clients and RocksDB's table files
+// (descriptor_budget.h); RocksDB's background errors are cleared by the
+// server as their cause goes (storage_health.h, retryable_open_errors.h),
+// and its info log is the server's (rocksdb_info_log.h).
 //
 // Storage is the TeksDB layer with TeksTable (the default), or plain RocksDB
 // with its skip list (--memtable skip_list) for comparison; both encode keys

@@ -213,7 +213,7 @@ void Connection::LeaveBlock() {
 std::string& Connection::PushBuffer(size_t bytes) {
   if (pushes_.empty() || pushes_.back().size() + bytes > kPushChunkBytes) {
     pushes_.emplace_back();
-    pushes_.back().reserve(std::max(bytes, kPushChunkBytes));
+    pushes_.back().reserve(bytes);
   }
   return pushes_.back();
 }

@@ -39,8 +39,8 @@ void StorageHealth::OnBackgroundError(ROCKSDB_NAMESPACE::BackgroundErrorReason,
     if (!error_.empty()) return;
     error_ = bg_error->ToString();
   }
-  std::fprintf(stderr, "teksdb-server: storage: %s; writes are refused until it clears\n",
-               bg_error->ToString().c_str());
+  std::fprintf(stderr, "teksdb-server: storage: %s; resuming every %d ms until it clears\n",
+               bg_error->ToString().c_str(), kRetryMs);
   wake_.notify_all();
 }
 

@@ -50,6 +50,8 @@ is_root = os.geteuid() == 0
 # loosely there, exactly in the builds without one.
 sanitized = "ASAN_OPTIONS" in os.environ
 MEMORY_SLACK = 4 if sanitized else 1
+# ... and times: what must take under 1 s takes under TIME_SLACK s there.
+TIME_SLACK = 3 if sanitized else 1
 
 
 def rss_kb(pid):
@@ -279,7 +281,7 @@ def descriptors(directory):
     t0 = time.time()
     pong, ok = keep.command("PING"), keep.command("SET", "during", "1")
     took = time.time() - t0
-    check(pong == (b"+", b"PONG") and ok == (b"+", b"OK") and took < 1,
+    check(pong == (b"+", b"PONG") and ok == (b"+", b"OK") and took < TIME_SLACK,
           f"out of descriptors, a connected client is answered ({pong}, {ok}) in {took:.3f} s")
     save = keep.command("SAVE")
     check(save[0] == b"-" and b"Too many open files" in save[1],
@@ -289,7 +291,7 @@ def descriptors(directory):
     cpu0 = cpu_s(proc.pid)
     time.sleep(2)
     spent = cpu_s(proc.pid) - cpu0
-    check(spent < 0.5, f"accept does not spin while out of descriptors ({spent:.2f} CPU s in 2 s)")
+    check(spent < 0.5 * TIME_SLACK, f"accept does not spin while out of descriptors ({spent:.2f} CPU s in 2 s)")
     for s in idle:
         s.close()
     subprocess.run(["prlimit", "--pid", str(proc.pid), f"--nofile={soft}:"], check=True)
@@ -297,7 +299,7 @@ def descriptors(directory):
     while keep.command("SET", "after", "1") != (b"+", b"OK") and time.time() - t0 < 10:
         time.sleep(0.02)
     took = time.time() - t0
-    check(took < 1, f"writes work again {took:.3f} s after the descriptors came back")
+    check(took < TIME_SLACK, f"writes work again {took:.3f} s after the descriptors came back")
     fresh = Client(port, connect_timeout=2)
     check(fresh.command("PING") == (b"+", b"PONG"), "new clients connect again, no restart")
     stop([proc])
@@ -317,7 +319,7 @@ def disk_full(mount):
     try:
         ballast = os.path.join(mount, "ballast")
         with open(ballast, "wb") as f:
-            f.write(b"\0" * (30 << 20))
+            f.write(b"\0" * (38 << 20))
         directory = os.path.join(mount, "db")
         port, proc = checks.start_server(server_bin, directory)
         acknowledged, first_error = [], None
@@ -350,7 +352,7 @@ def disk_full(mount):
         while c.command("SET", "after", "1") != (b"+", b"OK") and time.time() - t0 < 10:
             time.sleep(0.02)
         took = time.time() - t0
-        check(took < 1, f"writes work again {took:.3f} s after space was freed")
+        check(took < TIME_SLACK, f"writes work again {took:.3f} s after space was freed")
         acknowledged.append("after")
         stop([proc])
         port, proc = checks.start_server(server_bin, directory)
