@@ -9,6 +9,7 @@
 
 #include "ascii_case.h"
 #include "config_parameters.h"
+#include "redis_args.h"
 #include "strict_integer.h"
 
 namespace teksdb::server {
@@ -138,17 +139,7 @@ class Applier {
   void ReplicaOf() {
     // "HOST PORT" as two words, or as one (the older flag's form).
     std::vector<std::string> words = d_->args;
-    if (words.size() == 1) {
-      const std::string one = words[0];
-      words.clear();
-      for (size_t at = 0; at < one.size();) {
-        const size_t start = one.find_first_not_of(' ', at);
-        if (start == std::string::npos) break;
-        const size_t end = std::min(one.find(' ', start), one.size());
-        words.push_back(one.substr(start, end - start));
-        at = end;
-      }
-    }
+    if (words.size() == 1) SplitRedisArgs(d_->args[0], &words);
     if (words.size() != 2) Bad("takes a host and a port");
     if (AsciiLower(words[0]) == "no" && AsciiLower(words[1]) == "one") {
       f_->replicaof_host.clear();

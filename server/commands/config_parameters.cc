@@ -7,6 +7,7 @@
 
 #include "ascii_case.h"
 #include "config_kept_parameters.h"
+#include "redis_args.h"
 #include "keyspace_events.h"
 #include "replication.h"
 #include "script_engine.h"
@@ -113,14 +114,7 @@ std::string ParseOutputLimits(
     const std::string& text,
     std::vector<std::pair<ClientLimits::Class, ClientLimits::OutputLimit>>* limits) {
   std::vector<std::string> words;
-  for (size_t at = 0; at < text.size();) {
-    const size_t start = text.find_first_not_of(' ', at);
-    if (start == std::string::npos) break;
-    const size_t end = std::min(text.find(' ', start), text.size());
-    words.push_back(text.substr(start, end - start));
-    at = end;
-  }
-  if (words.size() % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
+  if (!SplitRedisArgs(text, &words) || words.size() % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
   for (size_t i = 0; i < words.size(); i += 4) {
     const std::string name = AsciiLower(words[i]);
     ClientLimits::Class type;
@@ -207,16 +201,13 @@ void AddClientLimits(std::vector<ConfigParameter>* parameters) {
 // latency-tracking-info-percentiles: numbers from 0 to 100, by spaces (none:
 // no percentiles); false if `text` is not that.
 bool ParsePercentiles(const std::string& text, std::vector<double>* percentiles) {
-  for (size_t at = 0; at < text.size();) {
-    const size_t start = text.find_first_not_of(' ', at);
-    if (start == std::string::npos) break;
-    const size_t end = std::min(text.find(' ', start), text.size());
-    const std::string word = text.substr(start, end - start);
+  std::vector<std::string> words;
+  if (!SplitRedisArgs(text, &words)) return false;
+  for (const std::string& word : words) {
     char* parsed_end = nullptr;
     const double v = std::strtod(word.c_str(), &parsed_end);
     if (parsed_end != word.c_str() + word.size() || !(v >= 0 && v <= 100)) return false;
     percentiles->push_back(v);
-    at = end;
   }
   return true;
 }

@@ -25,19 +25,11 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks  # noqa: E402
+from server_checks import Checks, rss_kb  # noqa: E402
 from resp_client import Client  # noqa: E402
 
 checks = Checks("server_clients")
 check = checks.check
-
-
-def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def raw(port, data, read_timeout=5):

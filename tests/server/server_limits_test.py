@@ -37,7 +37,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks, start_redis, stop  # noqa: E402
+from server_checks import Checks, rss_kb, start_redis, stop  # noqa: E402
 from resp_client import Client, free_port  # noqa: E402
 
 checks = Checks("server_limits")
@@ -52,14 +52,6 @@ sanitized = "ASAN_OPTIONS" in os.environ
 MEMORY_SLACK = 4 if sanitized else 1
 # ... and times: what must take under 1 s takes under TIME_SLACK s there.
 TIME_SLACK = 3 if sanitized else 1
-
-
-def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def cpu_s(pid):

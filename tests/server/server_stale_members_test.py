@@ -252,7 +252,7 @@ def main():
               "--block-cache-mb")
         for args, why in ((["--block-cache-mb", "64", "--rocksdb-options", options],
                            "--block-cache-mb applies to the server's defaults only"),
-                          (["--block-cache-mb", "0"], "--block-cache-mb must be an integer")):
+                          (["--block-cache-mb", "0"], "'block-cache-mb': must be an integer")):
             run = subprocess.run([server_bin, "--dir", plain, "--port", str(free_port())] + args,
                                  capture_output=True, text=True, timeout=60)
             check(run.returncode != 0 and why in run.stderr,

@@ -37,6 +37,15 @@ def start_server(server_bin, directory, *flags, threads=2, port=None):
     return port, proc, log
 
 
+def rss_kb(pid):
+    """The resident memory of process `pid`, in KiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
 def start_redis(directory, *flags):
     """Starts a real redis-server (no persistence) in `directory`; returns
     (port, process)."""
