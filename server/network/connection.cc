@@ -110,9 +110,9 @@ bool Connection::CheckOutputLimit() {
 void Connection::CloseForLimit(const char* why, const std::string& detail) {
   std::string line = ClientListLine(*client_.info);
   if (!line.empty() && line.back() == '\n') line.pop_back();
-  std::fprintf(stderr, "teksdb-server: ");
-  std::fprintf(stderr, why, line.c_str());
-  std::fprintf(stderr, "%s\n", detail.c_str());
+  std::string message = why;
+  message.replace(message.find("%s"), 2, line);
+  std::fprintf(stderr, "teksdb-server: %s%s\n", message.c_str(), detail.c_str());
   closed_for_limit_ = true;
   server_->clients.Remove(client_.id);
   LeaveBlock();

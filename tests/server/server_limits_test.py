@@ -46,12 +46,20 @@ server_bin = sys.argv[1]
 tmp = tempfile.mkdtemp(prefix="teksdb-limits-")
 is_root = os.geteuid() == 0
 # Under a sanitizer (scripts/test.sh's asan phase) freed memory is held in
-# quarantine and every block is larger: the memory figures are checked
-# loosely there, exactly in the builds without one.
+# quarantine (hundreds of MiB) and shadowed: resident memory says nothing
+# of what the server holds, so the memory figures are checked in the builds
+# without one only (debug and release); what happens (closed, refused) is
+# checked in every build. Times are checked loosely there: what must take
+# under 1 s takes under TIME_SLACK s.
 sanitized = "ASAN_OPTIONS" in os.environ
-MEMORY_SLACK = 4 if sanitized else 1
-# ... and times: what must take under 1 s takes under TIME_SLACK s there.
 TIME_SLACK = 3 if sanitized else 1
+
+
+def check_memory(ok, what):
+    if sanitized:
+        print(f"not measured under a sanitizer: {what}")
+    else:
+        check(ok, what)
 
 
 def cpu_s(pid):
@@ -131,7 +139,7 @@ def before_auth(port, redis_port, pid):
         pass
     time.sleep(0.3)
     grown = max(peak, rss_kb(pid)) - before
-    check(grown <= 1024 * MEMORY_SLACK, f"one unauthenticated connection mid-request and one flooding grew the "
+    check_memory(grown <= 1024, f"one unauthenticated connection mid-request and one flooding grew the "
                          f"server by {grown} KiB (at most 1 MiB)")
     one.close()
     flood.close()
@@ -229,13 +237,13 @@ def output_limits(port, pid):
         limit_kb = (32 if kind == "subscriber" else 8) * 1024
         check(omem_of(admin, "slow") is None and seen_omem > 0,
               f"a {kind} that never reads is closed at its limit (omem seen up to {seen_omem})")
-        check(peak - base <= (limit_kb + 12 * 1024) * MEMORY_SLACK,
+        check_memory(peak - base <= limit_kb + 12 * 1024,
               f"it cost {peak - base} KiB at most (its limit {limit_kb} KiB, + 12 MiB for the "
               f"messages in flight)")
         s.close()
         time.sleep(0.5)
         after = rss_kb(pid)
-        check(sanitized or after <= base * 1.1 + 2048,
+        check_memory(after <= base * 1.1 + 2048,
               f"memory back after the {kind}: {after} KiB (before: {base})")
     log = log_of("limits")
     check("closed for overcoming of output buffer limits" in log, "the closings logged in Redis's words")

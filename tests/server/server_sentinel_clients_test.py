@@ -30,6 +30,7 @@ def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-sentinel-clients-")
     procs = []
+    sentinel_ports = []
     try:
         primary_port, primary = checks.start_server(server_bin, os.path.join(tmp, "primary"))
         procs.append(primary)
@@ -71,8 +72,13 @@ def main():
               f"({time.time() - killed:.1f} s)")
         check(all(master.get(f"before{i}") == str(i).encode() for i in range(100)),
               "every write acknowledged by WAIT 1 before the failover is there")
+    except redis.exceptions.RedisError as e:
+        # (A failure, with the servers' and Sentinels' logs printed below.)
+        check(False, f"redis-py: {type(e).__name__}: {e}")
     finally:
         stop(procs)
+    for i in range(len(sentinel_ports)):
+        checks.logs.append(os.path.join(tmp, f"sentinel{i}.log"))
     return checks.finish(tmp)
 
 

@@ -121,7 +121,9 @@ class Checks:
         summary line and returns the exit code."""
         if self.failures:
             for name in self.logs:
-                with open(name) as f:
+                if not os.path.exists(name):
+                    continue
+                with open(name, errors="replace") as f:
                     print(f"--- {name}:\n" + f.read()[-4000:])
         shutil.rmtree(tmp, ignore_errors=True)
         print(f"{self.name}: {len(self.failures)} failure(s)")
