@@ -40,7 +40,6 @@
 // full sync, at most --repl-max-mbps MiB/s (0: unlimited).
 // A replica swaps a full sync's copy in by closing its database and
 // opening the copy (Serve below runs again; clients reconnect).
-#include <malloc.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -324,10 +323,6 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code,
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Large blocks (a client's output, a big value) always from mmap, so
-  // that what a closed client held goes back to the system at once (glibc
-  // otherwise raises the threshold after the first free, and keeps them).
-  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   const Flags flags = teksdb::server::ParseServerFlags(argc, argv);
   if (!flags.logfile.empty() && std::freopen(flags.logfile.c_str(), "a", stderr) == nullptr) {
     Fail("cannot open the logfile " + flags.logfile + ": " + std::strerror(errno));

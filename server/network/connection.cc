@@ -2,6 +2,7 @@
 #include "connection.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,13 @@ Connection::~Connection() {
     server_->pubsub.Remove(PubSub::kShardChannel, c, this);
   }
   server_->connected.fetch_sub(1, std::memory_order_relaxed);
+  if (closed_for_limit_) {
+    // What it held goes back to the system (glibc keeps freed blocks in
+    // its arenas otherwise); a closing for a limit is rare.
+    outgoing_pushes_ = {};
+    std::string().swap(outgoing_replies_);
+    ::malloc_trim(0);
+  }
 }
 
 void Connection::Start() {
