@@ -129,6 +129,7 @@ redis_passes() {  # file: what redis-server 7.0 passes of it, or "-"
   awk -F'\t' -v f="$1" '$1 == f { print $2; found = 1 } END { if (!found) print "-" }' "$baseline" 2>/dev/null || echo -
 }
 
+write_wrapper
 printf '%-24s %5s %6s %6s %6s %6s %9s %5s\n' file run passed failed redis share expected new
 new_failures=0
 : >"$work/failures"
@@ -136,9 +137,7 @@ new_failures=0
 for file in $files; do
   own=0
   [[ $own_files == *" $file "* ]] && own=1
-  if ((own)); then
-    write_wrapper
-  else
+  if ((!own)); then
     port=$(free_port)
     start_server "$file" "$port"
   fi

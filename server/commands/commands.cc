@@ -417,7 +417,9 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   CommandStats& stats = WithSubcommands()[it->second]
                             ? server.stats.subcommand(FullCommandName(args))
                             : server.stats.command(it->second);
-  if (!client.block) stats.Record(static_cast<uint64_t>(usec.count()));
+  if (!client.block) {
+    stats.Record(static_cast<uint64_t>(usec.count()), server.stats.latency_tracking());
+  }
   if (out->size() > reply_start && (*out)[reply_start] == '-') {
     stats.failed.fetch_add(1, std::memory_order_relaxed);
     const size_t end = out->find('\r', reply_start);

@@ -7,8 +7,8 @@
 
 #include "ascii_case.h"
 #include "config_kept_parameters.h"
-#include "redis_args.h"
 #include "keyspace_events.h"
+#include "redis_args.h"
 #include "replication.h"
 #include "script_engine.h"
 #include "strict_integer.h"
@@ -114,7 +114,9 @@ std::string ParseOutputLimits(
     const std::string& text,
     std::vector<std::pair<ClientLimits::Class, ClientLimits::OutputLimit>>* limits) {
   std::vector<std::string> words;
-  if (!SplitRedisArgs(text, &words) || words.size() % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
+  if (!SplitRedisArgs(text, &words) || words.size() % 4 != 0) {
+    return "Wrong number of arguments in buffer limit configuration.";
+  }
   for (size_t i = 0; i < words.size(); i += 4) {
     const std::string name = AsciiLower(words[i]);
     ClientLimits::Class type;
@@ -218,12 +220,10 @@ const KeptParameter kLatencyTracking{"latency-tracking", nullptr, KeptParameter:
 void AddLatencyTracking(std::vector<ConfigParameter>* parameters) {
   parameters->push_back(
       {"latency-tracking",
-       [](ServerState&) {
-         return std::string(CommandStats::latency_tracking.load() ? "yes" : "no");
-       },
+       [](ServerState& s) { return std::string(s.stats.latency_tracking() ? "yes" : "no"); },
        CheckedAs(&kLatencyTracking),
-       [](ServerState&, const std::string& v) {
-         CommandStats::latency_tracking = ShownAs(kLatencyTracking, v) == "yes";
+       [](ServerState& s, const std::string& v) {
+         s.stats.set_latency_tracking(ShownAs(kLatencyTracking, v) == "yes");
        }});
   parameters->push_back(
       {"latency-tracking-info-percentiles",
@@ -329,13 +329,24 @@ std::vector<ConfigParameter> MakeParameters() {
   std::vector<ConfigParameter> parameters = {
       {"databases", [](ServerState&) { return std::to_string(Keyspace::kDatabases); }, Immutable,
        nullptr},
+      // bind and port move the listening socket at their check
+      // (listen_address.h): a move that fails refuses the CONFIG SET; one
+      // that worked stays, even if a later parameter of the same CONFIG SET
+      // is refused. (Their set has nothing left to do.)
       {"port", [](ServerState& s) { return std::to_string(s.listen.port()); }, IntegerIn(0, 65535),
-       [](ServerState&, const std::string&) {}},
+       [](ServerState&, const std::string&) {}, false,
+       [](ServerState& s, const std::string& v) {
+         return s.listen.Move(s.listen.bind(), static_cast<uint16_t>(Integer(v)));
+       }},
       {"bind", [](ServerState& s) { return s.listen.bind(); },
-       [](const std::string&) { return std::string(); }, [](ServerState&, const std::string&) {}},
+       [](const std::string&) { return std::string(); }, [](ServerState&, const std::string&) {},
+       false,
+       [](ServerState& s, const std::string& v) {
+         return s.listen.Move(v == "*" ? "0.0.0.0" : (v == "::*" ? "::" : v), s.listen.port());
+       }},
       {"dir", [](ServerState& s) { return s.dir; }, Immutable, nullptr},
       {"replicaof", replicaof, Immutable, nullptr},
-      {"slaveof", replicaof, Immutable, nullptr},
+      {"slaveof", replicaof, Immutable, nullptr, false, nullptr, "replicaof"},
       {"notify-keyspace-events",
        [](ServerState& s) { return KeyspaceEventClasses(s.notify_keyspace_events.load()); },
        [](const std::string& v) {
@@ -364,7 +375,8 @@ std::vector<ConfigParameter> MakeParameters() {
        CheckedAs(&kStreamNodeMaxEntries),
        [](ServerState& s, const std::string& v) { s.stream_node_max_entries = Integer(v); }},
       {"replica-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},
-      {"slave-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale},
+      {"slave-serve-stale-data", serve_stale, check_serve_stale, set_serve_stale, false, nullptr,
+       "replica-serve-stale-data"},
       {"tracking-table-max-keys", [](ServerState& s) { return std::to_string(s.tracking.max_keys()); },
        IntegerIn(0, kLongMax),
        [](ServerState& s, const std::string& v) { s.tracking.SetMaxKeys(Integer(v)); }},
@@ -378,7 +390,8 @@ std::vector<ConfigParameter> MakeParameters() {
        IntegerIn(std::numeric_limits<int64_t>::min(), kLongMax),
        [](ServerState& s, const std::string& v) { s.slowlog.set_slower_than(Integer(v)); }},
       {"busy-reply-threshold", busy, IntegerIn(0, kLongMax), set_busy},
-      {"lua-time-limit", busy, IntegerIn(0, kLongMax), set_busy},
+      {"lua-time-limit", busy, IntegerIn(0, kLongMax), set_busy, false, nullptr,
+       "busy-reply-threshold"},
       {"bind-source-addr", [](ServerState& s) { return s.replication->bind_source_addr(); },
        [](const std::string&) { return std::string(); },
        [](ServerState& s, const std::string& v) { s.replication->set_bind_source_addr(v); }},
@@ -386,13 +399,17 @@ std::vector<ConfigParameter> MakeParameters() {
        [](const std::string&) { return std::string(); },
        [](ServerState& s, const std::string& v) { s.replication->set_masterauth(v); }},
       {"replica-priority", priority, IntegerIn(0, kIntMax), set_priority},
-      {"slave-priority", priority, IntegerIn(0, kIntMax), set_priority},
+      {"slave-priority", priority, IntegerIn(0, kIntMax), set_priority, false, nullptr,
+       "replica-priority"},
       {"min-replicas-to-write", to_write, IntegerIn(0, kIntMax), set_to_write},
-      {"min-slaves-to-write", to_write, IntegerIn(0, kIntMax), set_to_write},
+      {"min-slaves-to-write", to_write, IntegerIn(0, kIntMax), set_to_write, false, nullptr,
+       "min-replicas-to-write"},
       {"min-replicas-max-lag", max_lag, IntegerIn(0, kIntMax), set_max_lag},
-      {"min-slaves-max-lag", max_lag, IntegerIn(0, kIntMax), set_max_lag},
+      {"min-slaves-max-lag", max_lag, IntegerIn(0, kIntMax), set_max_lag, false, nullptr,
+       "min-replicas-max-lag"},
       {"replica-read-only", [](ServerState&) { return Fixed("yes"); }, Immutable, nullptr},
-      {"slave-read-only", [](ServerState&) { return Fixed("yes"); }, Immutable, nullptr},
+      {"slave-read-only", [](ServerState&) { return Fixed("yes"); }, Immutable, nullptr, false,
+       nullptr, "replica-read-only"},
       {"repl-max-mbps",
        [](ServerState& s) {
          return std::to_string(s.replication->feeds().max_bytes_per_second() >> 20);
@@ -402,38 +419,10 @@ std::vector<ConfigParameter> MakeParameters() {
          s.replication->feeds().set_max_bytes_per_second(Integer(v) << 20);
        }},
   };
-  // bind and port move the listening socket at their check (listen_address.h):
-  // a move that fails refuses the CONFIG SET; one that worked stays, even
-  // if a later parameter of the same CONFIG SET is refused.
-  for (ConfigParameter& parameter : parameters) {
-    const std::string name = parameter.name;
-    if (name == "port") {
-      parameter.check_in_server = [](ServerState& s, const std::string& v) {
-        return s.listen.Move(s.listen.bind(), static_cast<uint16_t>(Integer(v)));
-      };
-    } else if (name == "bind") {
-      parameter.check_in_server = [](ServerState& s, const std::string& v) {
-        const std::string address = v == "*" ? "0.0.0.0" : (v == "::*" ? "::" : v);
-        return s.listen.Move(address, s.listen.port());
-      };
-    }
-  }
   AddCompactLimits(&parameters);
   AddClientLimits(&parameters);
   AddLatencyTracking(&parameters);
   AddKeptParameters(&parameters);
-  // Redis's older names of the parameters above.
-  for (const auto& [alias, name] : {std::pair{"slaveof", "replicaof"},
-                                    std::pair{"slave-serve-stale-data", "replica-serve-stale-data"},
-                                    std::pair{"lua-time-limit", "busy-reply-threshold"},
-                                    std::pair{"slave-priority", "replica-priority"},
-                                    std::pair{"min-slaves-to-write", "min-replicas-to-write"},
-                                    std::pair{"min-slaves-max-lag", "min-replicas-max-lag"},
-                                    std::pair{"slave-read-only", "replica-read-only"}}) {
-    for (ConfigParameter& parameter : parameters) {
-      if (std::string(parameter.name) == alias) parameter.alias_of = name;
-    }
-  }
   return parameters;
 }
 

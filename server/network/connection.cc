@@ -111,16 +111,14 @@ bool Connection::CheckOutputLimit() {
   if (!server_->client_limits.OutputOverLimit(type, bytes, now_ms, &output_soft_since_ms_)) {
     return false;
   }
-  CloseForLimit("Client %s closed for overcoming of output buffer limits.", "");
+  CloseForLimit("Client ", " closed for overcoming of output buffer limits.");
   return true;
 }
 
-void Connection::CloseForLimit(const char* why, const std::string& detail) {
+void Connection::CloseForLimit(const std::string& before, const std::string& after) {
   std::string line = ClientListLine(*client_.info);
   if (!line.empty() && line.back() == '\n') line.pop_back();
-  std::string message = why;
-  message.replace(message.find("%s"), 2, line);
-  std::fprintf(stderr, "teksdb-server: %s%s\n", message.c_str(), detail.c_str());
+  std::fprintf(stderr, "teksdb-server: %s%s%s\n", before.c_str(), line.c_str(), after.c_str());
   closed_for_limit_ = true;
   server_->clients.Remove(client_.id);
   LeaveBlock();
@@ -363,6 +361,7 @@ bool Connection::ParseAhead() {
   parser_.set_limits(static_cast<size_t>(limits.proto_max_bulk_len.load(std::memory_order_relaxed)),
                      !authenticated);
   const size_t lookahead = authenticated ? kLookahead : 1;
+  int64_t most_held = 0;  // (INFO's recent peak, recorded once)
   while (ready_.size() < lookahead) {
     if (parser_.HasCommand()) {
       ready_.push_back(parser_.TakeCommand());
@@ -379,13 +378,14 @@ bool Connection::ParseAhead() {
                                      unparsed_.size() - unparsed_pos_);
     const int64_t held =
         static_cast<int64_t>(parser_.held_bytes() + unparsed_.size() - unparsed_pos_);
-    server_->recent_max_input.Record(held, MonotonicMs() / 1000);
+    most_held = std::max(most_held, held);
     if (held > limits.query_buffer_limit.load(std::memory_order_relaxed)) {
-      CloseForLimit("Closing client that reached max query buffer length: %s",
+      CloseForLimit("Closing client that reached max query buffer length: ",
                     " (qbuf initial bytes: \"" + PrintableText(parser_.first_bytes(), 64) + "\")");
       return false;
     }
   }
+  if (most_held > 0) server_->recent_max_input.Record(most_held, MonotonicMs() / 1000);
   // (What a command taken holds is counted no more: it is about to run.)
   client_.info->query_bytes.store(
       static_cast<int64_t>((parser_.HasCommand() ? 0 : parser_.held_bytes()) + unparsed_.size() -

@@ -120,8 +120,9 @@ class Connection : public Subscriber,
   // connection if its output is past its limit; true if it closed.
   bool CheckOutputLimit();
   // Closes the connection at once for a limit, writing nothing more;
-  // `why` (Redis's log line, "%s": the client's CLIENT LIST line) to the log.
-  void CloseForLimit(const char* why, const std::string& detail);
+  // Redis's log line to the log: `before`, the client's CLIENT LIST line,
+  // `after`.
+  void CloseForLimit(const std::string& before, const std::string& after);
 
   asio::ip::tcp::socket socket_;
   asio::strand<asio::any_io_executor> strand_;

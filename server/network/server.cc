@@ -51,7 +51,6 @@ std::string Server::Listen(const std::string& bind, uint16_t port) {
   if (ec) return "Failed to bind to specified addresses.";
   std::shared_ptr<asio::ip::tcp::acceptor> fresh = Open(bind, port, &error);
   if (fresh == nullptr) return "Unable to listen on this port: " + error;
-  port_ = fresh->local_endpoint().port();
   asio::post(accept_strand_, [this, fresh]() mutable {
     asio::error_code ignored;
     acceptor_->close(ignored);  // its pending accept ends, of an older generation

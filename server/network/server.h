@@ -33,6 +33,7 @@ class Server {
   Server(ServerState* state, const std::string& bind, uint16_t port, std::string* error);
   void Run(int threads);
   void Stop();
+  // Where it first listened (after Listen: the state's ListenAddress).
   uint16_t port() const { return port_; }
   // Listens on bind:port instead; Redis's complaint (the old socket kept),
   // or empty.

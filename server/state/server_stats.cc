@@ -63,8 +63,6 @@ double LatencyHistogram::Percentile(double q) const {
 ServerStats::ServerStats(size_t commands)
     : command_count_(commands), commands_(new CommandStats[commands]) {}
 
-std::atomic<bool> CommandStats::latency_tracking{true};
-
 std::string PercentileText(double percentile) {
   char text[64];
   std::snprintf(text, sizeof text, "%f", percentile);

@@ -49,19 +49,18 @@ class LatencyHistogram {
 };
 
 struct CommandStats {
-  // latency-tracking: whether Record also fills the histogram.
-  static std::atomic<bool> latency_tracking;
-
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> usec{0};
   std::atomic<uint64_t> rejected{0};  // refused before running (arity, NOAUTH, ...)
   std::atomic<uint64_t> failed{0};    // ran and replied an error
   LatencyHistogram latency;
 
-  void Record(uint64_t usec_taken) {
+  // A call that took `usec_taken`; into the histogram too with
+  // `track_latency` (ServerStats::latency_tracking).
+  void Record(uint64_t usec_taken, bool track_latency = true) {
     calls.fetch_add(1, std::memory_order_relaxed);
     usec.fetch_add(usec_taken, std::memory_order_relaxed);
-    if (latency_tracking.load(std::memory_order_relaxed)) latency.Record(usec_taken);
+    if (track_latency) latency.Record(usec_taken);
   }
   void Reset();
 };
@@ -88,6 +87,9 @@ class ServerStats {
   // shows (0 to 100).
   std::vector<double> percentiles() const;
   void set_percentiles(std::vector<double> percentiles);
+  // latency-tracking: whether calls fill their latency histograms.
+  bool latency_tracking() const { return latency_tracking_.load(std::memory_order_relaxed); }
+  void set_latency_tracking(bool on) { latency_tracking_.store(on, std::memory_order_relaxed); }
 
   // Records the total commands run so far at time `now_ms`; the rate over
   // the last kOpsSamples samples is OpsPerSecond.
@@ -118,6 +120,7 @@ class ServerStats {
   std::map<std::string, std::unique_ptr<CommandStats>> subcommands_;
   mutable std::mutex percentiles_mutex_;
   std::vector<double> percentiles_{50, 99, 99.9};
+  std::atomic<bool> latency_tracking_{true};
   std::atomic<uint64_t> error_replies_{0};
   mutable std::mutex errors_mutex_;
   std::map<std::string, uint64_t> errors_;

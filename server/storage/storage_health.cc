@@ -53,6 +53,10 @@ void StorageHealth::OnErrorRecoveryBegin(ROCKSDB_NAMESPACE::BackgroundErrorReaso
 void StorageHealth::OnErrorRecoveryEnd(const ROCKSDB_NAMESPACE::BackgroundErrorRecoveryInfo& info) {
   if (!info.new_bg_error.ok()) return;
   std::lock_guard<std::mutex> lock(mu_);
+  RecoveredLocked();
+}
+
+void StorageHealth::RecoveredLocked() {
   if (error_.empty()) return;
   error_.clear();
   recoveries_.fetch_add(1, std::memory_order_relaxed);
@@ -71,11 +75,7 @@ void StorageHealth::Retry() {
     lock.unlock();
     const Status s = db_->Resume();
     lock.lock();
-    if (s.ok() && !error_.empty()) {
-      error_.clear();
-      recoveries_.fetch_add(1, std::memory_order_relaxed);
-      std::fprintf(stderr, "teksdb-server: storage: recovered; writes are taken again\n");
-    }
+    if (s.ok()) RecoveredLocked();
   }
 }
 

@@ -56,6 +56,8 @@ class StorageHealth : public ROCKSDB_NAMESPACE::EventListener {
 
  private:
   void Retry();
+  // The error cleared: counted and logged, once. REQUIRES: mu_ held.
+  void RecoveredLocked();
 
   ROCKSDB_NAMESPACE::DB* db_ = nullptr;
   mutable std::mutex mu_;
