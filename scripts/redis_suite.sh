@@ -43,9 +43,9 @@ files="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/l
 unit/type/zset unit/expire unit/keyspace unit/multi unit/pubsub unit/scripting unit/bitops unit/bitfield unit/hyperloglog
 unit/info-command unit/protocol unit/introspection-2 unit/other unit/tracking unit/sort unit/geo unit/dump
 unit/type/stream unit/type/stream-cgroups unit/obuf-limits unit/limits unit/querybuf unit/auth
-unit/networking unit/info"
+unit/networking unit/info unit/acl unit/acl-v2"
 # The files run in the harness's own mode (see above).
-own_files=" unit/obuf-limits unit/limits unit/querybuf unit/auth unit/networking unit/info "
+own_files=" unit/obuf-limits unit/limits unit/querybuf unit/auth unit/networking unit/info unit/acl unit/acl-v2 "
 server=${TEKSDB_SERVER:-}
 record=0
 against_redis=0
@@ -96,7 +96,10 @@ write_wrapper() {
   if ((against_redis)); then
     printf '#!/bin/sh\nexec redis-server "$@"\n' >"$suite/src/redis-server"
   else
-    printf '%s\n' '#!/bin/sh' 'conf=$1' 'shift' \
+    # (Without a file, "--user foo --user foo": the flags as they are.)
+    printf '%s\n' '#!/bin/sh' \
+      "case \$1 in --*) exec $(printf %q "$(realpath "$server")") \"\$@\" 2>&1 ;; esac" \
+      'conf=$1' 'shift' \
       "dir=\$(sed -n 's/^dir //p' \"\$conf\" | tail -n 1)" \
       "exec $(printf %q "$(realpath "$server")") \"\$conf\" --dir \"\$dir/teksdb\" --threads 1 --set-max-listpack-entries 0 \"\$@\" 2>&1" \
       >"$suite/src/redis-server"

@@ -47,11 +47,16 @@
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 
+#include "acl_catalog.h"
+#include "ascii_case.h"
 #include "commands.h"
 #include "compact_puts_merge.h"
 #include "config_parameters.h"
@@ -170,6 +175,45 @@ ROCKSDB_NAMESPACE::Options MakeOptions(
   return options;
 }
 
+// aclfile as opened: relative to dir (Redis reads it there, having moved
+// into dir).
+std::string AclFilePath(const Flags& flags) {
+  if (flags.aclfile.empty() || flags.aclfile[0] == '/') return flags.aclfile;
+  return (std::filesystem::path(flags.dir) / flags.aclfile).string();
+}
+
+// The ACL's users at start, as Redis loads them: acl-pubsub-default first
+// (users start with it), then the "user" lines, or the aclfile; an error
+// stops the start.
+void LoadUsersAtStart(const Flags& flags, teksdb::server::AclUsers* users) {
+  for (const teksdb::server::ConfigDirective& d : flags.parameters) {
+    if (d.name == "acl-pubsub-default") {
+      users->set_all_channels_default(teksdb::server::AsciiLower(d.args.at(0)) == "allchannels");
+    }
+  }
+  if (!flags.aclfile.empty() && !flags.users.empty()) {
+    Fail("Configuring Redis with users defined in redis.conf and at the same setting an ACL file "
+         "path is invalid. This setup is very likely to lead to configuration errors and "
+         "security holes, please define either an ACL file or declare users directly in your "
+         "redis.conf, but not both.");
+  }
+  if (const std::string error = users->LoadConfigured(flags.users); !error.empty()) {
+    Fail(error + ". Critical error while loading ACLs. Exiting.");
+  }
+  if (flags.aclfile.empty()) return;
+  std::ifstream file(AclFilePath(flags), std::ios::binary);
+  if (!file) {
+    Fail("Aborting Redis startup because of ACL errors: Error loading ACLs, opening file '" +
+         flags.aclfile + "': " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  std::vector<std::string> replaced;
+  if (const std::string errors = users->Load(text.str(), flags.aclfile, &replaced); !errors.empty()) {
+    Fail("Aborting Redis startup because of ACL errors: " + errors);
+  }
+}
+
 // How one life of the database ended: stopped (SHUTDOWN, a signal), or a
 // full sync's copy waits to be swapped in.
 enum class Ending { kStopped, kCopyReady };
@@ -178,8 +222,8 @@ enum class Ending { kStopped, kCopyReady };
 // `carried`: the CONFIG parameters as the last life of the database left
 // them (a full sync's reopen keeps what CONFIG SET changed: a password,
 // masterauth, ...), applied after the flags'; set again at the end.
-Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code,
-             std::map<std::string, std::string>* carried) {
+Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclUsers& acl_users,
+             int* exit_code, std::map<std::string, std::string>* carried) {
   const auto filter = std::make_shared<teksdb::server::StaleMemberFilterFactory>();
   const auto health = std::make_shared<teksdb::server::StorageHealth>();
   teksdb::server::DescriptorBudget descriptors;
@@ -207,7 +251,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code,
   teksdb::server::Keyspace keyspace(db.get(), flags.sync);
   s = keyspace.LoadDatabases();
   if (!s.ok()) Fail(flags.dir + ": " + s.ToString());
-  teksdb::server::ServerState state(teksdb::server::CommandCount());
+  teksdb::server::ServerState state(teksdb::server::CommandCount(), acl_users);
   keyspace.SetWriteListener(&state.tracking);
   auto sweeper = std::make_unique<teksdb::server::ExpirySweeper>(
       &keyspace, [&state](int database, const std::string& key) {
@@ -222,6 +266,8 @@ Ending Serve(const Flags& flags, const std::string& run_id, int* exit_code,
   state.stale_filter = filter.get();
   state.storage_health = health.get();
   state.config_file = flags.config_file;
+  state.acl_file = flags.aclfile;
+  state.acl_file_path = AclFilePath(flags);
   state.dir = flags.dir;
   state.enable_debug_command = flags.enable_debug_command;
   state.memtable = memtable;
@@ -335,9 +381,11 @@ int main(int argc, char** argv) {
   if (!s.ok()) Fail(s.ToString());
   const std::string run_id = teksdb::server::NewReplicationId();
   std::map<std::string, std::string> carried;
+  teksdb::server::AclUsers acl_users(teksdb::server::AclCommands());
+  LoadUsersAtStart(flags, &acl_users);
   for (;;) {
     int exit_code = 0;
-    if (Serve(flags, run_id, &exit_code, &carried) == Ending::kStopped) return exit_code;
+    if (Serve(flags, run_id, acl_users, &exit_code, &carried) == Ending::kStopped) return exit_code;
     s = teksdb::server::Replication::SwapInCopy(flags.dir);
     if (!s.ok()) Fail("full sync: " + s.ToString());
     std::fprintf(stderr, "teksdb-server: a full sync's copy swapped in; opening it\n");

@@ -78,6 +78,8 @@ class Applier {
     else if (n == "rocksdb-options") f_->rocksdb_options = One();
     else if (n == "enable-debug-command") f_->enable_debug_command = OneOf({"no", "yes", "local"});
     else if (n == "logfile") f_->logfile = One();
+    else if (n == "aclfile") f_->aclfile = One();
+    else if (n == "user") User();
     else if (n == "sync") f_->sync = d.args.empty() || OneOf({"yes", "no"}) == "yes";
     else if (n == "replicaof" || n == "slaveof") ReplicaOf();
     else if (n == "masterauth") f_->masterauth = One();
@@ -135,6 +137,22 @@ class Applier {
     }
     const std::string& a = d_->args[0];
     return a.size() > 1 && a[0] == '-' ? a.substr(1) : a;
+  }
+  // "user NAME RULES...": one line, or one quoted word ("--user 'bob on
+  // >pw'").
+  void User() {
+    std::vector<std::string> words = d_->args;
+    if (words.size() == 1) {
+      words.clear();
+      if (!SplitRedisArgs(d_->args[0], &words)) Bad("unbalanced quotes");
+    }
+    if (words.empty()) Bad("needs a user name");
+    for (const std::vector<std::string>& user : f_->users) {
+      if (user[0] == words[0]) {
+        Bad("Duplicate user found. A user can only be defined once in config files");
+      }
+    }
+    f_->users.push_back(std::move(words));
   }
   void ReplicaOf() {
     // "HOST PORT" as two words, or as one (the older flag's form).

@@ -10,7 +10,7 @@
 // alone means "--sync yes". The server's own settings (dir, port, bind,
 // threads, memtable, rocksdb-options, sync, block-cache-mb, replicaof,
 // masterauth, repl-*, enable-debug-command, logfile, daemonize no,
-// databases 16) are kept here; any other name must be a CONFIG parameter
+// databases 16, aclfile, and "user NAME RULES..." lines) are kept here; any other name must be a CONFIG parameter
 // (config_parameters.h), checked now and set once the server's state
 // exists (Apply). An unknown name, a bad value or a malformed line stops
 // the start, naming where ("FILE:LINE" or "command line") and why.
@@ -39,7 +39,11 @@ struct ServerFlags {
   bool sync = false;
   int block_cache_mb = 1024;
   bool block_cache_given = false;
-  int64_t maxclients = 10000;  // also a CONFIG parameter; the descriptors may lower it
+  int64_t maxclients = 10000;
+  // ACL: the users of "user" lines (each its name, then its rules), or the
+  // file that holds them (relative to dir; not both, as Redis).
+  std::vector<std::vector<std::string>> users;
+  std::string aclfile;  // also a CONFIG parameter; the descriptors may lower it
   // Replication (replication.h).
   std::string replicaof_host;  // "replicaof HOST PORT"
   int replicaof_port = 0;

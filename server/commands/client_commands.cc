@@ -40,7 +40,7 @@ std::string ClientListLine(const ClientRegistry::Info& c) {
          " ssub=" + std::to_string(ssubs) + " multi=" + std::to_string(multi) +
          " qbuf=" + std::to_string(qbuf) + " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0"
          " oll=0 omem=" + std::to_string(omem) + " tot-mem=" + std::to_string(qbuf + omem) +
-         " events=r cmd=" + cmd + " user=default redir=-1 resp=" +
+         " events=r cmd=" + cmd + " user=" + c.user() + " redir=-1 resp=" +
          std::to_string(c.protocol.load(std::memory_order_relaxed)) + "\n";
 }
 
@@ -114,6 +114,9 @@ void Kill(Request& r) {
         return reply::Error(r.out, "ERR Unknown client type '" + value + "'");
       }
     } else if (filter == "user") {
+      if (r.server.acl.Find(value) == nullptr) {
+        return reply::Error(r.out, "ERR No such user '" + value + "'");
+      }
       user = value;
     } else if (filter == "skipme") {
       const std::string yes_no = AsciiLower(value);
@@ -130,7 +133,7 @@ void Kill(Request& r) {
     if (id != 0 && c.id != id) return false;
     if (!addr.empty() && c.address != addr) return false;
     if (!laddr.empty() && c.local_address != laddr) return false;
-    if (!user.empty() && user != "default") return false;
+    if (!user.empty() && c.user() != user) return false;
     if (max_age > 0 && (now - c.created_ms) / 1000 < max_age) return false;
     if (type == "pubsub" ? !IsPubSub(c) : (type == "normal" ? IsPubSub(c) : !type.empty())) {
       return false;

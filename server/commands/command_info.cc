@@ -22,6 +22,7 @@ namespace {
 // Redis 7.0's COMMAND output for these names: flags, first key, last key,
 // step, ACL categories; then whole_keyspace and numkeys_index.
 const CommandInfo kCommands[] = {
+    {"acl", "", 0, 0, 0, "@slow"},
     {"append", "write denyoom fast", 1, 1, 1, "@write @string @fast"},
     {"auth", "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "@fast @connection"},
     {"bgrewriteaof", "admin noscript no_async_loading", 0, 0, 0, "@admin @slow @dangerous"},
@@ -267,12 +268,17 @@ struct Subcommand {
   bool admin = false;  // Redis 7.0's "admin" flag: MONITOR does not show it
 };
 // Containers whose subcommands scripts may not call (Redis 7.0 flags each
-// CONFIG, CLIENT, SCRIPT, FUNCTION and LATENCY subcommand "noscript").
+// ACL, CONFIG, CLIENT, SCRIPT, FUNCTION and LATENCY subcommand "noscript").
 bool SubcommandsDeniedInScripts(const std::string& container) {
-  return container == "config" || container == "client" || container == "script" ||
+  return container == "acl" || container == "config" || container == "client" || container == "script" ||
          container == "latency" || container == "function";
 }
 const Subcommand kSubcommands[] = {
+    {"acl", "cat", -2},         {"acl", "deluser", -3, true}, {"acl", "dryrun", -4, true},
+    {"acl", "genpass", -2},     {"acl", "getuser", 3, true},  {"acl", "help", 2},
+    {"acl", "list", 2, true},   {"acl", "load", 2, true},     {"acl", "log", -2, true},
+    {"acl", "save", 2, true},   {"acl", "setuser", -3, true}, {"acl", "users", 2, true},
+    {"acl", "whoami", 2},
     {"command", "count", 2},    {"command", "list", -2},  {"command", "info", -2},
     {"command", "docs", -2},    {"command", "getkeys", -4}, {"command", "getkeysandflags", -4},
     {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
@@ -466,24 +472,20 @@ void ReplyGetKeys(Request& r, bool with_flags) {
   if (!ArityFits(*command, request.size())) {
     return reply::Error(r.out, "ERR Invalid number of arguments specified for command");
   }
-  std::vector<std::string> keys;
-  bool whole_keyspace = false;
-  AppendRequestKeys(request, &keys, &whole_keyspace);
-  if (subcommand_key && request.size() > 2) keys.push_back(request[2]);
+  const std::vector<KeyWithFlags> keys = RequestKeysWithFlags(request);
   if (keys.empty() && std::strstr(info.flags, "no_mandatory_keys") == nullptr) {
     return reply::Error(r.out, "ERR Invalid arguments specified for command");
   }
   reply::ArrayHeader(r.out, keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
+  for (const KeyWithFlags& key : keys) {
     if (!with_flags) {
-      reply::Bulk(r.out, keys[i]);
+      reply::Bulk(r.out, request[key.position]);
       continue;
     }
     reply::ArrayHeader(r.out, 2);
-    reply::Bulk(r.out, keys[i]);
-    const std::vector<std::string> flags = KeyFlags(request, i);
-    reply::SetHeader(r.out, r.protocol(), flags.size());
-    for (const std::string& flag : flags) reply::Simple(r.out, flag);
+    reply::Bulk(r.out, request[key.position]);
+    reply::SetHeader(r.out, r.protocol(), key.flags.size());
+    for (const std::string& flag : key.flags) reply::Simple(r.out, flag);
   }
 }
 
@@ -538,8 +540,8 @@ const CommandInfo* FindCommandInfo(std::string_view lower_case_name) {
 
 size_t CommandInfoCount() { return std::size(kCommands); }
 
-void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::string>* keys,
-                       bool* whole_keyspace) {
+void AppendRequestKeyPositions(const std::vector<std::string>& args, std::vector<size_t>* keys,
+                               bool* whole_keyspace) {
   const CommandInfo* info = FindCommandInfo(AsciiLower(args[0]));
   if (info == nullptr) return;
   *whole_keyspace |= info->whole_keyspace;
@@ -549,12 +551,12 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
   if (info->first_key > 0) {
     const int last = info->last_key < 0 ? argc + info->last_key : info->last_key;
     for (int i = info->first_key; i <= last && i < argc; i += info->key_step) {
-      keys->push_back(args[i]);
+      keys->push_back(static_cast<size_t>(i));
     }
   }
   const std::string_view name(info->name);
   if (name == "sort") {  // SORT ... STORE destination: the last one
-    const std::string* destination = nullptr;
+    int destination = 0;
     for (int i = 2; i < argc; ++i) {
       const std::string option = AsciiLower(args[i]);
       if (option == "limit") {
@@ -562,10 +564,10 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
       } else if ((option == "get" || option == "by") && i + 1 < argc) {
         ++i;
       } else if (option == "store" && i + 1 < argc) {
-        destination = &args[++i];
+        destination = ++i;
       }
     }
-    if (destination != nullptr) keys->push_back(*destination);
+    if (destination > 0) keys->push_back(static_cast<size_t>(destination));
   }
   if (name == "xread" || name == "xreadgroup") {  // ... STREAMS key ... id ...: the keys
     for (int i = 1; i < argc; ++i) {
@@ -576,7 +578,7 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
         i += 2;
       } else if (option == "streams") {
         const int n = argc - i - 1;
-        if (n > 0 && n % 2 == 0) keys->insert(keys->end(), args.begin() + i + 1, args.begin() + i + 1 + n / 2);
+        for (int k = 0; n > 0 && n % 2 == 0 && k < n / 2; ++k) keys->push_back(static_cast<size_t>(i + 1 + k));
         break;
       } else if (option != "noack") {
         break;
@@ -588,28 +590,48 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
       const std::string option = AsciiLower(args[i]);
       if (option == "keys") {
         keys->pop_back();
-        if (args[3].empty()) keys->insert(keys->end(), args.begin() + i + 1, args.end());
+        for (int k = i + 1; args[3].empty() && k < argc; ++k) keys->push_back(static_cast<size_t>(k));
         break;
       }
       i += option == "auth" ? 1 : option == "auth2" ? 2 : 0;
     }
   }
   if (name == "georadius" || name == "georadiusbymember") {  // ... STORE|STOREDIST key: the last
-    const std::string* destination = nullptr;
+    int destination = 0;
     for (int i = name == "georadius" ? 6 : 5; i + 1 < argc; ++i) {
       const std::string option = AsciiLower(args[i]);
-      if (option == "store" || option == "storedist") destination = &args[++i];
+      if (option == "store" || option == "storedist") destination = ++i;
     }
-    if (destination != nullptr) keys->push_back(*destination);
+    if (destination > 0) keys->push_back(static_cast<size_t>(destination));
   }
   if (info->numkeys_index > 0 && info->numkeys_index < argc) {
     int64_t n = 0;
-    if (ParseStrictInt64(args[info->numkeys_index], &n)) {
-      for (int64_t i = 1; i <= n && info->numkeys_index + i < argc; ++i) {
-        keys->push_back(args[info->numkeys_index + i]);
+    // (A count past the arguments names none, as Redis's key specs read it.)
+    if (ParseStrictInt64(args[info->numkeys_index], &n) && n < argc - info->numkeys_index) {
+      for (int64_t i = 1; i <= n; ++i) {
+        keys->push_back(static_cast<size_t>(info->numkeys_index + i));
       }
     }
   }
+}
+
+void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::string>* keys,
+                       bool* whole_keyspace) {
+  std::vector<size_t> positions;
+  AppendRequestKeyPositions(args, &positions, whole_keyspace);
+  for (const size_t i : positions) keys->push_back(args[i]);
+}
+
+std::vector<KeyWithFlags> RequestKeysWithFlags(const std::vector<std::string>& args) {
+  std::vector<size_t> positions;
+  bool whole_keyspace = false;
+  AppendRequestKeyPositions(args, &positions, &whole_keyspace);
+  if (args.size() > 2 && SubcommandHasKey(FullCommandName(args))) positions.push_back(2);
+  std::vector<KeyWithFlags> keys;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    keys.push_back(KeyWithFlags{positions[i], KeyFlags(args, i)});
+  }
+  return keys;
 }
 
 bool DeniedInScripts(const std::vector<std::string>& args) {

@@ -46,11 +46,26 @@ inline bool Writes(const CommandInfo& info) {
 // CommandTable(), tests/server/server_command_table_test.cc checks).
 size_t CommandInfoCount();
 
+// Appends the positions in `args` of the request's keys (args[0] a known
+// command's name, its arity checked), in Redis's key-spec order; sets
+// *whole_keyspace for commands that touch every key.
+void AppendRequestKeyPositions(const std::vector<std::string>& args, std::vector<size_t>* keys,
+                               bool* whole_keyspace);
 // Appends the keys of request `args` (args[0] a known command's name, its
 // arity checked) to *keys; sets *whole_keyspace for commands that touch
 // every key.
 void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::string>* keys,
                        bool* whole_keyspace);
+
+// A key of a request, at args[position], with its key-spec flags as
+// Redis 7.0 gives them ("RW", "access", "update"; COMMAND GETKEYSANDFLAGS).
+struct KeyWithFlags {
+  size_t position;
+  std::vector<std::string> flags;
+};
+// The request's keys, those of its subcommand too (MEMORY USAGE key, ...),
+// with their flags.
+std::vector<KeyWithFlags> RequestKeysWithFlags(const std::vector<std::string>& args);
 
 // Whether the command has subcommands (CLIENT, CONFIG, ...).
 bool HasSubcommands(const std::string& lower_case_name);

@@ -8,10 +8,12 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "acl_check.h"
 #include "ascii_case.h"
 #include "command_info.h"
 #include "expiry_sweeper.h"
 #include "keyspace_events.h"
+#include "monotonic_clock.h"
 #include "replication.h"
 #include "resp_reply.h"
 #include "script_engine.h"
@@ -79,7 +81,7 @@ const std::vector<bool>& StaleByIndex() {
   static const std::vector<bool> stale = [] {
     std::vector<bool> flags = FlaggedByIndex("stale");
     // Containers whose every subcommand Redis 7.0 flags "stale".
-    for (const char* name : {"client", "config", "latency", "pubsub", "slowlog"}) {
+    for (const char* name : {"acl", "client", "config", "latency", "pubsub", "slowlog"}) {
       flags[IndexByName().at(name)] = true;
     }
     return flags;
@@ -208,6 +210,7 @@ const std::vector<Command>& CommandTable() {
     AddIntrospectionCommands(&commands);
     AddLcsCommand(&commands);
     AddReplicationCommands(&commands);
+    AddAclCommand(&commands);
     return commands;
   }();
   return table;
@@ -260,6 +263,10 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     ReplyRefused(client, name, UnknownCommand(args), out);
     return;
   }
+  if (client.info && !client.in_script) {  // CLIENT LIST's cmd and idle (refused ones too, as Redis)
+    client.info->last_command.store(it->second + 1, std::memory_order_relaxed);
+    client.info->last_command_ms.store(MonotonicMs(), std::memory_order_relaxed);
+  }
   // A command refused before it runs: INFO's rejected_calls and errorstats.
   auto refuse = [&](const std::string& error) {
     server.stats.command(it->second).rejected.fetch_add(1, std::memory_order_relaxed);
@@ -270,7 +277,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (!ArityFits(command, args.size())) {
     return refuse("ERR wrong number of arguments for '" + name + "' command");
   }
-  if (server.requirepass.required() && !client.authenticated && name != "auth" &&
+  if (server.acl.AuthRequired() && !client.authenticated && name != "auth" &&
       name != "hello" && name != "quit") {
     return refuse("NOAUTH Authentication required.");
   }
@@ -280,6 +287,18 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (WithSubcommands()[it->second]) {
     if (const std::string error = SubcommandError(args); !error.empty()) {
       return refuse(error);
+    }
+  }
+  // ACL: the script engine checks the commands a script calls itself
+  // (ScriptCommandRunner), in its words.
+  if (!client.in_script) {
+    if (const AclUser* user = CurrentUser(server, client)) {
+      if (const AclVerdict verdict = CheckAcl(*user, it->second, args); !verdict.allowed()) {
+        LogAclDenial(server, client, verdict,
+                     client.in_multi || client.in_exec ? AclContext::kMulti : AclContext::kTopLevel,
+                     args);
+        return refuse(client.in_exec ? AclDeniedAtExecError(verdict) : AclDeniedError(verdict, args));
+      }
     }
   }
   if (server.replication->writes_paused() && MayWrite(client, name, it->second)) {
@@ -335,12 +354,6 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   Request request{server, client, args, out,
                   client.keyspace != nullptr ? client.keyspace : server.keyspace};
   const auto started = std::chrono::steady_clock::now();
-  if (client.info && !client.in_script) {  // CLIENT LIST's cmd and idle
-    client.info->last_command.store(it->second + 1, std::memory_order_relaxed);
-    client.info->last_command_ms.store(
-        std::chrono::duration_cast<std::chrono::milliseconds>(started.time_since_epoch()).count(),
-        std::memory_order_relaxed);
-  }
   const size_t reply_start = out->size();
   // CLIENT TRACKING: a read's keys are remembered before it reads, so that
   // a write landing after the read's value invalidates it.

@@ -103,6 +103,7 @@ void AddClientCommands(std::vector<Command>* table);
 void AddIntrospectionCommands(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);
 void AddReplicationCommands(std::vector<Command>* table);
+void AddAclCommand(std::vector<Command>* table);
 
 // The key WAIT and writes paused by FAILOVER block on
 // (replication_commands.cc): touching it makes them look again.

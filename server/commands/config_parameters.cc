@@ -380,9 +380,22 @@ std::vector<ConfigParameter> MakeParameters() {
       {"tracking-table-max-keys", [](ServerState& s) { return std::to_string(s.tracking.max_keys()); },
        IntegerIn(0, kLongMax),
        [](ServerState& s, const std::string& v) { s.tracking.SetMaxKeys(Integer(v)); }},
-      {"requirepass", [](ServerState& s) { return s.requirepass.Get(); },
+      {"requirepass", [](ServerState& s) { return s.acl.requirepass(); },
        [](const std::string&) { return std::string(); },
-       [](ServerState& s, const std::string& v) { s.requirepass.Set(v); }},
+       [](ServerState& s, const std::string& v) { s.acl.SetRequirePass(v); }},
+      {"aclfile", [](ServerState& s) { return s.acl_file; }, Immutable, nullptr},
+      {"acl-pubsub-default",
+       [](ServerState& s) {
+         return std::string(s.acl.all_channels_default() ? "allchannels" : "resetchannels");
+       },
+       [](const std::string& v) {
+         return AsciiLower(v) == "allchannels" || AsciiLower(v) == "resetchannels"
+                    ? std::string()
+                    : std::string("argument(s) must be one of the following: allchannels, resetchannels");
+       },
+       [](ServerState& s, const std::string& v) { s.acl.set_all_channels_default(AsciiLower(v) == "allchannels"); }},
+      {"acllog-max-len", [](ServerState& s) { return std::to_string(s.acl_log.max_len()); },
+       IntegerIn(0, kLongMax), [](ServerState& s, const std::string& v) { s.acl_log.set_max_len(Integer(v)); }},
       {"slowlog-max-len", [](ServerState& s) { return std::to_string(s.slowlog.max_len()); },
        IntegerIn(0, kLongMax),
        [](ServerState& s, const std::string& v) { s.slowlog.set_max_len(Integer(v)); }},

@@ -10,9 +10,10 @@ namespace teksdb::server {
 
 class ScriptCommandRunner : public CommandRunner {
  public:
-  std::string Refusal(const ServerState& server, const std::vector<std::string>& args,
+  std::string Refusal(ServerState& server, ClientState& client, const std::vector<std::string>& args,
                       bool* writes, bool* deny_oom) const override;
-  bool Knows(const std::string& lower_case_name) const override;
+  bool AclAllows(ServerState& server, ClientState& client, const std::vector<std::string>& args,
+                 bool* known) const override;
   void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
            std::string* out) const override;
 };

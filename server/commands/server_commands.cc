@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "acl_check.h"
 #include "ascii_case.h"
 #include "command_info.h"
 #include "commands.h"
@@ -36,27 +37,30 @@ void Quit(Request& r) {
   reply::Ok(r.out);
 }
 
-// AUTH's check, shared with HELLO's AUTH option: true if (`user`,
-// `password`) open the server; otherwise replies Redis's error.
-bool CheckPassword(Request& r, const std::string* user, const std::string& password) {
-  if (!r.server.requirepass.required()) {
-    reply::Error(r.out,
-                 "ERR AUTH <password> called without any password configured for the "
-                 "default user. Are you sure your configuration is correct?");
+// Logs the client in as `username` (AUTH, HELLO's AUTH option): false,
+// the failure counted in ACL LOG, if the user is unknown or off or the
+// password is not one of its own.
+bool LogIn(Request& r, const std::string& username, const std::string& password) {
+  std::shared_ptr<const AclUser> user = r.server.acl.Find(username);
+  if (user == nullptr || !user->Accepts(password)) {
+    LogAuthFailure(r.server, r.client, username);
     return false;
   }
-  if ((user && *user != "default") || !r.server.requirepass.Matches(password)) {
-    reply::Error(r.out, "WRONGPASS invalid username-password pair or user is disabled.");
-    return false;
-  }
-  r.client.authenticated = true;
+  SetClientUser(r.server, r.client, std::move(user), true);
   return true;
 }
+constexpr const char* kWrongPass = "WRONGPASS invalid username-password pair or user is disabled.";
 
+// AUTH [username] password (the default user without a name).
 void Auth(Request& r) {
   if (r.args.size() > 3) return reply::Error(r.out, kSyntaxError);
-  const std::string* user = r.args.size() == 3 ? &r.args[1] : nullptr;
-  if (CheckPassword(r, user, r.args.back())) reply::Ok(r.out);
+  if (r.args.size() == 2 && r.server.acl.DefaultNoPass()) {
+    return reply::Error(r.out,
+                        "ERR AUTH <password> called without any password configured for the "
+                        "default user. Are you sure your configuration is correct?");
+  }
+  const std::string username = r.args.size() == 3 ? r.args[1] : "default";
+  LogIn(r, username, r.args.back()) ? reply::Ok(r.out) : reply::Error(r.out, kWrongPass);
 }
 
 // HELLO [protover [AUTH user password] [SETNAME name]], as Redis 7.0's:
@@ -83,7 +87,7 @@ void Hello(Request& r) {
     }
   }
   if (version < 2 || version > 3) return reply::Error(r.out, "NOPROTO unsupported protocol version");
-  if (password && !CheckPassword(r, user, *password)) return;
+  if (password && !LogIn(r, *user, *password)) return reply::Error(r.out, kWrongPass);
   if (!r.client.authenticated) {
     return reply::Error(r.out,
                         "NOAUTH HELLO must be called with the client already authenticated, "

@@ -103,9 +103,11 @@ void Exec(Request& r) {
   }
   reply::ArrayHeader(r.out, queued.size());
   r.client.may_block = false;  // BLPOP and friends answer at once
+  r.client.in_exec = true;
   for (const std::vector<std::string>& command : queued) {
     Execute(r.server, r.client, command, r.out);
   }
+  r.client.in_exec = false;
   r.client.may_block = true;
   r.keyspace->EndTransaction();
 }
@@ -133,8 +135,8 @@ void UnwatchCommand(Request& r) {
 
 // RESET: the connection as new (RESP2, database 0, replies on, tracking
 // off, no name, no transaction, nothing watched, no subscription, not a
-// monitor), still
-// authenticated only if no password is set.
+// monitor), as the default user, authenticated only if it needs no
+// password.
 void Reset(Request& r) {
   EndMulti(r);
   Unwatch(r);
@@ -148,7 +150,7 @@ void Reset(Request& r) {
   r.client.tracking = false;
   r.server.monitors.Remove(r.client.id);
   if (r.client.info) r.client.info->monitor.store(false, std::memory_order_relaxed);
-  r.client.authenticated = !r.server.requirepass.required();
+  SetClientDefaultUser(r.server, r.client);
   reply::Simple(r.out, "RESET");
 }
 

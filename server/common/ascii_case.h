@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace teksdb::server {
 
@@ -21,6 +22,17 @@ inline bool AsciiEqualsLower(const std::string& s, const char* lower) {
     if (c != lower[i]) return false;
   }
   return i == s.size() && lower[i] == '\0';
+}
+
+// Whether `a` and `b` are equal but for the case of ASCII letters.
+inline bool AsciiEqualIgnoringCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+    const char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
+    if (x != y) return false;
+  }
+  return true;
 }
 
 inline std::string AsciiUpper(std::string s) {

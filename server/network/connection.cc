@@ -25,12 +25,12 @@ Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
       block_timer_(strand_),
       keyspace_(server->keyspace->InGroup(&group_)) {
   client_.keyspace = &keyspace_;
-  client_.authenticated = !server_->requirepass.required();
   client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
   keyspace_.set_writer(client_.id);
   client_.info = std::make_shared<ClientRegistry::Info>();
   client_.info->id = client_.id;
   client_.info->created_ms = MonotonicMs();
+  SetClientDefaultUser(*server_, client_);
   asio::error_code error;
   const asio::ip::tcp::endpoint peer = socket_.remote_endpoint(error);
   if (!error) client_.address = peer.address().to_string() + ":" + std::to_string(peer.port());

@@ -127,7 +127,7 @@ void Server::Accept() {
       if (clients >= limits.maxclients.load(std::memory_order_relaxed)) {
         Refuse(&socket, kMaxClientsError);
       } else if (limits.protected_mode.load(std::memory_order_relaxed) &&
-                 !state_->requirepass.required() && !FromLoopback(socket)) {
+                 state_->acl.DefaultNoPass() && !FromLoopback(socket)) {
         Refuse(&socket, kProtectedModeError);
       } else {
         asio::error_code ignored;

@@ -20,15 +20,19 @@ struct ServerState;
 class CommandRunner {
  public:
   virtual ~CommandRunner() = default;
-  // Redis's error for a script that calls `args` (unknown command, wrong
-  // number of arguments, a command scripts may not run, unless DEBUG
-  // SET-DISABLE-DENY-SCRIPTS lets them), or empty; *writes says whether
+  // Redis's error for a script of `client` that calls `args` (unknown
+  // command, wrong number of arguments, a command scripts may not run,
+  // unless DEBUG SET-DISABLE-DENY-SCRIPTS lets them, one the client's ACL
+  // user may not run: logged in ACL LOG), or empty; *writes says whether
   // the command writes, *deny_oom whether it may grow memory (refused past
   // maxmemory).
-  virtual std::string Refusal(const ServerState& server, const std::vector<std::string>& args,
-                              bool* writes, bool* deny_oom) const = 0;
-  // Whether a command is named `lower_case_name`.
-  virtual bool Knows(const std::string& lower_case_name) const = 0;
+  virtual std::string Refusal(ServerState& server, ClientState& client,
+                              const std::vector<std::string>& args, bool* writes,
+                              bool* deny_oom) const = 0;
+  // redis.acl_check_cmd: whether the client's ACL user may run `args`;
+  // false with *known false for an unknown command or subcommand.
+  virtual bool AclAllows(ServerState& server, ClientState& client,
+                         const std::vector<std::string>& args, bool* known) const = 0;
   // Runs `args` for the client, appending its reply to `out`.
   virtual void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
                    std::string* out) const = 0;

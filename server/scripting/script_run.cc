@@ -56,6 +56,23 @@ void Hook(lua_State* L, lua_Debug*) {
                                                                    : RunningScript::kKilledError);
 }
 
+// The `argc` arguments on the stack as a command's (numbers as Redis
+// writes them); false if one is neither a string nor a number.
+bool ArgumentsOnStack(lua_State* L, int argc, std::vector<std::string>* args) {
+  for (int i = 1; i <= argc; ++i) {
+    if (lua_type(L, i) == LUA_TNUMBER) {
+      args->push_back(script_replies::NumberArgument(lua_tonumber(L, i)));
+    } else if (lua_type(L, i) == LUA_TSTRING) {
+      size_t len;
+      const char* s = lua_tolstring(L, i, &len);
+      args->emplace_back(s, len);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Runs the command redis.call or redis.pcall names, pushing its reply (or
 // an {err=...} table); true if that is an error.
 bool CallInto(lua_State* L) {
@@ -67,23 +84,15 @@ bool CallInto(lua_State* L) {
   };
   if (argc == 0) return fail("Please specify at least one argument for this redis lib call");
   std::vector<std::string> args;
-  for (int i = 1; i <= argc; ++i) {
-    if (lua_type(L, i) == LUA_TNUMBER) {
-      args.push_back(script_replies::NumberArgument(lua_tonumber(L, i)));
-    } else if (lua_type(L, i) == LUA_TSTRING) {
-      size_t len;
-      const char* s = lua_tolstring(L, i, &len);
-      args.emplace_back(s, len);
-    } else {
-      return fail("Lua redis lib command arguments must be strings or integers");
-    }
+  if (!ArgumentsOnStack(L, argc, &args)) {
+    return fail("Lua redis lib command arguments must be strings or integers");
   }
   // The arguments are copied: off the stack with them, so that the reply
   // has room however many there were (unpack of 7999, as Redis allows).
   lua_settop(L, 0);
   bool writes = false, deny_oom = false;
   Request& r = *context->request;
-  if (const std::string refusal = context->commands->Refusal(r.server, args, &writes, &deny_oom);
+  if (const std::string refusal = context->commands->Refusal(r.server, r.client, args, &writes, &deny_oom);
       !refusal.empty()) {
     return fail(refusal);
   }
@@ -191,16 +200,21 @@ int RedisBreakpoint(lua_State* L) {
   return 1;
 }
 int RedisDebug(lua_State*) { return 0; }
-// redis.acl_check_cmd(command, args...): the default user may run every
-// command (no ACLs here).
+// redis.acl_check_cmd(command, args...): whether the script's caller may
+// run the command.
 int RedisAclCheckCmd(lua_State* L) {
   const Context* context = RunOrRaise(L, "redis.acl_check_cmd");
-  if (lua_gettop(L) == 0) return RaiseError(L, "Please specify at least one argument for this redis lib call");
-  const char* name = lua_tostring(L, 1);
-  if (name == nullptr || !context->commands->Knows(AsciiLower(name))) {
-    return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
+  const int argc = lua_gettop(L);
+  if (argc == 0) return RaiseError(L, "Please specify at least one argument for this redis lib call");
+  std::vector<std::string> args;
+  if (!ArgumentsOnStack(L, argc, &args)) {
+    return RaiseError(L, "Lua redis lib command arguments must be strings or integers");
   }
-  lua_pushboolean(L, 1);
+  bool known = false;
+  const bool allowed =
+      context->commands->AclAllows(context->request->server, context->request->client, args, &known);
+  if (!known) return RaiseError(L, "Invalid command passed to redis.acl_check_cmd()");
+  lua_pushboolean(L, allowed ? 1 : 0);
   return 1;
 }
 

@@ -41,9 +41,13 @@ int64_t ClientRegistry::Close(const std::function<bool(const Info&)>& match) {
   std::vector<std::shared_ptr<Closer>> closing;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [id, entry] : clients_) {
-      if (!match(*entry.info)) continue;
-      if (auto closer = entry.closer.lock()) closing.push_back(std::move(closer));
+    for (auto it = clients_.begin(); it != clients_.end();) {
+      if (!match(*it->second.info)) {
+        ++it;
+        continue;
+      }
+      if (auto closer = it->second.closer.lock()) closing.push_back(std::move(closer));
+      it = clients_.erase(it);
     }
   }
   for (const auto& closer : closing) closer->Close();

@@ -50,10 +50,19 @@ class ClientRegistry {
       std::lock_guard<std::mutex> lock(name_mu_);
       name_ = std::move(name);
     }
+    // The ACL user it runs as (CLIENT LIST's user=, CLIENT KILL USER).
+    std::string user() const {
+      std::lock_guard<std::mutex> lock(name_mu_);
+      return user_;
+    }
+    void set_user(std::string user) {
+      std::lock_guard<std::mutex> lock(name_mu_);
+      user_ = std::move(user);
+    }
 
    private:
-    mutable std::mutex name_mu_;
-    std::string name_;
+    mutable std::mutex name_mu_;  // guards name_ and user_
+    std::string name_, user_ = "default";
   };
 
   // What closes a connection, or ends its blocked command (the connection
@@ -80,7 +89,8 @@ class ClientRegistry {
   void Remove(uint64_t id);
   // Every open connection's Info, by id.
   std::vector<std::shared_ptr<Info>> List() const;
-  // Closes the connections `match` picks; how many.
+  // Closes the connections `match` picks; how many. They leave the
+  // registry at once (CLIENT LIST no longer shows them).
   int64_t Close(const std::function<bool(const Info&)>& match);
   // Asks each connection holding output not yet written to check its
   // limits (the server's cron: soft limits end by time).

@@ -75,4 +75,18 @@ int64_t PubSub::PatternCount() const {
   return static_cast<int64_t>(patterns_.size());
 }
 
+std::vector<std::string> PubSub::SubscriptionsOf(Kind kind, const Subscriber* subscriber) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> names;
+  for (const auto& [name, entries] : MapOf(kind)) {
+    for (const Entry& entry : entries) {
+      if (entry.id == subscriber) {
+        names.push_back(name);
+        break;
+      }
+    }
+  }
+  return names;
+}
+
 }  // namespace teksdb::server

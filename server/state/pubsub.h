@@ -55,6 +55,9 @@ class PubSub {
   std::vector<std::string> Channels(Kind kind, const std::string* pattern) const;
   int64_t Subscribers(Kind kind, const std::string& channel) const;
   int64_t PatternCount() const;
+  // What `subscriber` is subscribed to of `kind` (ACL's revocations:
+  // acl_command.cc).
+  std::vector<std::string> SubscriptionsOf(Kind kind, const Subscriber* subscriber) const;
 
  private:
   struct Entry {

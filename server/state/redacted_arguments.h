@@ -1,7 +1,7 @@
 // The arguments Redis shows as "(redacted)" in MONITOR and SLOWLOG
 // (redactClientCommandArgument): every argument of AUTH, HELLO's AUTH
 // username and password, MIGRATE's AUTH password and AUTH2 username and
-// password.
+// password, ACL SETUSER's user name and rules.
 //
 // Thread safety: a pure function.
 #pragma once
@@ -16,6 +16,7 @@ namespace teksdb::server {
 inline bool IsRedactedArgument(const std::vector<std::string>& args, size_t i) {
   const std::string name = AsciiLower(args[0]);
   if (name == "auth") return i > 0;
+  if (name == "acl") return i > 1 && AsciiLower(args[1]) == "setuser";
   if (name == "migrate") {
     // MIGRATE host port key db timeout [COPY] [REPLACE] [AUTH pw]
     // [AUTH2 user pw] [KEYS ...], read as migrateCommand reads it.

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "acl_log.h"
+#include "acl_users.h"
 #include "client_limits.h"
 #include "client_registry.h"
 #include "client_tracking.h"
@@ -32,7 +34,6 @@
 #include "monitors.h"
 #include "pubsub.h"
 #include "recent_peak.h"
-#include "required_password.h"
 #include "replica_feeds.h"
 #include "scan_cursors.h"
 #include "server_stats.h"
@@ -49,11 +50,15 @@ class StorageHealth;
 
 // What the whole server shares.
 struct ServerState {
-  explicit ServerState(size_t command_count) : stats(command_count) {}
+  ServerState(size_t command_count, AclUsers& users) : acl(users), stats(command_count) {}
 
   Keyspace* keyspace = nullptr;
   ROCKSDB_NAMESPACE::DB* db = nullptr;
-  RequiredPassword requirepass;
+  AclUsers& acl;   // ACL's users and requirepass (main's: they outlive a full sync)
+  AclLog acl_log;  // ACL LOG
+  // aclfile as given (CONFIG GET, ACL LOAD's errors) and as opened
+  // (relative to dir); empty: none. Set at start.
+  std::string acl_file, acl_file_path;
   std::string dir;           // --dir (CONFIG GET)
   ListenAddress listen;      // bind and port (CONFIG GET and SET)
   std::string enable_debug_command = "no";  // DEBUG: "no", "yes" or "local"
@@ -123,6 +128,11 @@ struct ClientState {
   // What CLIENT LIST shows of this connection (null without one).
   std::shared_ptr<ClientRegistry::Info> info;
   bool authenticated = false;
+  // The ACL user it runs as, as of the ACL's version `user_version`
+  // (Execute looks it up again when the ACL changed); null: a connection
+  // of the server's own, which may run anything.
+  std::shared_ptr<const AclUser> user;
+  uint64_t user_version = 0;
   int protocol = 2;  // RESP2 until HELLO 3
   // A script of this client is calling the command (redis.call): no
   // Pub/Sub context or busy check, no slow log or CLIENT LIST entry.
@@ -150,6 +160,7 @@ struct ClientState {
   // one was refused while queuing (EXEC then answers EXECABORT).
   bool in_multi = false;
   bool multi_refused = false;
+  bool in_exec = false;  // EXEC is running the queued commands
   std::vector<std::vector<std::string>> queued;
   // WATCH's keys, by name (Keyspace::Name); the connection unwatches them
   // when it closes.
@@ -202,6 +213,20 @@ struct ClientState {
 inline void SetClientName(ClientState& client, const std::string& name) {
   client.name = name;
   if (client.info) client.info->set_name(name);
+}
+// The user the client runs as (AUTH, HELLO, RESET), also as CLIENT LIST
+// shows it; `authenticated` says whether it logged in.
+inline void SetClientUser(ServerState& server, ClientState& client,
+                          std::shared_ptr<const AclUser> user, bool authenticated) {
+  client.user_version = server.acl.version();
+  client.user = std::move(user);
+  client.authenticated = authenticated;
+  if (client.info) client.info->set_user(client.user->name());
+}
+// The connection as it starts: the default user, logged in if that needs
+// no password (Redis's clientSetDefaultAuth).
+inline void SetClientDefaultUser(ServerState& server, ClientState& client) {
+  SetClientUser(server, client, server.acl.Find("default"), !server.acl.AuthRequired());
 }
 inline void SetClientProtocol(ClientState& client, int protocol) {
   client.protocol = protocol;
