@@ -90,7 +90,8 @@ trap cleanup EXIT
 # sets kept as Redis 7.0 keeps them; its database in DIR/teksdb, DIR the
 # file's "dir" (the harness's files there, stdout and stderr, stay where
 # the harness looks for them when a replica swaps a full sync's copy in
-# beside its database).
+# beside its database); a relative aclfile as DIR/FILE (Redis reads it in
+# its dir, which here is the database's parent).
 write_wrapper() {
   mkdir -p "$suite/src"
   if ((against_redis)); then
@@ -101,6 +102,8 @@ write_wrapper() {
       "case \$1 in --*) exec $(printf %q "$(realpath "$server")") \"\$@\" 2>&1 ;; esac" \
       'conf=$1' 'shift' \
       "dir=\$(sed -n 's/^dir //p' \"\$conf\" | tail -n 1)" \
+      "acl=\$(sed -n 's/^aclfile //p' \"\$conf\" | tail -n 1)" \
+      'case $acl in ""|/*) ;; *) set -- --aclfile "$(realpath -m "$dir/$acl")" "$@" ;; esac' \
       "exec $(printf %q "$(realpath "$server")") \"\$conf\" --dir \"\$dir/teksdb\" --threads 1 --set-max-listpack-entries 0 \"\$@\" 2>&1" \
       >"$suite/src/redis-server"
   fi

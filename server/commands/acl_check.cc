@@ -18,10 +18,12 @@ bool Has(const std::vector<std::string>& flags, const char* flag) {
 
 // The keys of a request with the access Redis's ACL asks of each: read
 // for a key spec's "access", write for "insert", "delete" or "update"
-// (neither: an existence test, any pattern will do).
+// (neither: an existence test, any pattern will do). Key specs flagged
+// not_key (a shard channel) name no key.
 std::vector<AclKey> RequestAclKeys(const std::vector<std::string>& args) {
   std::vector<AclKey> keys;
   for (const KeyWithFlags& key : RequestKeysWithFlags(args)) {
+    if (Has(key.flags, "not_key")) continue;  // SPUBLISH's channel, ...
     uint8_t access = 0;
     if (Has(key.flags, "access")) access |= AclSelector::kRead;
     if (Has(key.flags, "insert") || Has(key.flags, "delete") || Has(key.flags, "update")) {
@@ -78,6 +80,12 @@ const AclUser* CurrentUser(ServerState& server, ClientState& client) {
 AclVerdict CheckAcl(const AclUser& user, size_t table_index, const std::vector<std::string>& args) {
   return user.Check(AclCommandId(table_index, args), args, [&] { return RequestAclKeys(args); },
                     [&] { return RequestAclChannels(args); });
+}
+
+bool AclReadsEveryKey(const AclUser& user, size_t table_index, const std::vector<std::string>& args) {
+  return user.AllowsWithAnyKey(AclCommandId(table_index, args), args,
+                               [&] { return RequestAclKeys(args); },
+                               [&] { return RequestAclChannels(args); }, AclSelector::kRead);
 }
 
 void LogAclDenial(ServerState& server, const ClientState& client, const AclVerdict& verdict,

@@ -28,6 +28,10 @@ const AclUser* CurrentUser(ServerState& server, ClientState& client);
 // (CommandTable()[table_index]), its arity and subcommand checked.
 AclVerdict CheckAcl(const AclUser& user, size_t table_index, const std::vector<std::string>& args);
 
+// Whether `user` may run the request and read every key (SORT's BY and
+// GET patterns, Redis's ACLUserCheckCmdWithUnrestrictedKeyAccess).
+bool AclReadsEveryKey(const AclUser& user, size_t table_index, const std::vector<std::string>& args);
+
 // ACL LOG: a denial (the object: the command's full name, the key or the
 // channel), or a failed AUTH as `username`.
 void LogAclDenial(ServerState& server, const ClientState& client, const AclVerdict& verdict,

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <set>
 #include <sstream>
@@ -305,6 +306,11 @@ void Help(Request& r) {
 
 void AclCommand(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
+  // (SubcommandError checked the others' counts; these take one optional
+  // argument.)
+  if ((sub == "cat" || sub == "genpass" || sub == "log") && r.args.size() > 3) {
+    return reply::Error(r.out, SubcommandSyntaxError(r.args[1], "ACL"));
+  }
   if (sub == "setuser") return SetUser(r);
   if (sub == "deluser") return DelUser(r);
   if (sub == "getuser") return GetUser(r);

@@ -298,7 +298,7 @@ const Subcommand kSubcommands[] = {
     {"pubsub", "channels", -2}, {"pubsub", "numsub", -2}, {"pubsub", "numpat", 2},
     {"pubsub", "shardchannels", -2}, {"pubsub", "shardnumsub", -2},
     {"script", "load", 3},      {"script", "exists", -3}, {"script", "flush", -2},
-    {"script", "kill", 2},
+    {"script", "kill", 2},      {"script", "help", 2},
     {"function", "load", -3},   {"function", "delete", 3}, {"function", "flush", -2},
     {"function", "list", -2},   {"function", "dump", 2},   {"function", "restore", -3},
     {"function", "stats", 2},   {"function", "kill", 2},
@@ -684,6 +684,11 @@ std::string SubcommandError(const std::vector<std::string>& args) {
   }
   return "ERR unknown subcommand '" + args[1].substr(0, 128) + "'. Try " + AsciiUpper(container) +
          " HELP.";
+}
+
+std::string SubcommandSyntaxError(const std::string& sub, const std::string& container) {
+  return "ERR unknown subcommand or wrong number of arguments for '" + sub.substr(0, 128) +
+         "'. Try " + container + " HELP.";
 }
 
 void CommandCommand(Request& r) {

@@ -80,6 +80,11 @@ bool IsAdminSubcommand(const std::vector<std::string>& args);
 // handler runs; empty when the request is well formed.
 std::string SubcommandError(const std::vector<std::string>& args);
 
+// Redis's addReplySubcommandSyntaxError, for the arguments a handler
+// refuses: "ERR unknown subcommand or wrong number of arguments for 'sub'.
+// Try CONTAINER HELP."
+std::string SubcommandSyntaxError(const std::string& sub, const std::string& container);
+
 // Whether scripts may not run the request's command ("noscript", for the
 // command or, as Redis flags them, its subcommands).
 bool DeniedInScripts(const std::vector<std::string>& args);

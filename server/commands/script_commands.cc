@@ -7,6 +7,7 @@
 // Every change to the function libraries is saved in the database
 // (function_store.h) before it is acknowledged.
 #include <functional>
+#include <iterator>
 
 #include "ascii_case.h"
 #include "commands.h"
@@ -104,10 +105,28 @@ void ReplyKill(Request& r, bool function_kill) {
   }
 }
 
-// SCRIPT LOAD body | EXISTS sha... | FLUSH [ASYNC|SYNC] | KILL
+void ScriptHelp(Request& r) {
+  static const char* const kLines[] = {
+      "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "EXISTS <sha1> [<sha1> ...]",
+      "    Return information about the existence of the scripts in the script cache.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Flush the Lua scripts cache. Very dangerous on replicas.",
+      "KILL",
+      "    Kill the currently executing Lua script.",
+      "LOAD <script>",
+      "    Load a script into the scripts cache without executing it.",
+      "HELP",
+      "    Prints this help."};
+  reply::ArrayHeader(r.out, std::size(kLines));
+  for (const char* line : kLines) reply::Simple(r.out, line);
+}
+
+// SCRIPT LOAD body | EXISTS sha... | FLUSH [ASYNC|SYNC] | KILL | HELP
 // (SubcommandError has checked the subcommand and its arity.)
 void Script(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
+  if (sub == "help") return ScriptHelp(r);
   ScriptEngine& engine = *r.server.scripts;
   if (sub == "load") {
     std::string sha, error;

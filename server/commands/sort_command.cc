@@ -22,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "acl_check.h"
 #include "ascii_case.h"
 #include "collection.h"
 #include "commands.h"
@@ -48,6 +49,18 @@ struct Options {
 
 // Redis's option parsing, errors in its order: false having replied.
 bool ParseOptions(Request& r, bool read_only, Options* o) {
+  // BY (a pattern with '*') and GET read keys no ACL check saw: only a
+  // user that may read every key may give them (Redis's errors).
+  std::optional<bool> reads_every_key;
+  auto may_read_every_key = [&] {
+    if (!reads_every_key) {
+      const AclUser* user = CurrentUser(r.server, r.client);
+      const Command* sort = LookupCommand(AsciiLower(r.args[0]));
+      reads_every_key = user == nullptr ||
+                        AclReadsEveryKey(*user, static_cast<size_t>(sort - CommandTable().data()), r.args);
+    }
+    return *reads_every_key;
+  };
   for (size_t j = 2; j < r.args.size(); ++j) {
     const size_t left = r.args.size() - j - 1;
     const std::string option = AsciiLower(r.args[j]);
@@ -67,7 +80,13 @@ bool ParseOptions(Request& r, bool read_only, Options* o) {
       o->store = r.args[++j];
     } else if (option == "by" && left >= 1) {
       o->by = r.args[++j];
+      if (o->by->find('*') != std::string::npos && !may_read_every_key()) {
+        return reply::Error(r.out, "ERR BY option of SORT denied due to insufficient ACL permissions."), false;
+      }
     } else if (option == "get" && left >= 1) {
+      if (!may_read_every_key()) {
+        return reply::Error(r.out, "ERR GET option of SORT denied due to insufficient ACL permissions."), false;
+      }
       o->gets.push_back(r.args[++j]);
     } else {
       return reply::Error(r.out, kSyntaxError), false;

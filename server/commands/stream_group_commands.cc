@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ascii_case.h"
+#include "command_info.h"
 #include "commands.h"
 #include "resp_reply.h"
 #include "stream_args.h"
@@ -15,11 +16,6 @@
 
 namespace teksdb::server {
 namespace {
-
-std::string SubcommandSyntaxError(const std::string& sub, const std::string& container) {
-  return "ERR unknown subcommand or wrong number of arguments for '" + sub + "'. Try " +
-         container + " HELP.";
-}
 
 void XGroupHelp(Request& r) {
   static const char* const kHelp[] = {

@@ -222,6 +222,13 @@ bool AclSelector::AllowsKey(std::string_view key, uint8_t access) const {
   });
 }
 
+bool AclSelector::AllowsEveryKey(uint8_t access) const {
+  if (all_keys_) return true;
+  return std::any_of(keys_.begin(), keys_.end(), [&](const KeyPattern& p) {
+    return (p.access & access) == access && p.pattern == "*";
+  });
+}
+
 bool AclSelector::AllowsChannel(std::string_view channel, bool is_pattern) const {
   if (all_channels_) return true;
   return std::any_of(channels_.begin(), channels_.end(), [&](const std::string& p) {

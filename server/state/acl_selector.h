@@ -61,6 +61,8 @@ class AclSelector {
   // A channel (PUBLISH, SUBSCRIBE: matched against the patterns) or a
   // pattern (PSUBSCRIBE: equal to one of them).
   bool AllowsChannel(std::string_view channel, bool is_pattern) const;
+  // Whether it gives `access` to every key: all keys, or "*" with it.
+  bool AllowsEveryKey(uint8_t access) const;
   bool all_keys() const { return all_keys_; }
   bool all_channels() const { return all_channels_; }
   bool all_commands() const { return all_commands_; }

@@ -175,49 +175,73 @@ std::string AclUser::Describe() const {
   return text;
 }
 
+// A request as the selectors check it: its keys and channels found once,
+// when a selector first needs them.
+class AclUser::RequestView {
+ public:
+  RequestView(int id, const std::vector<std::string>& args,
+              const std::function<std::vector<AclKey>()>& keys,
+              const std::function<std::vector<AclChannel>()>& channels)
+      : id_(id), args_(args), find_keys_(keys), find_channels_(channels) {}
+
+  // The selector's verdict (the position of a command denied is 0).
+  AclVerdict CheckedBy(const AclSelector& selector) {
+    if (!selector.AllowsCommand(id_, args_)) return {AclVerdict::kCommand, 0};
+    if (!selector.all_keys()) {
+      if (!keys_found_) keys_ = find_keys_();
+      keys_found_ = true;
+      for (const AclKey& key : keys_) {
+        if (!selector.AllowsKey(args_[key.position], key.access)) return {AclVerdict::kKey, key.position};
+      }
+    }
+    if (!selector.all_channels()) {
+      if (!channels_found_) channels_ = find_channels_();
+      channels_found_ = true;
+      for (const AclChannel& channel : channels_) {
+        if (!selector.AllowsChannel(args_[channel.position], channel.is_pattern)) {
+          return {AclVerdict::kChannel, channel.position};
+        }
+      }
+    }
+    return {};
+  }
+
+ private:
+  const int id_;
+  const std::vector<std::string>& args_;
+  const std::function<std::vector<AclKey>()>& find_keys_;
+  const std::function<std::vector<AclChannel>()>& find_channels_;
+  std::vector<AclKey> keys_;
+  std::vector<AclChannel> channels_;
+  bool keys_found_ = false, channels_found_ = false;
+};
+
 AclVerdict AclUser::Check(int id, const std::vector<std::string>& args,
                           const std::function<std::vector<AclKey>()>& keys,
                           const std::function<std::vector<AclChannel>()>& channels) const {
-  // The keys and channels are found once, when a selector first needs
-  // them. Of the denials, Redis reports the gravest reason, and of equal
-  // ones the argument furthest along.
-  std::vector<AclKey> request_keys;
-  std::vector<AclChannel> request_channels;
-  bool keys_found = false, channels_found = false;
+  // Of the denials, Redis reports the gravest reason, and of equal ones
+  // the argument furthest along.
+  RequestView request(id, args, keys, channels);
   AclVerdict relevant{AclVerdict::kCommand, 0};
   for (const AclSelector& selector : selectors_) {
-    AclVerdict verdict;
-    if (!selector.AllowsCommand(id, args)) {
-      verdict = {AclVerdict::kCommand, relevant.position};
-    } else {
-      if (!selector.all_keys()) {
-        if (!keys_found) request_keys = keys();
-        keys_found = true;
-        for (const AclKey& key : request_keys) {
-          if (!selector.AllowsKey(args[key.position], key.access)) {
-            verdict = {AclVerdict::kKey, key.position};
-            break;
-          }
-        }
-      }
-      if (verdict.allowed() && !selector.all_channels()) {
-        if (!channels_found) request_channels = channels();
-        channels_found = true;
-        for (const AclChannel& channel : request_channels) {
-          if (!selector.AllowsChannel(args[channel.position], channel.is_pattern)) {
-            verdict = {AclVerdict::kChannel, channel.position};
-            break;
-          }
-        }
-      }
-      if (verdict.allowed()) return verdict;
-    }
+    const AclVerdict verdict = request.CheckedBy(selector);
+    if (verdict.allowed()) return verdict;
     if (verdict.reason > relevant.reason ||
         (verdict.reason == relevant.reason && verdict.position > relevant.position)) {
       relevant = verdict;
     }
   }
   return relevant;
+}
+
+bool AclUser::AllowsWithAnyKey(int id, const std::vector<std::string>& args,
+                               const std::function<std::vector<AclKey>()>& keys,
+                               const std::function<std::vector<AclChannel>()>& channels,
+                               uint8_t access) const {
+  RequestView request(id, args, keys, channels);
+  return std::any_of(selectors_.begin(), selectors_.end(), [&](const AclSelector& selector) {
+    return request.CheckedBy(selector).allowed() && selector.AllowsEveryKey(access);
+  });
 }
 
 bool AclUser::AllowsChannel(std::string_view channel, bool is_pattern) const {

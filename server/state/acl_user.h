@@ -76,12 +76,21 @@ class AclUser {
   AclVerdict Check(int id, const std::vector<std::string>& args,
                    const std::function<std::vector<AclKey>()>& keys,
                    const std::function<std::vector<AclChannel>()>& channels) const;
+  // Whether one selector allows the request and gives `access` to every
+  // key (all keys, or a pattern "*" with that access): SORT's BY and GET,
+  // which read keys no ACL check saw.
+  bool AllowsWithAnyKey(int id, const std::vector<std::string>& args,
+                        const std::function<std::vector<AclKey>()>& keys,
+                        const std::function<std::vector<AclChannel>()>& channels,
+                        uint8_t access) const;
   // Whether any selector allows the channel (or pattern).
   bool AllowsChannel(std::string_view channel, bool is_pattern) const;
   // Whether some selector has every channel.
   bool AllChannels() const;
 
  private:
+  class RequestView;
+
   std::string name_;
   const AclCommandSet* commands_;
   bool enabled_ = false, nopass_ = false;
