@@ -438,10 +438,17 @@ std::vector<std::string> KeyFlags(const std::vector<std::string>& request, size_
     }
     return {"OW", "update"};
   }
-  if (name == "bitfield") {  // variable: only GETs read
+  if (name == "bitfield") {  // variable: read only if every operation is a whole GET or OVERFLOW
     for (size_t j = 2; j < request.size(); ++j) {
+      const size_t left = request.size() - j - 1;
       const std::string sub = AsciiLower(request[j]);
-      if (sub == "set" || sub == "incrby") return {"RW", "access", "update"};
+      if (sub == "get" && left >= 2) {
+        j += 2;
+      } else if (sub == "overflow" && left >= 1) {
+        j += 1;
+      } else {  // SET, INCRBY, or a syntax error (taken as a write, as Redis)
+        return {"RW", "access", "update"};
+      }
     }
     return {"RO", "access"};
   }
@@ -623,6 +630,21 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
 }
 
 std::vector<KeyWithFlags> RequestKeysWithFlags(const std::vector<std::string>& args) {
+  // A key spec out of the arguments' bounds makes Redis read the request
+  // as naming no key at all: of its commands, only PFMERGE's sources can
+  // be absent ("PFMERGE dest").
+  if (args.size() == 2 && AsciiLower(args[0]) == "pfmerge") return {};
+  // So does a key count that is not a positive number of the keys that
+  // follow (ZUNIONSTORE dest 0 ..., EVAL script 0).
+  if (const CommandInfo* info = FindCommandInfo(AsciiLower(args[0]));
+      info != nullptr && info->numkeys_index > 0) {
+    const int64_t argc = static_cast<int64_t>(args.size());
+    int64_t n = 0;
+    if (info->numkeys_index >= argc || !ParseStrictInt64(args[info->numkeys_index], &n) || n < 1 ||
+        n >= argc - info->numkeys_index) {
+      return {};
+    }
+  }
   std::vector<size_t> positions;
   bool whole_keyspace = false;
   AppendRequestKeyPositions(args, &positions, &whole_keyspace);

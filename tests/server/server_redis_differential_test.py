@@ -38,7 +38,13 @@ scripts: fixed EVAL/EVALSHA/EVAL_RO/SCRIPT/FUNCTION/FCALL cases (results of ever
 type, errors raised and caught, the sandbox, numkeys errors, read-only
 scripts, the cache), and random commands run through
 EVAL "return redis.call(unpack(ARGV))", in RESP3 and RESP2, replies
-compared byte for byte.
+compared byte for byte. Then ACL: random ACL commands (SETUSER with
+valid and invalid rules, GETUSER, LIST, DELUSER, DRYRUN, CAT, GENPASS,
+LOG, AUTH as users), compared (rules of single commands as sets: Redis
+lists them in its hash table's order); then a restricted user (keys read
+and write, read only, write only, channels, a selector) runs the random
+stream, every reply the same as Redis's, NOPERM errors included; then the
+ACL LOGs.
 
 Usage: server_redis_differential_test.py PATH/TO/teksdb-server [SEED]
 Needs redis-server on PATH. Prints the seed and, on a mismatch, the
@@ -1092,6 +1098,134 @@ def align_compact_limits(redis, teks):
     assert teks.command("CONFIG", "SET", "set-max-listpack-entries", "0") == (b"+", b"OK")
 
 
+# ACL SETUSER rules, valid and not (unknown commands and categories,
+# patterns after allkeys, bad hashes, unclosed selectors, ...).
+ACL_RULES = ["on", "off", ">pw", ">other", "<pw", "<missing", "nopass", "resetpass", "reset",
+             "#" + "a" * 64, "#bad", "!" + "a" * 64, "~k[0-3]", "~k*", "%R~k4*", "%W~k5*", "%RW~k6",
+             "%X~k", "allkeys", "resetkeys", "&ch*", "&*", "allchannels", "resetchannels",
+             "+@all", "-@all", "+@read", "-@write", "+@string", "-@dangerous", "+@admin",
+             "+@nosuch", "+get", "-set", "+config|get", "-config|set", "+select|0", "+config|get|x",
+             "+nosuch", "allcommands", "nocommands", "(+get ~k1)", "(+set", "~k2)", "clearselectors",
+             "skip-sanitize-payload", "sanitize-payload", "+debug|digest", "-client"]
+# The user the second phase runs as: some keys read and write, some read
+# only, some write only, some channels, reads and writes but nothing
+# dangerous, and a selector for two more commands on its own keys.
+APP_USER = ["reset", "on", ">apppw", "~k[0-3]", "%R~k4", "%W~k5", "&ch*", "+@read", "+@write",
+            "-@dangerous", "+ping", "+multi", "+exec", "+discard", "+watch", "+unwatch",
+            "+publish", "+subscribe", "(+lindex +hget ~k6 ~k7)"]
+
+
+def acl_rules_parts(text):
+    """ACL's command rules as comparable: +@all/-@all and the categories in
+    order (both servers judge them alike), single commands as a set (Redis
+    lists them in its hash table's order)."""
+    words = text.split()
+    return ([w for w in words if w[1:2] == "@"], sorted(w for w in words if w[1:2] != "@"))
+
+
+def acl_same(cmd, a, b):
+    """Whether the replies to an ACL command match, as acl_rules_parts
+    compares command rules; ACL GENPASS by length, ACL LOG without ages
+    and client lines, ACL CAT's commands as a set."""
+    sub = cmd[1].upper() if len(cmd) > 1 else ""
+    if sub == "GENPASS" and a[0] == b[0] == b"$":
+        return len(a[1]) == len(b[1])
+    if a[0] != b[0] or a[0] not in (b"*", b"%"):
+        return a == b
+    if sub == "GETUSER":
+        fa, fb = dict(zip([x[1] for x in a[1][::2]], a[1][1::2])), dict(zip([x[1] for x in b[1][::2]], b[1][1::2]))
+        if fa.keys() != fb.keys():
+            return False
+        for field in fa:
+            if field == b"commands":
+                if acl_rules_parts(fa[field][1].decode()) != acl_rules_parts(fb[field][1].decode()):
+                    return False
+            elif field == b"selectors":
+                if len(fa[field][1]) != len(fb[field][1]):
+                    return False
+                for x, y in zip(fa[field][1], fb[field][1]):
+                    sx, sy = x[1], y[1]
+                    if sx[1::2][1:] != sy[1::2][1:] or acl_rules_parts(sx[1][1].decode()) != acl_rules_parts(sy[1][1].decode()):
+                        return False
+            elif fa[field] != fb[field]:
+                return False
+        return True
+    if sub == "LIST":
+        def split(line):
+            words = line[1].decode().split()
+            return [w for w in words if w[:1] not in "+-"], acl_rules_parts(line[1].decode())
+        return len(a[1]) == len(b[1]) and all(split(x) == split(y) for x, y in zip(a[1], b[1]))
+    if sub == "CAT" and len(cmd) == 3:
+        return sorted(x[1] for x in a[1]) == sorted(x[1] for x in b[1])
+    if sub == "LOG":
+        def fields(entry):
+            pairs = dict(zip([x[1] for x in entry[1][::2]], entry[1][1::2]))
+            return [pairs.get(k) for k in (b"count", b"reason", b"context", b"object", b"username")]
+        return len(a[1]) == len(b[1]) and all(fields(x) == fields(y) for x, y in zip(a[1], b[1]))
+    return a == b
+
+
+def acl_command(rng):
+    user = rng.choice(["alice", "bob", "default", "bad user", "carol"])
+    pick = rng.randrange(12)
+    if pick < 5:  # (not the default user: the admin connections are its)
+        return ["ACL", "SETUSER", user if user != "default" else "dave"] + [rng.choice(ACL_RULES) for _ in range(rng.randrange(1, 6))]
+    if pick == 5:
+        return ["ACL", "GETUSER", user]
+    if pick == 6:
+        return ["ACL", rng.choice(["LIST", "USERS", "WHOAMI", "CAT", "LOG", "HELP", "SAVE", "LOAD"])]
+    if pick == 7:
+        return ["ACL", "CAT", rng.choice(["read", "admin", "pubsub", "nosuch", "STRING"])]
+    if pick == 8:
+        return ["ACL", "DELUSER", user] + rng.choice([[], ["carol"], ["default"]])
+    if pick == 9:
+        return ["ACL", "GENPASS"] + rng.choice([[], ["32"], ["0"], ["5000"], ["x"]])
+    if pick == 10:
+        return ["ACL", "DRYRUN", user] + rng.choice(
+            [["get", "k1"], ["set", "k5", "v"], ["config", "get", "x"], ["select", "0"],
+             ["publish", "ch1", "m"], ["nosuch"], ["set", "k"], ["lindex", "k6", "0"]])
+    return ["AUTH", user, rng.choice(["pw", "other", "x"])]
+
+
+def run_acl(redis_port, teks_port, rng, count, history):
+    """ACL on both servers: `count` random ACL commands (and AUTHs, on a
+    connection of their own), replies compared by acl_same; then a
+    restricted user (APP_USER) runs the random stream, every reply (NOPERM
+    ones, in MULTI and EXEC too) compared byte for byte; then both ACL
+    LOGs."""
+    admin = (Client(redis_port), Client(teks_port))
+    for client in admin:
+        client.command("ACL", "LOG", "RESET")
+    for _ in range(count):
+        cmd = acl_command(rng)
+        history.append(cmd)
+        auth = cmd[0] == "AUTH"
+        # AUTH on its own connections: the admin ones stay the default user.
+        pair = (Client(redis_port), Client(teks_port)) if auth else admin
+        want, got = pair[0].command(*cmd), pair[1].command(*cmd)
+        if not acl_same(cmd, want, got):
+            print(f"FAIL at ACL command {len(history)}: {cmd}\n  redis:  {want}\n  teksdb: {got}")
+            return False
+    for client in admin:
+        client.command("ACL", "SETUSER", "app", *APP_USER)
+        client.command("ACL", "LOG", "RESET")
+    app = (Client(redis_port), Client(teks_port))
+    for client in app:
+        if client.command("AUTH", "app", "apppw") != (b"+", b"OK"):
+            print("FAIL: AUTH app")
+            return False
+    if not run_random((app[0], app[1], admin[0], admin[1]), rng, count * 4, history, 2):
+        return False
+    want, got = admin[0].command("ACL", "LOG", "100"), admin[1].command("ACL", "LOG", "100")
+    if not acl_same(["ACL", "LOG"], want, got):
+        print(f"FAIL: ACL LOG after the restricted user's commands\n  redis:  {want}\n  teksdb: {got}")
+        return False
+    for client in admin:
+        client.command("ACL", "DELUSER", "app", "alice", "bob", "carol")
+        client.command("ACL", "SETUSER", "default", "reset", "on", "nopass", "~*", "&*", "+@all")
+    return True
+
+
 def main():
     server_bin = sys.argv[1]
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else int(os.environ.get("TEKSDB_TEST_SEED", "0")) or random.randrange(1 << 30)
@@ -1137,6 +1271,9 @@ def main():
             if not run_scripted(redis, teks, rng, scale * 600, history):
                 return 1
         if not run_function_dumps(redis, teks):
+            return 1
+        redis.command("HELLO", "2"), teks.command("HELLO", "2")
+        if not run_acl(redis_port, teks_port, rng, scale * 300, history):
             return 1
         print(f"ok: {len(history)} commands ({pipelined + resp3_pipelined} of them in pipelines; "
               "RESP2, then RESP3, then through scripts), every reply the same as Redis's")
