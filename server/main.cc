@@ -3,7 +3,7 @@
 //   teksdb-server [CONFIG_FILE] --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]
 //                 [--memtable teks|skip_list] [--rocksdb-options FILE]
 //                 [--requirepass PASSWORD] [--sync] [--block-cache-mb N]
-//                 [--replicaof "HOST PORT"] [--masterauth PASSWORD]
+//                 [--replicaof "HOST PORT"] [--masteruser USER] [--masterauth PASSWORD]
 //                 [--repl-max-mbps N] [--repl-wal-retention-mb N] [--repl-wal-retention-s N]
 //                 [--CONFIG-PARAMETER VALUE ...]
 //
@@ -315,7 +315,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
       }
     };
     hooks.progress = [&keyspace] { keyspace.waiters().TouchAll(teksdb::server::ReplicationWakeKey()); };
-    replication_options.masterauth = flags.masterauth;
+    replication_options.auth = {flags.masteruser, flags.masterauth};
     replication_options.max_bytes_per_second = int64_t{flags.repl_max_mbps} << 20;
     teksdb::server::Replication replication(db.get(), replication_options, hooks);
     state.replication = &replication;

@@ -25,7 +25,7 @@ constexpr const char* kUsage =
     "         [--memtable teks|skip_list] [--rocksdb-options FILE]\n"
     "         [--requirepass PASSWORD] [--sync] [--block-cache-mb 1024]\n"
     "         [--enable-debug-command no|yes|local] [--logfile FILE]\n"
-    "         [--replicaof HOST PORT] [--masterauth PASSWORD] [--repl-max-mbps 0]\n"
+    "         [--replicaof HOST PORT] [--masteruser USER] [--masterauth PASSWORD] [--repl-max-mbps 0]\n"
     "         [--repl-wal-retention-mb 4096] [--repl-wal-retention-s 3600]\n"
     "         [--CONFIG-PARAMETER VALUE ...]   (maxclients, protected-mode, ...: CONFIG GET *)\n"
     "CONFIG_FILE: directives in redis.conf's syntax, one a line, the flags' names without\n"
@@ -83,6 +83,7 @@ class Applier {
     else if (n == "sync") f_->sync = d.args.empty() || OneOf({"yes", "no"}) == "yes";
     else if (n == "replicaof" || n == "slaveof") ReplicaOf();
     else if (n == "masterauth") f_->masterauth = One();
+    else if (n == "masteruser") f_->masteruser = One();
     else if (n == "repl-max-mbps") f_->repl_max_mbps = Int(0, 1 << 20);
     else if (n == "repl-wal-retention-mb") f_->repl_wal_retention_mb = Int(0, 1 << 30);
     else if (n == "repl-wal-retention-s") f_->repl_wal_retention_s = Int(1, 1 << 30);

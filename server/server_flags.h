@@ -9,7 +9,7 @@
 // ("--replicaof host 6380"), or what follows '=' ("--port=7000"); "--sync"
 // alone means "--sync yes". The server's own settings (dir, port, bind,
 // threads, memtable, rocksdb-options, sync, block-cache-mb, replicaof,
-// masterauth, repl-*, enable-debug-command, logfile, daemonize no,
+// masteruser, masterauth, repl-*, enable-debug-command, logfile, daemonize no,
 // databases 16, aclfile, and "user NAME RULES..." lines) are kept here; any other name must be a CONFIG parameter
 // (config_parameters.h), checked now and set once the server's state
 // exists (Apply). An unknown name, a bad value or a malformed line stops
@@ -47,7 +47,7 @@ struct ServerFlags {
   // Replication (replication.h).
   std::string replicaof_host;  // "replicaof HOST PORT"
   int replicaof_port = 0;
-  std::string masterauth;
+  std::string masteruser, masterauth;
   int repl_max_mbps = 0;             // a full sync's rate; 0: unlimited
   int repl_wal_retention_mb = 4096;  // archived WAL kept for replicas
   int repl_wal_retention_s = 3600;

@@ -100,7 +100,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"unixsocket", nullptr, kString, "", 0, 0, nullptr, true, false},
     {"pidfile", nullptr, kString, "", 0, 0, nullptr, true, false},
     {"replica-announce-ip", "slave-announce-ip", kString, "", 0, 0, nullptr, false, false},
-    {"masteruser", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"cluster-announce-ip", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"cluster-config-file", nullptr, kString, "nodes.conf", 0, 0, nullptr, true, false},
     {"cluster-announce-hostname", nullptr, kString, "", 0, 0, nullptr, false, false},

@@ -221,7 +221,7 @@ void Failover(Request& r) {
     if (target->state != "online") return reply::Error(r.out, "ERR FAILOVER target replica is not online.");
   }
   std::string error;
-  if (!replication.switchover().Start(request, replication.masterauth(), &error)) {
+  if (!replication.switchover().Start(request, replication.auth(), &error)) {
     return reply::Error(r.out, error);
   }
   reply::Ok(r.out);

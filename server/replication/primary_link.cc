@@ -156,8 +156,8 @@ Status PrimaryLink::Handshake(LinkSocket* link, std::string* reply) {
     return Status::OK();
   };
   Status s;
-  if (!options_.masterauth.empty()) {
-    s = step(link_frames::Frame({"AUTH", options_.masterauth}), "+OK", "Unable to AUTH to MASTER: the primary refused masterauth");
+  if (const std::string auth = options_.auth.Frame(); !auth.empty()) {
+    s = step(auth, "+OK", "Unable to AUTH to MASTER: the primary refused masteruser and masterauth");
     if (!s.ok()) return s;
   }
   s = step(link_frames::Frame({"PING"}), "+PONG", "the primary refused PING (does it need masterauth?)");

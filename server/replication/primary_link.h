@@ -29,6 +29,7 @@
 
 #include "history_keeper.h"
 #include "link_socket.h"
+#include "primary_auth.h"
 #include "rocksdb/db.h"
 
 namespace teksdb::server {
@@ -40,7 +41,7 @@ class PrimaryLink {
     std::string run_id;      // this process's (a primary refuses itself)
     int listening_port = 0;  // announced to the primary (INFO's slaveN)
     std::string sync_dir;    // where a full sync's copy is received
-    std::string masterauth;  // the primary's password, or empty
+    PrimaryAuth auth;  // masteruser and masterauth
     std::string bind_source_addr;  // the address to connect from, or empty
     bool sync_writes = false;  // each batch on disk before it is acknowledged
     int64_t timeout_ms = 60000;  // a primary silent this long is dropped

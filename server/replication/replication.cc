@@ -13,7 +13,7 @@ using ROCKSDB_NAMESPACE::Status;
 namespace fs = std::filesystem;
 
 Replication::Replication(ROCKSDB_NAMESPACE::DB* db, Options options, Hooks hooks)
-    : db_(db), options_(std::move(options)), hooks_(std::move(hooks)), masterauth_(options_.masterauth) {}
+    : db_(db), options_(std::move(options)), hooks_(std::move(hooks)), auth_(options_.auth) {}
 
 Replication::~Replication() {
   switchover_.reset();
@@ -60,7 +60,7 @@ void Replication::StartLinkLocked() {
   link_options.run_id = options_.run_id;
   link_options.listening_port = options_.listening_port;
   link_options.sync_dir = SyncDir(options_.dir);
-  link_options.masterauth = masterauth_;
+  link_options.auth = auth_;
   link_options.bind_source_addr = bind_source_addr_;
   link_options.sync_writes = options_.sync_writes;
   link_options.timeout_ms = options_.timeout_ms;
@@ -124,16 +124,25 @@ bool Replication::promotable() const {
 
 void Replication::set_masterauth(const std::string& password) {
   std::lock_guard<std::mutex> lock(role_mu_);
-  masterauth_ = password;
-  if (link_ != nullptr) {  // the next connection uses it
-    StopLinkLocked();
-    StartLinkLocked();
-  }
+  auth_.password = password;
+  RestartLinkLocked();
 }
 
-std::string Replication::masterauth() const {
+void Replication::set_masteruser(const std::string& user) {
   std::lock_guard<std::mutex> lock(role_mu_);
-  return masterauth_;
+  auth_.user = user;
+  RestartLinkLocked();
+}
+
+void Replication::RestartLinkLocked() {
+  if (link_ == nullptr) return;  // the next connection uses the new login
+  StopLinkLocked();
+  StartLinkLocked();
+}
+
+PrimaryAuth Replication::auth() const {
+  std::lock_guard<std::mutex> lock(role_mu_);
+  return auth_;
 }
 
 void Replication::set_bind_source_addr(const std::string& address) {

@@ -41,7 +41,7 @@ class Replication {
     int listening_port = 0;
     bool sync_writes = false;
     int64_t timeout_ms = 60000;
-    std::string masterauth;            // CONFIG masterauth's first value
+    PrimaryAuth auth;                  // CONFIG masteruser's and masterauth's first values
     int64_t max_bytes_per_second = 0;  // a full sync's rate's first value
   };
   struct Hooks {
@@ -84,9 +84,10 @@ class Replication {
   Switchover& switchover() { return *switchover_; }
   bool writes_paused() const { return switchover_ != nullptr && switchover_->paused(); }
   Settings& settings() { return settings_; }
-  // CONFIG masterauth.
+  // CONFIG masterauth and masteruser.
   void set_masterauth(const std::string& password);
-  std::string masterauth() const;
+  void set_masteruser(const std::string& user);
+  PrimaryAuth auth() const;
   // CONFIG bind-source-addr: the address the link to a primary leaves
   // from (empty: the system's choice).
   void set_bind_source_addr(const std::string& address);
@@ -104,6 +105,8 @@ class Replication {
  private:
   void StartLinkLocked();
   void StopLinkLocked();
+  // A link up connects again (a new masteruser or masterauth).
+  void RestartLinkLocked();
 
   ROCKSDB_NAMESPACE::DB* const db_;
   const Options options_;
@@ -115,7 +118,7 @@ class Replication {
   std::atomic<bool> replica_{false};
   mutable std::mutex role_mu_;
   std::unique_ptr<PrimaryLink> link_;  // guarded by role_mu_
-  std::string masterauth_;             // guarded by role_mu_
+  PrimaryAuth auth_;                   // guarded by role_mu_
   std::string bind_source_addr_;       // guarded by role_mu_
 };
 

@@ -16,12 +16,12 @@ constexpr int kPollMs = 10;
 constexpr int kConnectTimeoutMs = 5000;
 
 // AUTH (when a password is set) and REPLICAOF NO ONE on `host`:`port`.
-bool Promote(const std::string& host, int port, const std::string& masterauth, std::string* error) {
+bool Promote(const std::string& host, int port, const PrimaryAuth& auth, std::string* error) {
   LinkSocket link;
   ROCKSDB_NAMESPACE::Status s = link.Connect(host, port, kConnectTimeoutMs);
   std::string reply;
-  if (s.ok() && !masterauth.empty()) {
-    s = link.WriteAll(link_frames::Frame({"AUTH", masterauth}), kConnectTimeoutMs);
+  if (s.ok() && !auth.password.empty()) {
+    s = link.WriteAll(auth.Frame(), kConnectTimeoutMs);
     if (s.ok()) s = link.ReadLine(&reply, kConnectTimeoutMs);
     if (s.ok() && reply != "+OK") s = ROCKSDB_NAMESPACE::Status::Aborted("AUTH: " + reply);
   }
@@ -44,7 +44,7 @@ Switchover::~Switchover() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool Switchover::Start(Request request, const std::string& masterauth, std::string* error) {
+bool Switchover::Start(Request request, const PrimaryAuth& auth, std::string* error) {
   std::lock_guard<std::mutex> lock(mu_);
   if (state_.load() != kNone) {
     *error = "ERR FAILOVER already in progress.";
@@ -56,7 +56,7 @@ bool Switchover::Start(Request request, const std::string& masterauth, std::stri
   std::fprintf(stderr, "teksdb-server: FAILOVER requested to %s\n",
                request.host.empty() ? "any replica"
                                     : (request.host + ":" + std::to_string(request.port)).c_str());
-  thread_ = std::thread([this, request = std::move(request), masterauth] { Run(request, masterauth); });
+  thread_ = std::thread([this, request = std::move(request), auth] { Run(request, auth); });
   return true;
 }
 
@@ -95,7 +95,7 @@ void Switchover::Finish() {
   if (resumed_) resumed_();
 }
 
-void Switchover::Run(Request request, std::string masterauth) {
+void Switchover::Run(Request request, PrimaryAuth auth) {
   const int64_t deadline = request.timeout_ms > 0 ? MonotonicMs() + request.timeout_ms : 0;
   std::string host;
   int port = 0;
@@ -121,7 +121,7 @@ void Switchover::Run(Request request, std::string masterauth) {
   }
   state_ = kInProgress;
   std::string error;
-  if (!Promote(host, port, masterauth, &error)) {
+  if (!Promote(host, port, auth, &error)) {
     std::fprintf(stderr, "teksdb-server: FAILOVER to %s:%d failed: %s\n", host.c_str(), port, error.c_str());
   } else if (!follow_(host, port)) {
     std::fprintf(stderr, "teksdb-server: FAILOVER: cannot follow %s:%d\n", host.c_str(), port);

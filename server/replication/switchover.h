@@ -21,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "primary_auth.h"
 #include "replica_feeds.h"
 #include "rocksdb/db.h"
 
@@ -42,7 +43,7 @@ class Switchover {
   ~Switchover();
 
   // Starts one; false with Redis's error when one is running.
-  bool Start(Request request, const std::string& masterauth, std::string* error);
+  bool Start(Request request, const PrimaryAuth& auth, std::string* error);
   // FAILOVER ABORT: false when none waits.
   bool Abort();
   bool paused() const { return state_.load() != kNone; }
@@ -51,7 +52,7 @@ class Switchover {
 
  private:
   enum State { kNone, kWaitingForSync, kInProgress };
-  void Run(Request request, std::string masterauth);
+  void Run(Request request, PrimaryAuth auth);
   // The replica to promote once it has everything, or false.
   bool FindInSync(const Request& request, std::string* host, int* port) const;
   void Finish();

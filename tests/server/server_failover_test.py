@@ -14,6 +14,14 @@ At the end every acknowledged write is on the primary, and all three
 servers hold the same data. Prints the failover times (kill to the first
 acknowledged write on the new primary).
 
+Under ACL, as an operator locks such a setup down: the default user (the
+writer's and the test's) may not replicate or reconfigure a server; the
+replicas log in to their primary as a replication user that may only
+PING, REPLCONF and PSYNC (masteruser, masterauth), and the Sentinels as a
+user with only what Sentinel needs (auth-user, auth-pass; the list Redis's
+documentation gives). A server or Sentinel that logged in as anyone else
+could not replicate or fail over.
+
 Usage: server_failover_test.py PATH/TO/teksdb-server [ROUNDS]
 """
 
@@ -43,9 +51,20 @@ def query(port, *args, timeout=2):
         return None
 
 
+# The users every server has (see above).
+USERS = [
+    "default on nopass ~* &* +@all -slaveof -replicaof -failover -psync -sync -replconf -config -client",
+    "replicator on >replpw +ping +replconf +psync",
+    "sentinel-user on >sentpw allchannels +multi +slaveof +ping +exec +subscribe +config|rewrite "
+    "+role +publish +info +client|setname +client|kill +script|kill",
+]
+SERVER_FLAGS = [flag for user in USERS for flag in ("--user", user)] + [
+    "--masteruser", "replicator", "--masterauth", "replpw"]
+
+
 class Sentinels:
     def __init__(self, tmp, primary_port):
-        self.ports, self.procs = start_sentinels(tmp, NAME, primary_port)
+        self.ports, self.procs = start_sentinels(tmp, NAME, primary_port, auth=("sentinel-user", "sentpw"))
         checks.logs.extend(os.path.join(tmp, f"sentinel{i}.log") for i in range(len(self.ports)))
 
     def primary(self):
@@ -135,7 +154,7 @@ def main():
     procs = {}
 
     def start(i):
-        port, proc = checks.start_server(server_bin, os.path.join(tmp, f"server{i}"),
+        port, proc = checks.start_server(server_bin, os.path.join(tmp, f"server{i}"), *SERVER_FLAGS,
                                          *(["--replicaof", f"127.0.0.1 {ports[0]}"] if i and not
                                            os.path.exists(os.path.join(tmp, f"server{i}")) else []),
                                          port=ports[i])
@@ -147,6 +166,9 @@ def main():
         for i in range(3):
             start(i)
         check(wait_for(lambda: all_in_sync(ports, ports[0]), 30), "two replicas in sync with the primary")
+        refused = query(ports[0], "REPLCONF", "listening-port", "1")
+        check(refused and refused[0] == b"-" and refused[1].startswith(b"NOPERM"),
+              f"the default user may not replicate ({refused})")
         sentinels = Sentinels(tmp, ports[0])
         check(wait_for(lambda: sentinels.primary() == ports[0], 30), "the Sentinels agree on the primary")
         time.sleep(3)  # they discover the replicas and each other
@@ -200,6 +222,8 @@ def main():
               f"{len(lost)} lost ({lost[:5]})")
         same = [snapshot(p) == data for p in ports]
         check(all(same), f"all three servers hold the same data ({len(data)} keys; {same})")
+        denied = [entry for p in ports for entry in (query(p, "ACL", "LOG") or (None, []))[1]]
+        check(not denied, f"the Sentinels and the replicas were never denied a command ({denied[:2]})")
         if failover_times:
             ordered = sorted(failover_times)
             print(f"failover times (kill to the first acknowledged write on the new primary), "

@@ -56,11 +56,12 @@ def start_redis(directory, *flags):
     return port, proc
 
 
-def start_sentinels(directory, name, primary_port, n=3, quorum=2):
+def start_sentinels(directory, name, primary_port, n=3, quorum=2, auth=None):
     """Starts n Redis Sentinels (redis-server --sentinel) watching the
     primary at primary_port as `name` (down-after 1000 ms, failover-timeout
-    10 s), each logging to directory/sentinelI.log; returns (ports,
-    processes)."""
+    10 s), each logging to directory/sentinelI.log; `auth`: (user,
+    password) they log in to the servers with (auth-user, auth-pass).
+    Returns (ports, processes)."""
     ports, procs = [], []
     for i in range(n):
         port = free_port()
@@ -71,6 +72,8 @@ def start_sentinels(directory, name, primary_port, n=3, quorum=2):
                     f"sentinel monitor {name} 127.0.0.1 {primary_port} {quorum}\n"
                     f"sentinel down-after-milliseconds {name} 1000\n"
                     f"sentinel failover-timeout {name} 10000\n")
+            if auth:
+                f.write(f"sentinel auth-user {name} {auth[0]}\nsentinel auth-pass {name} {auth[1]}\n")
         procs.append(subprocess.Popen(["redis-server", conf, "--sentinel"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         ports.append(port)
