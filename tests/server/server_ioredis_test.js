@@ -3,7 +3,8 @@
 // MULTI/EXEC and a WATCH conflict, a custom Lua command (defineCommand:
 // EVALSHA, falling back to EVAL), pub/sub and pattern messages on a second
 // connection, scanStream over 1000 keys, a BRPOP woken by another
-// connection's LPUSH, and reconnecting after the server restarts.
+// connection's LPUSH, reconnecting after the server restarts, and an ACL user
+// logging in with username and password (NOPERM outside its keys, WRONGPASS).
 //
 // Usage: tests/server/with_node_client.sh DIR tests/server/server_ioredis_test.js PATH/TO/teksdb-server
 "use strict";
@@ -131,6 +132,34 @@ async function main() {
       }
     }
     check(after === "hello", "reconnects after a restart; the data kept");
+
+    // An ACL user, logged in as ioredis does with username and password.
+    await r.call("ACL", "SETUSER", "app", "reset", "on", ">app-secret", "~app:*", "+@read", "+@write",
+                 "-@dangerous", "+ping", "+acl|whoami");
+    const app = new Redis({ port, username: "app", password: "app-secret" });
+    check((await app.call("ACL", "WHOAMI")) === "app", "logged in as an ACL user");
+    check((await app.set("app:1", "x")) === "OK" && (await app.get("app:1")) === "x", "its own keys");
+    let denied = "";
+    try {
+      await app.set("other", "x");
+    } catch (e) {
+      denied = e.message;
+    }
+    check(denied.startsWith("NOPERM"), `NOPERM for a key outside its pattern (${denied})`);
+    app.disconnect();
+    const wrong = new Redis({ port, username: "app", password: "nope", maxRetriesPerRequest: 0,
+                              retryStrategy: () => null, lazyConnect: true });
+    // (ioredis reports a refused AUTH as an "error" event.)
+    let refused = "";
+    wrong.on("error", (e) => { refused = e.message; });
+    try {
+      await wrong.connect();
+      await wrong.ping();
+    } catch (e) {
+      refused = refused || e.message;
+    }
+    check(refused.includes("WRONGPASS"), `WRONGPASS for a wrong password (${refused})`);
+    wrong.disconnect();
     r.disconnect();
   } finally {
     proc.kill("SIGKILL");

@@ -287,6 +287,36 @@ def expiry(r):
     check(not any(r.scan_iter(match="short*")), "no expired key is listed")
 
 
+def acl_users(admin, port):
+    """An ACL user (keys app:*, reads and writes, nothing dangerous) logs in
+    as redis-py does with username= and password=: AUTH user password in
+    RESP2, HELLO 3 AUTH in RESP3."""
+    admin.acl_setuser("app", enabled=True, passwords=["+app-secret"], keys=["app:*"],
+                      commands=["+@read", "+@write", "-@dangerous", "+ping", "+acl|whoami"], reset=True)
+    for protocol in (2, 3):
+        r = redis.Redis(port=port, protocol=protocol, username="app", password="app-secret")
+        check(r.acl_whoami() in ("app", b"app"), f"RESP{protocol}: logged in as an ACL user")
+        check(r.set("app:1", "x") and r.get("app:1") == b"x", f"RESP{protocol}: its own keys")
+        try:
+            r.set("other", "x")
+            check(False, f"RESP{protocol}: a key outside its pattern is refused")
+        except redis.exceptions.NoPermissionError:
+            check(True, f"RESP{protocol}: NoPermissionError for a key outside its pattern")
+        try:
+            r.flushall()
+            check(False, f"RESP{protocol}: FLUSHALL (@dangerous) is refused")
+        except redis.exceptions.NoPermissionError:
+            check(True, f"RESP{protocol}: NoPermissionError for FLUSHALL")
+        try:
+            redis.Redis(port=port, protocol=protocol, username="app", password="nope").ping()
+            check(False, f"RESP{protocol}: a wrong password is refused")
+        except redis.AuthenticationError:
+            check(True, f"RESP{protocol}: a wrong password raises AuthenticationError")
+    user = admin.acl_getuser("app")
+    check(user["keys"] == ["~app:*"] and "on" in user["flags"],
+          f"ACL GETUSER as redis-py parses it ({user['keys']}, {user['flags']})")
+
+
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-redis-py-")
@@ -328,6 +358,7 @@ def main():
             check(True, "no password raises AuthenticationError (NOAUTH)")
         check(redis.Redis(port=port, protocol=3, password="s3cret").ping(),
               "HELLO 3 AUTH with the right password")
+        acl_users(redis.Redis(port=port, protocol=2, password="s3cret"), port)
     finally:
         proc.kill()
         proc.wait()

@@ -1,7 +1,10 @@
 // teksdb-server through Jedis (Maven Central, the Java client YCSB's binding
 // uses), in RESP2 and RESP3: strings and hashes, a pipeline, a transaction
 // (MULTI/EXEC) and a WATCH conflict, EVAL and EVALSHA, pub/sub on a second
-// connection, SCAN over 500 keys, a BLPOP woken by another connection.
+// connection, SCAN over 500 keys, a BLPOP woken by another connection;
+// then as an ACL user (user name and password in the client's config, as
+// Jedis sends them: HELLO AUTH in RESP3, AUTH user password in RESP2),
+// denied a key outside its pattern.
 //
 // Usage: java -cp JEDIS_CLASSPATH:. JedisClientTest PORT
 import java.util.ArrayList;
@@ -18,6 +21,7 @@ import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.Transaction;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
@@ -111,10 +115,41 @@ public class JedisClientTest {
     }
   }
 
+  // An application user: app:* keys, reads and writes, nothing dangerous.
+  private static void asUser(int port, RedisProtocol protocol) {
+    String p = " (" + protocol + ")";
+    try (Jedis admin = connect(port, protocol)) {
+      admin.aclSetUser("app", "reset", "on", ">app-secret", "~app:*", "+@read", "+@write",
+          "-@dangerous", "+ping", "+acl|whoami");
+    }
+    try (Jedis j = new Jedis(new HostAndPort("127.0.0.1", port),
+        DefaultJedisClientConfig.builder().protocol(protocol).user("app").password("app-secret")
+            .timeoutMillis(10000).build())) {
+      check("app".equals(j.aclWhoAmI()), "logged in as an ACL user" + p);
+      check("OK".equals(j.set("app:1", "x")) && "x".equals(j.get("app:1")), "its own keys" + p);
+      try {
+        j.set("other", "x");
+        check(false, "a key outside its pattern is refused" + p);
+      } catch (JedisDataException e) {
+        check(e.getMessage().startsWith("NOPERM"), "NOPERM for a key outside its pattern" + p);
+      }
+    }
+    try (Jedis wrong = new Jedis(new HostAndPort("127.0.0.1", port),
+        DefaultJedisClientConfig.builder().protocol(protocol).user("app").password("nope")
+            .timeoutMillis(10000).build())) {
+      wrong.ping();
+      check(false, "a wrong password is refused" + p);
+    } catch (JedisDataException e) {
+      check(e.getMessage().startsWith("WRONGPASS"), "WRONGPASS for a wrong password" + p);
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     int port = Integer.parseInt(args[0]);
     run(port, RedisProtocol.RESP2);
     run(port, RedisProtocol.RESP3);
+    asUser(port, RedisProtocol.RESP2);
+    asUser(port, RedisProtocol.RESP3);
     System.out.println("jedis: " + failures + " failure(s)");
     System.exit(failures == 0 ? 0 : 1);
   }
