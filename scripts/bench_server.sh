@@ -5,7 +5,9 @@
 # whole-key memtable bloom filter (skip_list_bloom:
 # memtable_whole_key_filtering, memtable_prefix_bloom_size_ratio=0.1, as
 # Kvrocks sets them), and real redis-server, in the same run, each started
-# fresh per repeat. One redis-benchmark process per test, -P 16 (--pipeline) -c 50, keys
+# fresh per repeat; teks_acl (not in the default list) is teks with every
+# request from an ACL user that has key patterns (the cost of checking
+# ACL: its CPU per request over teks's). One redis-benchmark process per test, -P 16 (--pipeline) -c 50, keys
 # drawn from --keyspace:
 #   set      SET key:__rand_int__ (built-in test, --value-size bytes)
 #   get      GET key:__rand_int__ (the keys set just before)
@@ -41,7 +43,9 @@
 #   --write-buffer-mb N  teksdb-server's write_buffer_size in MiB (RocksDB's
 #                    default, 64): 4096 keeps a run's data in memory
 #   --pin            server on CPU 0, client on the other CPUs
-#   --servers LIST   teks,skip_list,skip_list_bloom,redis (all four)
+#   --tests LIST     of the tests above (all)
+#   --servers LIST   of teks,teks_acl,skip_list,skip_list_bloom,redis
+#                    (default: all but teks_acl)
 #   --out DIR        results go to DIR/server/ (build/bench)
 #   --no-plots       no plot (no matplotlib venv)
 # Environment: TEKSDB_BUILD_DIR (build), where teksdb-server is built
@@ -62,6 +66,8 @@ threads=
 write_buffer_mb=
 pin=
 servers=teks,skip_list,skip_list_bloom,redis
+all_tests=set,get,hset,hgetall,sadd,zadd5,lpush5,lrange,zadd,del100k
+tests=$all_tests
 out=$root/build/bench
 plots=1
 while (($#)); do
@@ -71,7 +77,7 @@ while (($#)); do
       name=${1#--}
       declare "${name//-/_}=$2"
       shift 2 ;;
-    --servers|--out)
+    --servers|--out|--tests)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       declare "${1#--}=$2"
       shift 2 ;;
@@ -83,8 +89,8 @@ while (($#)); do
 done
 IFS=, read -r -a server_list <<<"$servers"
 for s in "${server_list[@]}"; do
-  [[ $s == teks || $s == skip_list || $s == skip_list_bloom || $s == redis ]] ||
-    die "unknown server '$s' (teks, skip_list, skip_list_bloom, redis)"
+  [[ $s == teks || $s == teks_acl || $s == skip_list || $s == skip_list_bloom || $s == redis ]] ||
+    die "unknown server '$s' (teks, teks_acl, skip_list, skip_list_bloom, redis)"
 done
 threads=${threads:-$([[ -n $pin ]] && echo 1 || echo 2)}
 cpus=$(nproc)
@@ -114,6 +120,9 @@ cleanup() {
 trap cleanup EXIT
 
 port=
+# teks_acl's user, and how the clients log in as it (none for the others).
+acl_user=(--user "bench on >bench-pw +@all ~key:* ~user:* ~set:* ~zset:* ~list:* ~myzset* ~big")
+login=()
 # A RocksDB OPTIONS file for teksdb-server NAME: the server's own defaults
 # (its table options: a bloom filter of 10 bits per key and a 1 GiB block
 # cache, server/main.cc), the write buffer asked for, and the memtable bloom
@@ -143,15 +152,20 @@ start_server() {  # NAME
       "${server_cpu[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
         --dir "$tmp" >"$tmp/redis.log" 2>&1 &
     else
+      local memtable=${1%_bloom} user=()
+      memtable=${memtable%_acl}
+      [[ $1 == teks_acl ]] && user=("${acl_user[@]}")
       write_options "$1" "$tmp/$1.options"
       "${server_cpu[@]}" "$server_bin" --dir "$tmp/db-$1" --port "$port" --threads "$threads" \
-        --memtable "${1%_bloom}" --rocksdb-options "$tmp/$1.options" 2>"$tmp/$1.log" &
+        --memtable "$memtable" --rocksdb-options "$tmp/$1.options" "${user[@]}" 2>"$tmp/$1.log" &
     fi
+    login=()
+    [[ $1 == teks_acl ]] && login=(--user bench -a bench-pw)
     pid=$!
     for _ in $(seq 200); do
       kill -0 "$pid" 2>/dev/null || break
       if grep -q "$ready" "$tmp/$1.log" 2>/dev/null &&
-        [[ "$(redis-cli -p "$port" ping 2>/dev/null)" == PONG ]]; then
+        [[ "$(redis-cli -p "$port" "${login[@]}" --no-auth-warning ping 2>/dev/null)" == PONG ]]; then
         return 0
       fi
       sleep 0.05
@@ -173,21 +187,24 @@ stop_server() {
 fields=$(for i in 1 2 3 4 5; do printf ' f%d %s' "$i" "$(head -c 20 /dev/zero | tr '\0' v)"; done)
 members=$(for i in 1 2 3 4 5; do printf ' member:%d' "$i"; done)
 scored=$(for i in 1 2 3 4 5; do printf ' %d member:%d' "$i" "$i"; done)
-tests=(set get hset hgetall sadd zadd5 lpush5 lrange zadd del100k)
+IFS=, read -r -a tests <<<"$tests"
+for t in "${tests[@]}"; do
+  [[ ,$all_tests, == *,$t,* ]] || die "unknown test '$t' ($all_tests)"
+done
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 # The server's own microseconds for one command so far (INFO commandstats).
 command_usec() {  # COMMAND
-  redis-cli -p "$port" info commandstats | tr -d '\r' |
+  redis-cli -p "$port" "${login[@]}" --no-auth-warning info commandstats | tr -d '\r' |
     awk -F'[=,]' -v c="cmdstat_$1:calls" '$1 == c {print $4; found = 1} END {if (!found) print 0}'
 }
 bench() {  # TEST: prints ops/s and the server's CPU µs per request
-  local common=(-p "$port" -P "$pipeline" -c 50 -r "$keyspace" -n "$requests" --csv)
+  local common=(-p "$port" "${login[@]}" -P "$pipeline" -c 50 -r "$keyspace" -n "$requests" --csv)
   local test_args csv before i
   if [[ $1 == del100k ]]; then
     for ((i = 0; i < 100000; i++)); do printf 'HSET big f%d v\r\n' "$i"; done |
-      redis-cli -p "$port" --pipe >/dev/null
+      redis-cli -p "$port" "${login[@]}" --no-auth-warning --pipe >/dev/null
     before=$(command_usec del)
-    redis-cli -p "$port" del big >/dev/null
+    redis-cli -p "$port" "${login[@]}" --no-auth-warning del big >/dev/null
     printf '%s\t%s\n' 1 "$(($(command_usec del) - before))"
     return
   fi
@@ -215,7 +232,13 @@ total=$((repeat * ${#server_list[@]}))
 done_runs=0
 started=$SECONDS
 for ((r = 1; r <= repeat; r++)); do
-  for s in "${server_list[@]}"; do
+  # Each repeat starts with the next server, so that none always runs
+  # first (or right after the same one).
+  order=()
+  for ((i = 0; i < ${#server_list[@]}; i++)); do
+    order+=("${server_list[(i + r - 1) % ${#server_list[@]}]}")
+  done
+  for s in "${order[@]}"; do
     elapsed=$((SECONDS - started))
     left=
     ((done_runs == 0)) || left=", ~$((elapsed * (total - done_runs) / done_runs))s left"

@@ -4,7 +4,8 @@
 test, the median of each server's throughput and of its own CPU time per
 request, with TeksTable's ratios: throughput teks/skip_list and teks/redis
 (higher: TeksTable faster), CPU skip_list/teks (higher: TeksTable cheaper)
-and teks/redis (TeksTable's CPU in units of Redis's: lower is better).
+and teks/redis (TeksTable's CPU in units of Redis's: lower is better),
+and with teks_acl, teks_acl/teks (what checking ACL costs).
 del100k is one DEL of a 100,000-field hash: its row is the server's own
 time for that DEL, in µs. With --plot, draws the CPU ratios as bars.
 
@@ -20,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from text_table import fmt_x, print_table  # noqa: E402
 
-SERVERS = ["teks", "skip_list", "skip_list_bloom", "redis"]
+SERVERS = ["teks", "teks_acl", "skip_list", "skip_list_bloom", "redis"]
 SINGLE_SHOT = {"del100k"}
 
 
@@ -64,8 +65,9 @@ def main():
 
     table("throughput (ops/s)", ops, 0, [("teks", "skip_list"), ("teks", "redis")], timed)
     if cpu:
+        acl = [("teks_acl", "teks")] if "teks_acl" in servers else []
         table("server CPU per request (µs; del100k: the server's µs for the one DEL)", cpu, 2,
-              [("skip_list", "teks"), ("teks", "redis")], tests)
+              [("skip_list", "teks"), ("teks", "redis")] + acl, tests)
         quoted = ", ".join(f"{t} {fmt_x(ratio(cpu, t, 'skip_list', 'teks'))}" for t in timed)
         print(f"\nserver CPU per request, skip_list / TeksTable: {quoted}")
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "acl_catalog.h"
 #include "ascii_case.h"
@@ -16,34 +17,119 @@ bool Has(const std::vector<std::string>& flags, const char* flag) {
   return std::find(flags.begin(), flags.end(), flag) != flags.end();
 }
 
-// The keys of a request with the access Redis's ACL asks of each: read
-// for a key spec's "access", write for "insert", "delete" or "update"
-// (neither: an existence test, any pattern will do). Key specs flagged
-// not_key (a shard channel) name no key.
-std::vector<AclKey> RequestAclKeys(const std::vector<std::string>& args) {
-  std::vector<AclKey> keys;
-  for (const KeyWithFlags& key : RequestKeysWithFlags(args)) {
-    if (Has(key.flags, "not_key")) continue;  // SPUBLISH's channel, ...
-    uint8_t access = 0;
-    if (Has(key.flags, "access")) access |= AclSelector::kRead;
-    if (Has(key.flags, "insert") || Has(key.flags, "delete") || Has(key.flags, "update")) {
-      access |= AclSelector::kWrite;
+// The access Redis's ACL asks for a key of these key-spec flags: read for
+// "access", write for "insert", "delete" or "update" (neither: an
+// existence test, any pattern will do).
+uint8_t AccessOf(const std::vector<std::string>& flags) {
+  uint8_t access = 0;
+  if (Has(flags, "access")) access |= AclSelector::kRead;
+  if (Has(flags, "insert") || Has(flags, "delete") || Has(flags, "update")) {
+    access |= AclSelector::kWrite;
+  }
+  return access;
+}
+
+// How a command's keys are found for ACL, worked out once per command:
+// most name theirs at fixed places (first, last, step) with fixed flags,
+// found here with no lookup; the others (a count of keys, options that
+// name keys, flags that vary, a subcommand's key, shard channels) through
+// RequestKeysWithFlags.
+struct KeyPlan {
+  bool fixed = false;
+  int first = 0, last = 0, step = 1;
+  std::vector<uint8_t> access;  // of the i-th key (the last spec's past them)
+  bool set = false;             // SET: a write, and a read too with GET
+};
+
+const std::vector<KeyPlan>& KeyPlans() {
+  static const std::vector<KeyPlan> plans = [] {
+    std::vector<KeyPlan> by_index;
+    for (const Command& command : CommandTable()) {
+      const CommandInfo& info = *FindCommandInfo(command.name);
+      const std::string_view name(command.name);
+      const std::vector<std::vector<std::string>> specs = CommandKeySpecs(name);
+      KeyPlan plan;
+      plan.fixed = info.first_key > 0 && info.numkeys_index == 0 && !specs.empty() &&
+                   std::strstr(info.flags, "movablekeys") == nullptr && !HasSubcommands(command.name) &&
+                   name != "bitfield" && name != "pfmerge" && name != "sort";
+      plan.first = info.first_key;
+      plan.last = info.last_key;
+      plan.step = info.key_step;
+      plan.set = name == "set";
+      for (const std::vector<std::string>& spec : specs) {
+        plan.fixed &= !Has(spec, "not_key");
+        plan.access.push_back(AccessOf(spec));
+      }
+      by_index.push_back(std::move(plan));
     }
-    keys.push_back(AclKey{key.position, access});
+    return by_index;
+  }();
+  return plans;
+}
+
+// Whether SET's options ask for the old value (GET).
+bool SetReads(const std::vector<std::string>& args) {
+  for (size_t i = 3; i < args.size(); ++i) {
+    if (AsciiEqualIgnoringCase(args[i], "get")) return true;
+  }
+  return false;
+}
+
+// The keys of a request with the access each needs. Key specs flagged
+// not_key (a shard channel) name no key.
+std::vector<AclKey> RequestAclKeys(size_t table_index, const std::vector<std::string>& args) {
+  std::vector<AclKey> keys;
+  const KeyPlan& plan = KeyPlans()[table_index];
+  if (plan.fixed) {
+    const int argc = static_cast<int>(args.size());
+    const int last = plan.last < 0 ? argc + plan.last : plan.last;
+    for (int i = plan.first, k = 0; i <= last && i < argc; i += plan.step, ++k) {
+      uint8_t access = plan.access[std::min<size_t>(static_cast<size_t>(k), plan.access.size() - 1)];
+      if (plan.set) access = SetReads(args) ? AclSelector::kReadWrite : AclSelector::kWrite;
+      keys.push_back(AclKey{static_cast<size_t>(i), access});
+    }
+    return keys;
+  }
+  for (const KeyWithFlags& key : RequestKeysWithFlags(args)) {
+    if (!Has(key.flags, "not_key")) keys.push_back(AclKey{key.position, AccessOf(key.flags)});
   }
   return keys;
 }
 
-// The channels PUBLISH and SPUBLISH publish to, and those SUBSCRIBE,
-// SSUBSCRIBE and PSUBSCRIBE (patterns) subscribe to; unsubscribing is
-// never denied.
-std::vector<AclChannel> RequestAclChannels(const std::vector<std::string>& args) {
-  const std::string name = AsciiLower(args[0]);
+// Which arguments of each command of the table are channels: PUBLISH's
+// and SPUBLISH's first; every one of SUBSCRIBE and SSUBSCRIBE, and of
+// PSUBSCRIBE as patterns (unsubscribing is never denied).
+enum class ChannelArguments : uint8_t { kNone, kFirst, kAll, kAllPatterns };
+const std::vector<ChannelArguments>& ChannelArgumentsByIndex() {
+  static const std::vector<ChannelArguments> by_index = [] {
+    std::vector<ChannelArguments> kinds;
+    for (const Command& command : CommandTable()) {
+      const std::string_view name(command.name);
+      kinds.push_back(name == "publish" || name == "spublish"       ? ChannelArguments::kFirst
+                      : name == "subscribe" || name == "ssubscribe" ? ChannelArguments::kAll
+                      : name == "psubscribe"                        ? ChannelArguments::kAllPatterns
+                                                                    : ChannelArguments::kNone);
+    }
+    return kinds;
+  }();
+  return by_index;
+}
+
+std::vector<AclChannel> RequestAclChannels(size_t table_index, const std::vector<std::string>& args) {
   std::vector<AclChannel> channels;
-  if (name == "publish" || name == "spublish") {
-    channels.push_back(AclChannel{1, false});
-  } else if (name == "subscribe" || name == "ssubscribe" || name == "psubscribe") {
-    for (size_t i = 1; i < args.size(); ++i) channels.push_back(AclChannel{i, name == "psubscribe"});
+  switch (ChannelArgumentsByIndex()[table_index]) {
+    case ChannelArguments::kNone:
+      break;
+    case ChannelArguments::kFirst:
+      channels.push_back(AclChannel{1, false});
+      break;
+    case ChannelArguments::kAll:
+    case ChannelArguments::kAllPatterns:
+      for (size_t i = 1; i < args.size(); ++i) {
+        channels.push_back(
+            AclChannel{i, ChannelArgumentsByIndex()[table_index] == ChannelArguments::kAllPatterns});
+      }
+      break;
   }
   return channels;
 }
@@ -78,14 +164,15 @@ const AclUser* CurrentUser(ServerState& server, ClientState& client) {
 }
 
 AclVerdict CheckAcl(const AclUser& user, size_t table_index, const std::vector<std::string>& args) {
-  return user.Check(AclCommandId(table_index, args), args, [&] { return RequestAclKeys(args); },
-                    [&] { return RequestAclChannels(args); });
+  return user.Check(AclCommandId(table_index, args), args,
+                    [&] { return RequestAclKeys(table_index, args); },
+                    [&] { return RequestAclChannels(table_index, args); });
 }
 
 bool AclReadsEveryKey(const AclUser& user, size_t table_index, const std::vector<std::string>& args) {
   return user.AllowsWithAnyKey(AclCommandId(table_index, args), args,
-                               [&] { return RequestAclKeys(args); },
-                               [&] { return RequestAclChannels(args); }, AclSelector::kRead);
+                               [&] { return RequestAclKeys(table_index, args); },
+                               [&] { return RequestAclChannels(table_index, args); }, AclSelector::kRead);
 }
 
 void LogAclDenial(ServerState& server, const ClientState& client, const AclVerdict& verdict,

@@ -429,6 +429,24 @@ const std::unordered_map<std::string_view, const char*>& KeySpecFlags() {
   return flags;
 }
 
+}  // namespace
+
+std::vector<std::vector<std::string>> CommandKeySpecs(std::string_view lower_case_name) {
+  std::vector<std::vector<std::string>> specs;
+  const auto it = KeySpecFlags().find(lower_case_name);
+  if (it == KeySpecFlags().end()) return specs;
+  std::string_view all(it->second);
+  for (size_t from = 0;;) {
+    const size_t bar = all.find('|', from);
+    specs.push_back(Words(std::string(all.substr(from, bar - from)).c_str()));
+    if (bar == std::string_view::npos) break;
+    from = bar + 1;
+  }
+  return specs;
+}
+
+namespace {
+
 // The flags of key `i` of `request` (COMMAND GETKEYSANDFLAGS).
 std::vector<std::string> KeyFlags(const std::vector<std::string>& request, size_t i) {
   const std::string name = FullCommandName(request);  // "memory|usage", ...
@@ -452,17 +470,9 @@ std::vector<std::string> KeyFlags(const std::vector<std::string>& request, size_
     }
     return {"RO", "access"};
   }
-  const auto it = KeySpecFlags().find(name);
-  if (it == KeySpecFlags().end()) return {};
-  std::vector<std::string> specs;
-  std::string_view all(it->second);
-  for (size_t from = 0;;) {
-    const size_t bar = all.find('|', from);
-    specs.emplace_back(all.substr(from, bar - from));
-    if (bar == std::string_view::npos) break;
-    from = bar + 1;
-  }
-  return Words(specs[std::min(i, specs.size() - 1)].c_str());
+  const std::vector<std::vector<std::string>> specs = CommandKeySpecs(name);
+  if (specs.empty()) return {};
+  return specs[std::min(i, specs.size() - 1)];
 }
 
 // COMMAND GETKEYS and GETKEYSANDFLAGS.

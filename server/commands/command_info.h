@@ -57,6 +57,13 @@ void AppendRequestKeyPositions(const std::vector<std::string>& args, std::vector
 void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::string>* keys,
                        bool* whole_keyspace);
 
+// The key-spec flags of the command named `lower_case_name` ("memory|usage"
+// for a subcommand), Redis 7.0's, one list a spec, in order: the i-th key a
+// request names has the i-th spec's flags, the last spec's past them
+// (none: no keys; SET's and BITFIELD's vary with the request, as
+// RequestKeysWithFlags reads them).
+std::vector<std::vector<std::string>> CommandKeySpecs(std::string_view lower_case_name);
+
 // A key of a request, at args[position], with its key-spec flags as
 // Redis 7.0 gives them ("RW", "access", "update"; COMMAND GETKEYSANDFLAGS).
 struct KeyWithFlags {
