@@ -123,7 +123,7 @@ void List(Request& r, bool names_only) {
   const std::vector<std::shared_ptr<const AclUser>> users = r.server.acl.List();
   reply::ArrayHeader(r.out, users.size());
   for (const std::shared_ptr<const AclUser>& user : users) {
-    reply::Bulk(r.out, names_only ? user->name() : "user " + user->name() + " " + user->Describe());
+    reply::Bulk(r.out, names_only ? user->name() : "user " + user->name() + " " + user->description());
   }
 }
 

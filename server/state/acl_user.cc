@@ -89,6 +89,7 @@ AclUser AclUser::Default(const AclCommandSet& commands) {
 }
 
 AclRuleError AclUser::Apply(std::string_view rule, bool all_channels) {
+  description_.clear();
   if (rule.empty()) return AclRuleError::kNone;
   if (AsciiEqualIgnoringCase(rule, "on") || AsciiEqualIgnoringCase(rule, "off")) {
     enabled_ = AsciiEqualIgnoringCase(rule, "on");

@@ -68,8 +68,13 @@ class AclUser {
   const std::vector<AclSelector>& selectors() const { return selectors_; }
   // ACL GETUSER's flags: "on"/"off", "nopass", "sanitize-payload", ...
   std::vector<std::string> Flags() const;
-  // ACL LIST's and the ACL file's rules (after "user NAME ").
+  // ACL LIST's and the ACL file's rules (after "user NAME "): Describe()
+  // works them out (a few hundred thousand bit tests a selector: the
+  // commands' description), description() is what CacheDescription()
+  // kept (the registry's snapshots have it; a change clears it).
   std::string Describe() const;
+  void CacheDescription() { description_ = Describe(); }
+  const std::string& description() const { return description_; }
 
   // Whether it may run command `id` as `args`. `keys` and `channels` give
   // what the request names; they are asked only if a selector needs them.
@@ -98,6 +103,7 @@ class AclUser {
   bool sanitize_payload_ = false, skip_sanitize_payload_ = false;
   std::vector<std::string> passwords_;  // SHA-256, lower-case hex
   std::vector<AclSelector> selectors_;
+  std::string description_;
 };
 
 // SHA-256 of `password` in lower-case hex, as Redis stores passwords.

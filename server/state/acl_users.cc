@@ -25,11 +25,18 @@ std::vector<std::string> SplitOnSpaces(const std::string& line) {
   return words;
 }
 
+// A user as the registry shares it: immutable, its description (ACL
+// LIST's, the ACL file's) worked out once, as Redis caches it.
+std::shared_ptr<const AclUser> Snapshot(AclUser user) {
+  user.CacheDescription();
+  return std::make_shared<const AclUser>(std::move(user));
+}
+
 }  // namespace
 
 AclUsers::AclUsers(const AclCommandSet& commands) : commands_(&commands) {
   std::lock_guard<std::mutex> lock(mu_);
-  users_["default"] = std::make_shared<const AclUser>(AclUser::Default(commands));
+  users_["default"] = Snapshot(AclUser::Default(commands));
   Published();
 }
 
@@ -56,7 +63,7 @@ std::string AclUsers::SetUser(const std::string& name, const std::vector<std::st
   if (std::string error = user.ApplyRules(rules, all_channels_default()); !error.empty()) {
     return error;
   }
-  *after = std::make_shared<const AclUser>(std::move(user));
+  *after = Snapshot(std::move(user));
   users_[name] = *after;
   Published();
   return "";
@@ -91,7 +98,7 @@ void AclUsers::SetRequirePass(const std::string& password) {
   AclUser user = *users_.at("default");
   user.Apply("resetpass", false);
   user.Apply(password.empty() ? "nopass" : ">" + password, false);
-  users_["default"] = std::make_shared<const AclUser>(std::move(user));
+  users_["default"] = Snapshot(std::move(user));
   Published();
 }
 
@@ -124,7 +131,7 @@ std::string AclUsers::LoadConfigured(const std::vector<std::vector<std::string>>
                "': " + AclRuleErrorText(error);
       }
     }
-    loaded[name] = std::make_shared<const AclUser>(std::move(user));
+    loaded[name] = Snapshot(std::move(user));
   }
   users_ = std::move(loaded);
   Published();
@@ -171,13 +178,13 @@ std::string AclUsers::Load(const std::string& text, const std::string& file_name
         syntax_error = true;
       }
     }
-    loaded[name] = std::make_shared<const AclUser>(std::move(user));
+    loaded[name] = Snapshot(std::move(user));
   }
   if (!errors.empty()) {
     return errors + "WARNING: ACL errors detected, no change to the previously active ACL rules was performed";
   }
   if (loaded.count("default") == 0) {
-    loaded["default"] = std::make_shared<const AclUser>(AclUser::Default(*commands_));
+    loaded["default"] = Snapshot(AclUser::Default(*commands_));
   }
   std::lock_guard<std::mutex> lock(mu_);
   replaced->clear();
@@ -192,7 +199,7 @@ std::string AclUsers::Load(const std::string& text, const std::string& file_name
 std::vector<std::string> AclUsers::Lines() const {
   std::vector<std::string> lines;
   for (const std::shared_ptr<const AclUser>& user : List()) {
-    lines.push_back("user " + user->name() + " " + user->Describe());
+    lines.push_back("user " + user->name() + " " + user->description());
   }
   return lines;
 }
