@@ -182,13 +182,17 @@ std::string AclFilePath(const Flags& flags) {
   return (std::filesystem::path(flags.dir) / flags.aclfile).string();
 }
 
-// The ACL's users at start, as Redis loads them: acl-pubsub-default first
-// (users start with it), then the "user" lines, or the aclfile; an error
-// stops the start.
+// The ACL's users at start, as Redis loads them: acl-pubsub-default (users
+// start with it) and requirepass (the default user's password) first, then
+// the "user" lines, or the aclfile, which may give the default user other
+// passwords (the parameters' setting later sets the same requirepass
+// again: no change); an error stops the start.
 void LoadUsersAtStart(const Flags& flags, teksdb::server::AclUsers* users) {
   for (const teksdb::server::ConfigDirective& d : flags.parameters) {
     if (d.name == "acl-pubsub-default") {
       users->set_all_channels_default(teksdb::server::AsciiLower(d.args.at(0)) == "allchannels");
+    } else if (d.name == "requirepass" && d.args.size() == 1) {
+      users->SetRequirePass(d.args[0]);
     }
   }
   if (!flags.aclfile.empty() && !flags.users.empty()) {
