@@ -67,14 +67,6 @@ const std::vector<KeyPlan>& KeyPlans() {
   return plans;
 }
 
-// Whether SET's options ask for the old value (GET).
-bool SetReads(const std::vector<std::string>& args) {
-  for (size_t i = 3; i < args.size(); ++i) {
-    if (AsciiEqualIgnoringCase(args[i], "get")) return true;
-  }
-  return false;
-}
-
 // The keys of a request with the access each needs. Key specs flagged
 // not_key (a shard channel) name no key.
 std::vector<AclKey> RequestAclKeys(size_t table_index, const std::vector<std::string>& args) {
@@ -85,7 +77,7 @@ std::vector<AclKey> RequestAclKeys(size_t table_index, const std::vector<std::st
     const int last = plan.last < 0 ? argc + plan.last : plan.last;
     for (int i = plan.first, k = 0; i <= last && i < argc; i += plan.step, ++k) {
       uint8_t access = plan.access[std::min<size_t>(static_cast<size_t>(k), plan.access.size() - 1)];
-      if (plan.set) access = SetReads(args) ? AclSelector::kReadWrite : AclSelector::kWrite;
+      if (plan.set) access = SetReturnsOldValue(args) ? AclSelector::kReadWrite : AclSelector::kWrite;
       keys.push_back(AclKey{static_cast<size_t>(i), access});
     }
     return keys;
@@ -140,11 +132,20 @@ int64_t WallMs() {
       .count();
 }
 
-std::string ClientInfoOf(const ClientState& client) {
-  if (!client.info) return "";
-  std::string line = ClientListLine(*client.info);
-  if (!line.empty() && line.back() == '\n') line.pop_back();
-  return line;
+// An ACL LOG event, now, with the client's CLIENT LIST line.
+void RecordInAclLog(ServerState& server, const ClientState& client, const char* reason,
+                    const char* context, std::string object, std::string username) {
+  AclLog::Entry entry;
+  entry.reason = reason;
+  entry.context = context;
+  entry.object = std::move(object);
+  entry.username = std::move(username);
+  entry.at_ms = WallMs();
+  if (client.info) {
+    entry.client_info = ClientListLine(*client.info);
+    if (!entry.client_info.empty() && entry.client_info.back() == '\n') entry.client_info.pop_back();
+  }
+  server.acl_log.Add(std::move(entry));
 }
 
 }  // namespace
@@ -177,29 +178,19 @@ bool AclReadsEveryKey(const AclUser& user, size_t table_index, const std::vector
 
 void LogAclDenial(ServerState& server, const ClientState& client, const AclVerdict& verdict,
                   AclContext context, const std::vector<std::string>& args) {
-  AclLog::Entry entry;
-  entry.reason = verdict.reason == AclVerdict::kCommand ? "command"
+  RecordInAclLog(server, client,
+                 verdict.reason == AclVerdict::kCommand ? "command"
                  : verdict.reason == AclVerdict::kKey   ? "key"
-                                                        : "channel";
-  entry.context = context == AclContext::kTopLevel ? "toplevel"
-                  : context == AclContext::kMulti  ? "multi"
-                                                   : "lua";
-  entry.object = verdict.reason == AclVerdict::kCommand ? FullCommandName(args) : args[verdict.position];
-  entry.username = client.user != nullptr ? client.user->name() : "default";
-  entry.at_ms = WallMs();
-  entry.client_info = ClientInfoOf(client);
-  server.acl_log.Add(std::move(entry));
+                                                        : "channel",
+                 context == AclContext::kTopLevel ? "toplevel"
+                 : context == AclContext::kMulti  ? "multi"
+                                                  : "lua",
+                 verdict.reason == AclVerdict::kCommand ? FullCommandName(args) : args[verdict.position],
+                 client.user != nullptr ? client.user->name() : "default");
 }
 
 void LogAuthFailure(ServerState& server, const ClientState& client, const std::string& username) {
-  AclLog::Entry entry;
-  entry.reason = "auth";
-  entry.context = client.in_multi ? "multi" : "toplevel";
-  entry.object = "AUTH";
-  entry.username = username;
-  entry.at_ms = WallMs();
-  entry.client_info = ClientInfoOf(client);
-  server.acl_log.Add(std::move(entry));
+  RecordInAclLog(server, client, "auth", client.in_multi ? "multi" : "toplevel", "AUTH", username);
 }
 
 std::string AclDeniedError(const AclVerdict& verdict, const std::vector<std::string>& args) {

@@ -431,6 +431,13 @@ const std::unordered_map<std::string_view, const char*>& KeySpecFlags() {
 
 }  // namespace
 
+bool SetReturnsOldValue(const std::vector<std::string>& args) {
+  for (size_t i = 3; i < args.size(); ++i) {
+    if (AsciiEqualIgnoringCase(args[i], "get")) return true;
+  }
+  return false;
+}
+
 std::vector<std::vector<std::string>> CommandKeySpecs(std::string_view lower_case_name) {
   std::vector<std::vector<std::string>> specs;
   const auto it = KeySpecFlags().find(lower_case_name);
@@ -447,14 +454,14 @@ std::vector<std::vector<std::string>> CommandKeySpecs(std::string_view lower_cas
 
 namespace {
 
-// The flags of key `i` of `request` (COMMAND GETKEYSANDFLAGS).
-std::vector<std::string> KeyFlags(const std::vector<std::string>& request, size_t i) {
+// The key specs' flags of `request` (COMMAND GETKEYSANDFLAGS): the
+// command's, or, for SET and BITFIELD, whose flags vary, the one spec
+// this request's options make.
+std::vector<std::vector<std::string>> RequestKeySpecs(const std::vector<std::string>& request) {
   const std::string name = FullCommandName(request);  // "memory|usage", ...
   if (name == "set") {  // variable: SET ... GET reads the old value
-    for (size_t j = 3; j < request.size(); ++j) {
-      if (AsciiLower(request[j]) == "get") return {"RW", "access", "update"};
-    }
-    return {"OW", "update"};
+    if (SetReturnsOldValue(request)) return {{"RW", "access", "update"}};
+    return {{"OW", "update"}};
   }
   if (name == "bitfield") {  // variable: read only if every operation is a whole GET or OVERFLOW
     for (size_t j = 2; j < request.size(); ++j) {
@@ -465,14 +472,12 @@ std::vector<std::string> KeyFlags(const std::vector<std::string>& request, size_
       } else if (sub == "overflow" && left >= 1) {
         j += 1;
       } else {  // SET, INCRBY, or a syntax error (taken as a write, as Redis)
-        return {"RW", "access", "update"};
+        return {{"RW", "access", "update"}};
       }
     }
-    return {"RO", "access"};
+    return {{"RO", "access"}};
   }
-  const std::vector<std::vector<std::string>> specs = CommandKeySpecs(name);
-  if (specs.empty()) return {};
-  return specs[std::min(i, specs.size() - 1)];
+  return CommandKeySpecs(name);
 }
 
 // COMMAND GETKEYS and GETKEYSANDFLAGS.
@@ -659,9 +664,13 @@ std::vector<KeyWithFlags> RequestKeysWithFlags(const std::vector<std::string>& a
   bool whole_keyspace = false;
   AppendRequestKeyPositions(args, &positions, &whole_keyspace);
   if (args.size() > 2 && SubcommandHasKey(FullCommandName(args))) positions.push_back(2);
+  // The i-th key has the i-th spec's flags, the last spec's past them
+  // (none: a command whose key specs the table does not hold).
+  const std::vector<std::vector<std::string>> specs = RequestKeySpecs(args);
   std::vector<KeyWithFlags> keys;
   for (size_t i = 0; i < positions.size(); ++i) {
-    keys.push_back(KeyWithFlags{positions[i], KeyFlags(args, i)});
+    keys.push_back(KeyWithFlags{positions[i], specs.empty() ? std::vector<std::string>()
+                                                            : specs[std::min(i, specs.size() - 1)]});
   }
   return keys;
 }

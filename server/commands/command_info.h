@@ -64,6 +64,10 @@ void AppendRequestKeys(const std::vector<std::string>& args, std::vector<std::st
 // RequestKeysWithFlags reads them).
 std::vector<std::vector<std::string>> CommandKeySpecs(std::string_view lower_case_name);
 
+// Whether a SET request asks for the old value (a GET option among its
+// options, args[3] on: its key is read, not only written).
+bool SetReturnsOldValue(const std::vector<std::string>& args);
+
 // A key of a request, at args[position], with its key-spec flags as
 // Redis 7.0 gives them ("RW", "access", "update"; COMMAND GETKEYSANDFLAGS).
 struct KeyWithFlags {

@@ -13,7 +13,6 @@
 #include "command_info.h"
 #include "expiry_sweeper.h"
 #include "keyspace_events.h"
-#include "monotonic_clock.h"
 #include "replication.h"
 #include "resp_reply.h"
 #include "script_engine.h"
@@ -263,9 +262,8 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     ReplyRefused(client, name, UnknownCommand(args), out);
     return;
   }
-  if (client.info && !client.in_script) {  // CLIENT LIST's cmd and idle (refused ones too, as Redis)
+  if (client.info && !client.in_script) {  // CLIENT LIST's cmd (refused ones too, as Redis)
     client.info->last_command.store(it->second + 1, std::memory_order_relaxed);
-    client.info->last_command_ms.store(MonotonicMs(), std::memory_order_relaxed);
   }
   // A command refused before it runs: INFO's rejected_calls and errorstats.
   auto refuse = [&](const std::string& error) {
@@ -354,6 +352,11 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   Request request{server, client, args, out,
                   client.keyspace != nullptr ? client.keyspace : server.keyspace};
   const auto started = std::chrono::steady_clock::now();
+  if (client.info && !client.in_script) {  // CLIENT LIST's idle
+    client.info->last_command_ms.store(
+        std::chrono::duration_cast<std::chrono::milliseconds>(started.time_since_epoch()).count(),
+        std::memory_order_relaxed);
+  }
   const size_t reply_start = out->size();
   // CLIENT TRACKING: a read's keys are remembered before it reads, so that
   // a write landing after the read's value invalidates it.
