@@ -3,9 +3,11 @@
 # builds and runs ctest phases, each in its own build directory and
 # configured by the CMakePresets.json preset of the same name:
 #
-#   asan     build-asan   TEKSDB_SANITIZE=address (ASan + UBSan), -O2 with
-#                         contracts checked by assert       -L 'sequential|concurrent' (all)
-#   tsan     build-tsan   TEKSDB_SANITIZE=thread                  -L concurrent
+#   asan     build-asan   TEKSDB_SANITIZE=address (ASan + UBSan), -O1 -g1
+#                         (line tables), contracts checked by assert
+#                                                                 -L 'sequential|concurrent' (all)
+#   tsan     build-tsan   TEKSDB_SANITIZE=thread, -O1 -g1, only   -L concurrent
+#                         what those tests run (target concurrent_tests)
 #   release  build        RelWithDebInfo                          -L 'sequential|concurrent|preload|api' (all)
 #   fault    build-fault  TEKSDB_FAULT_INJECTION=ON, teks_stress only  -L fault
 #            (a deliberately broken drop horizon that teks_stress must catch)
@@ -154,7 +156,7 @@ for p in "${phases[@]}"; do
       # hand-offs TSan cannot see.
       tsan_options=halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1
       tsan_options+=":suppressions=$root/tests/support/tsan.supp"
-      TSAN_OPTIONS=$tsan_options phase tsan "$build-tsan" concurrent -- ;;
+      TSAN_OPTIONS=$tsan_options build_target=concurrent_tests phase tsan "$build-tsan" concurrent -- ;;
     debug)
       # Every REQUIRES that an assert can check, checked: unoptimized, so
       # the scripted (preload) tests, which need speed, stay in release.

@@ -31,11 +31,11 @@ class Client:
 
     @staticmethod
     def encode(args):
-        out = b"*%d\r\n" % len(args)
+        out = [b"*%d\r\n" % len(args)]
         for a in args:
             a = a if isinstance(a, bytes) else str(a).encode()
-            out += b"$%d\r\n%s\r\n" % (len(a), a)
-        return out
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        return b"".join(out)
 
     def command(self, *args):
         self.sock.sendall(self.encode(args))

@@ -8,7 +8,8 @@
 #     write group, format, versions, compaction filter; main.cc's open);
 #   - plugin/teks_plugin.cc as RocksDB builds it with ROCKSDB_PLUGINS=teks
 #     (its internal headers, no RTTI, RocksDB's C++ standard).
-# Exits 77 (skipped) when ../shared/rocksdb/ has no release tarball.
+# JOBS (nproc) compilers at once. Exits 77 (skipped) when ../shared/rocksdb/
+# has no release tarball.
 #
 # Usage: tests/tools/newest_rocksdb_api_test.sh [SOURCE_DIR]
 set -euo pipefail
@@ -23,18 +24,30 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-api.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-passed=0 failed=0
+# check WHAT COMPILER_ARGS...: compiles in the background, at most JOBS
+# (nproc) at once; report() prints the results in the order asked.
+jobs=${JOBS:-$(nproc)}
+results=$tmp/results
+mkdir -p "$results"
+checks=0
 check() {
-  local what=$1
+  local what=$1 out=$results/$(printf '%04d' "$checks")
   shift
-  if out=$(g++ -std=c++20 -fsyntax-only -Wall -Wextra -Werror "$@" 2>&1); then
-    echo "ok: $what"
-    passed=$((passed + 1))
-  else
-    echo "FAILED: $what"
-    echo "$out" | grep -E 'error' | head -n 5
-    failed=$((failed + 1))
-  fi
+  checks=$((checks + 1))
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  (
+    if log=$(g++ -std=c++20 -fsyntax-only -Wall -Wextra -Werror "$@" 2>&1); then
+      echo "ok: $what" >"$out"
+    else
+      { echo "FAILED: $what"; echo "$log" | grep -E 'error' | head -n 5; } >"$out"
+    fi
+  ) &
+}
+report() {
+  wait
+  cat "$results"/*
+  passed=$(cat "$results"/* | grep -c '^ok: ' || true)
+  failed=$(cat "$results"/* | grep -c '^FAILED: ' || true)
 }
 
 for tarball in "${tarballs[@]}"; do
@@ -61,7 +74,9 @@ for tarball in "${tarballs[@]}"; do
   check "plugin/teks_plugin.cc inside RocksDB $version's tree (no RTTI)" \
     -fno-rtti -DROCKSDB_PLATFORM_POSIX -DOS_LINUX -I"$rocksdb" -I"$rocksdb/include" \
     -I"$root/include" "$root/plugin/teks_plugin.cc"
+  wait
   rm -rf "$rocksdb"
 done
+report
 echo "newest_rocksdb_api: $passed passed, $failed failed"
 ((failed == 0))
