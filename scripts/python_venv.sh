@@ -6,10 +6,20 @@
 # Usage: scripts/python_venv.sh VENV MODULE SPEC
 set -euo pipefail
 venv=$1 module=$2 spec=$3
-if ! "$venv/bin/python" -c "import $module" 2>/dev/null; then
-  echo "[python_venv] installing $spec (PyPI) into $venv" >&2
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install -q "$spec" >&2 ||
-    { echo "python_venv.sh: could not install $spec into $venv (no network?)" >&2; exit 1; }
+ready() { "$venv/bin/python" -c "import $module" 2>/dev/null; }
+if ! ready; then
+  # Tests run at once may ask for the same venv: one makes it, under a
+  # lock on the folder it goes in, and the others then find it made.
+  parent=$(dirname "$venv")
+  mkdir -p "$parent"
+  exec 9<"$parent"
+  flock 9
+  if ! ready; then
+    echo "[python_venv] installing $spec (PyPI) into $venv" >&2
+    python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install -q "$spec" >&2 ||
+      { echo "python_venv.sh: could not install $spec into $venv (no network?)" >&2; exit 1; }
+  fi
+  exec 9<&-
 fi
 echo "$venv/bin/python"

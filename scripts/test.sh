@@ -164,7 +164,9 @@ for p in "${phases[@]}"; do
     release)
       # Everything again, optimized: races show differently without
       # sanitizers, and the preload tests need an uninstrumented build.
-      phase release "$build" 'sequential|concurrent|preload|api' -- ;;
+      # Two at a time, as the other phases: tests that time themselves
+      # (the benchmarks, server_limits, Redis's suite) are RUN_SERIAL.
+      phase release "$build" 'sequential|concurrent|preload|api' -- -j "$jobs" ;;
     fault)
       build_target=teks_stress phase fault "$build-fault" fault -- ;;
     *) echo "test.sh: unknown phase '$p' (asan, tsan, debug, release, fault)" >&2; exit 2 ;;
