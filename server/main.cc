@@ -287,7 +287,8 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
     const std::string bind = carried->count("bind") > 0 ? (*carried)["bind"] : flags.bind;
     int64_t port = flags.port;
     if (carried->count("port") > 0) teksdb::server::ParseStrictInt64((*carried)["port"], &port);
-    teksdb::server::Server server(&state, bind, static_cast<uint16_t>(port), &error);
+    teksdb::server::Server server(&state, bind, static_cast<uint16_t>(port), flags.threads,
+                                  &error);
     if (!error.empty()) Fail(error);
     state.shutdown = [&server] { server.Stop(); };
     state.client_limits.maxclients_possible = descriptors.most_clients;
@@ -346,7 +347,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
                  replication.replica() ? ", a replica" : "");
     // (Redis's words, which its test harness waits for.)
     std::fprintf(stderr, "teksdb-server: Ready to accept connections tcp\n");
-    server.Run(flags.threads);
+    server.Run();
     state.listen.set_mover(nullptr);
     carried->clear();
     for (const auto& parameter : teksdb::server::ConfigParameters()) {

@@ -1,4 +1,5 @@
-// Server implementation: the accept loop, signals, and the thread pool.
+// Server implementation: the accept loop, signals, and the I/O threads'
+// event loops.
 #include "server.h"
 
 #include <cerrno>
@@ -14,9 +15,11 @@
 
 namespace teksdb::server {
 
-Server::Server(ServerState* state, const std::string& bind, uint16_t port, std::string* error)
+Server::Server(ServerState* state, const std::string& bind, uint16_t port, int threads,
+               std::string* error)
     : state_(state), accept_strand_(asio::make_strand(io_)), signals_(io_, SIGINT, SIGTERM),
       cron_timer_(io_), accept_backoff_(accept_strand_) {
+  for (int i = 1; i < threads; ++i) loops_.push_back(std::make_unique<asio::io_context>(1));
   acceptor_ = Open(bind, port, error);
   if (acceptor_ != nullptr) port_ = acceptor_->local_endpoint().port();
 }
@@ -98,9 +101,15 @@ void Server::Refuse(asio::ip::tcp::socket* socket, const char* error) {
   socket->close(ignored);
 }
 
+asio::io_context& Server::NextLoop() {
+  asio::io_context& loop = next_loop_ == 0 ? io_ : *loops_[next_loop_ - 1];
+  next_loop_ = (next_loop_ + 1) % (loops_.size() + 1);
+  return loop;
+}
+
 void Server::Accept() {
   const uint64_t generation = acceptor_generation_;
-  acceptor_->async_accept(io_, asio::bind_executor(accept_strand_, [this, generation](
+  acceptor_->async_accept(NextLoop(), asio::bind_executor(accept_strand_, [this, generation](
                                                          const asio::error_code& error,
                                                          asio::ip::tcp::socket socket) {
     if (generation != acceptor_generation_ || !acceptor_->is_open()) return;
@@ -150,23 +159,45 @@ void Server::Cron() {
   });
 }
 
-void Server::Run(int threads) {
+namespace {
+// The loop the calling thread runs (a busy script serves its clients).
+thread_local asio::io_context* running_loop = nullptr;
+
+void RunLoop(asio::io_context* loop) {
+  running_loop = loop;
+  loop->run();
+  running_loop = nullptr;
+}
+}  // namespace
+
+void Server::Run() {
+  using WorkGuard = asio::executor_work_guard<asio::io_context::executor_type>;
+  std::vector<WorkGuard> keep_running;  // (a loop with no connection yet waits)
+  for (const std::unique_ptr<asio::io_context>& loop : loops_) {
+    keep_running.push_back(asio::make_work_guard(*loop));
+  }
   signals_.async_wait([this](const asio::error_code& error, int) {
     if (!error) Stop();
   });
   asio::post(accept_strand_, [this] { Accept(); });
   Cron();
-  // A busy script serves the other clients from its hook (running_script.h).
-  state_->scripts->running().set_serve_others([this] { io_.poll(); });
+  // A busy script serves the other clients of its loop from its hook
+  // (running_script.h); the other loops' threads serve theirs.
+  state_->scripts->running().set_serve_others([] {
+    if (running_loop != nullptr) running_loop->poll();
+  });
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back([this] { io_.run(); });
-  io_.run();
+  for (const std::unique_ptr<asio::io_context>& loop : loops_) {
+    pool.emplace_back(RunLoop, loop.get());
+  }
+  RunLoop(&io_);
   for (std::thread& t : pool) t.join();
 }
 
 void Server::Stop() {
   state_->scripts->running().StopForShutdown();
   io_.stop();
+  for (const std::unique_ptr<asio::io_context>& loop : loops_) loop->stop();
 }
 
 }  // namespace teksdb::server

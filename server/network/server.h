@@ -14,14 +14,22 @@
 // ListenAddress mover): the new one is bound first, then swapped in on
 // the accept strand.
 //
-// Thread safety: Run blocks the calling thread and `threads - 1` more, all
-// running the io_context; Stop and Listen may be called from any thread;
-// the acceptor is touched only on accept_strand_ once Run started.
+// Event loops: one per I/O thread, each run by its thread alone. The first
+// (io_, run by Run's caller) also holds the listening socket, the signals
+// and the cron; each accepted connection lives on one loop (round robin),
+// so a request's read, run and reply stay on one thread, never handed to
+// another (a hand-off between threads that share one loop costs futex
+// calls and wake-ups per request).
+//
+// Thread safety: Run blocks the calling thread and `threads - 1` more, each
+// running its loop (loops stopped before Run starts return at once); Stop and Listen may be called from any thread; the
+// acceptor is touched only on accept_strand_ once Run started.
 #pragma once
 
 #include <asio.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 
@@ -29,9 +37,11 @@ namespace teksdb::server {
 
 class Server {
  public:
-  // Binds to bind:port; on failure, `error` says why and Run must not be called.
-  Server(ServerState* state, const std::string& bind, uint16_t port, std::string* error);
-  void Run(int threads);
+  // Binds to bind:port, for `threads` I/O threads; on failure, `error`
+  // says why and Run must not be called.
+  Server(ServerState* state, const std::string& bind, uint16_t port, int threads,
+         std::string* error);
+  void Run();
   void Stop();
   // Where it first listened (after Listen: the state's ListenAddress).
   uint16_t port() const { return port_; }
@@ -50,8 +60,14 @@ class Server {
   void Refuse(asio::ip::tcp::socket* socket, const char* error);
   void Cron();
 
+  // The loop the next accepted connection lives on (on accept_strand_).
+  asio::io_context& NextLoop();
+
   ServerState* const state_;
-  asio::io_context io_;
+  asio::io_context io_{1};
+  // The other I/O threads' loops (fixed).
+  std::vector<std::unique_ptr<asio::io_context>> loops_;
+  size_t next_loop_ = 0;  // 0: io_; i: loops_[i - 1] (on accept_strand_)
   asio::strand<asio::io_context::executor_type> accept_strand_;
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
   uint64_t acceptor_generation_ = 0;  // a new one per Listen (on accept_strand_)
