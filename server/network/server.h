@@ -64,9 +64,10 @@ class Server {
   asio::io_context& NextLoop();
 
   ServerState* const state_;
-  asio::io_context io_{1};
-  // The other I/O threads' loops (fixed).
+  // The other I/O threads' loops (fixed). Destroyed after io_, whose
+  // pending accept holds a socket of one of them.
   std::vector<std::unique_ptr<asio::io_context>> loops_;
+  asio::io_context io_{1};
   size_t next_loop_ = 0;  // 0: io_; i: loops_[i - 1] (on accept_strand_)
   asio::strand<asio::io_context::executor_type> accept_strand_;
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
