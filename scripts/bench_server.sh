@@ -7,7 +7,7 @@
 # Kvrocks sets them), and real redis-server, in the same run, each started
 # fresh per repeat; teks_acl (not in the default list) is teks with every
 # request from an ACL user that has key patterns (the cost of checking
-# ACL: its CPU per request over teks's). One redis-benchmark process per test, -P 16 (--pipeline) -c 50, keys
+# ACL: its CPU per request over teks's). One redis-benchmark process per test, -P 16 (--pipeline) -c 50 (--clients), keys
 # drawn from --keyspace:
 #   set      SET key:__rand_int__ (built-in test, --value-size bytes)
 #   get      GET key:__rand_int__ (the keys set just before)
@@ -39,6 +39,8 @@
 #   --repeat N       runs of everything, interleaved; medians (3)
 #   --pipeline N     requests per pipeline (-P, 16); 1 measures what each
 #                    request costs alone (a round trip each, as YCSB sends)
+#   --clients N      redis-benchmark's connections (-c, 50); --clients 1
+#                    --pipeline 1: one request in flight at a time
 #   --threads N      teksdb-server I/O threads (2; 1 with --pin)
 #   --write-buffer-mb N  teksdb-server's write_buffer_size in MiB (RocksDB's
 #                    default, 64): 4096 keeps a run's data in memory
@@ -59,6 +61,7 @@ log() { echo "[bench] $*" >&2; }
 
 requests=1000000
 pipeline=16
+clients=50
 keyspace=1000000
 value_size=100
 repeat=3
@@ -72,7 +75,7 @@ out=$root/build/bench
 plots=1
 while (($#)); do
   case $1 in
-    --requests|--keyspace|--value-size|--repeat|--threads|--write-buffer-mb|--pipeline)
+    --requests|--keyspace|--value-size|--repeat|--threads|--write-buffer-mb|--pipeline|--clients)
       [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer"
       name=${1#--}
       declare "${name//-/_}=$2"
@@ -198,7 +201,7 @@ command_usec() {  # COMMAND
     awk -F'[=,]' -v c="cmdstat_$1:calls" '$1 == c {print $4; found = 1} END {if (!found) print 0}'
 }
 bench() {  # TEST: prints ops/s and the server's CPU µs per request
-  local common=(-p "$port" "${login[@]}" -P "$pipeline" -c 50 -r "$keyspace" -n "$requests" --csv)
+  local common=(-p "$port" "${login[@]}" -P "$pipeline" -c "$clients" -r "$keyspace" -n "$requests" --csv)
   local test_args csv before i
   if [[ $1 == del100k ]]; then
     for ((i = 0; i < 100000; i++)); do printf 'HSET big f%d v\r\n' "$i"; done |
@@ -252,7 +255,7 @@ for ((r = 1; r <= repeat; r++)); do
   done
 done
 
-title="redis-benchmark -P $pipeline -c 50 -r $keyspace -n $requests (SET values $value_size bytes, HSET 5 fields), teksdb-server --threads $threads, write buffer ${write_buffer_mb:-64} MiB${pin:+, server pinned to CPU 0, client to 1-$((cpus - 1))}, medians of $repeat"
+title="redis-benchmark -P $pipeline -c $clients -r $keyspace -n $requests (SET values $value_size bytes, HSET 5 fields), teksdb-server --threads $threads, write buffer ${write_buffer_mb:-64} MiB${pin:+, server pinned to CPU 0, client to 1-$((cpus - 1))}, medians of $repeat"
 "$python" "$root/scripts/server_report.py" "$runs" --title "$title" \
   ${plots:+--plot "$results/server.png"} | tee "$results/table.txt"
 log "results in $results (table.txt, runs.tsv${plots:+, server.png})"
