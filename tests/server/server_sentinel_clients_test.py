@@ -45,6 +45,14 @@ def main():
             time.sleep(0.2)
         check(sentinel.discover_master(NAME) == ("127.0.0.1", primary_port), "discover_master: the primary")
         check(sentinel.discover_slaves(NAME) == [("127.0.0.1", replica_port)], "discover_slaves: the replica")
+        # The Sentinels must know each other (their hellos, every 2 s)
+        # before the primary goes, or none reaches the quorum.
+        def others_known(port):
+            return len(redis.Redis(port=port, socket_timeout=2).execute_command("SENTINEL", "SENTINELS", NAME))
+        while time.time() < deadline and any(others_known(p) < len(sentinel_ports) - 1 for p in sentinel_ports):
+            time.sleep(0.2)
+        check(all(others_known(p) == len(sentinel_ports) - 1 for p in sentinel_ports),
+              "the Sentinels know each other")
         master = sentinel.master_for(NAME, socket_timeout=2)
         for i in range(100):
             master.set(f"before{i}", i)
