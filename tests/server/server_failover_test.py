@@ -77,6 +77,16 @@ class Sentinels:
         best = max(set(named), key=named.count, default=None)
         return best if named.count(best) >= 2 else None
 
+    def know_all(self, replicas):
+        """Whether each Sentinel knows the `replicas` replicas and all the
+        other Sentinels (from their hellos)."""
+        for port in self.ports:
+            for what, count in (("SENTINELS", len(self.ports) - 1), ("REPLICAS", replicas)):
+                got = query(port, "SENTINEL", what, NAME)
+                if not got or got[0] != b"*" or len(got[1] or []) < count:
+                    return False
+        return True
+
 
 class Writer(threading.Thread):
     """SET w<n> n, then WAIT 1 1000, to the primary the Sentinels name."""
@@ -171,7 +181,7 @@ def main():
               f"the default user may not replicate ({refused})")
         sentinels = Sentinels(tmp, ports[0])
         check(wait_for(lambda: sentinels.primary() == ports[0], 30), "the Sentinels agree on the primary")
-        time.sleep(3)  # they discover the replicas and each other
+        check(wait_for(lambda: sentinels.know_all(2), 30), "the Sentinels know the replicas and each other")
         writer = Writer(sentinels)
         writer.start()
         check(wait_for(lambda: len(writer.acknowledged) > 20, 30), "writes acknowledged by WAIT 1")
