@@ -8,7 +8,7 @@
 #                                                                 -L 'sequential|concurrent' (all)
 #   tsan     build-tsan   TEKSDB_SANITIZE=thread, -O1 -g1, only   -L concurrent
 #                         what those tests run (target concurrent_tests)
-#   release  build        RelWithDebInfo                          -L 'sequential|concurrent|preload|api' (all)
+#   release  build        RelWithDebInfo (-O2 -g1)                -L 'sequential|concurrent|preload|api' (all)
 #   fault    build-fault  TEKSDB_FAULT_INJECTION=ON, teks_stress only  -L fault
 #            (a deliberately broken drop horizon that teks_stress must catch)
 #   debug    build-debug  Debug (-O0): contracts checked by assert, -Werror  -L 'sequential|concurrent'

@@ -33,7 +33,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks, start_sentinels, stop  # noqa: E402
+from server_checks import Checks, sentinels_know_all, start_sentinels, stop  # noqa: E402
 from resp_client import Client, free_port  # noqa: E402
 
 checks = Checks("server_failover")
@@ -76,16 +76,6 @@ class Sentinels:
                 named.append(int(got[1][1][1]))
         best = max(set(named), key=named.count, default=None)
         return best if named.count(best) >= 2 else None
-
-    def know_all(self, replicas):
-        """Whether each Sentinel knows the `replicas` replicas and all the
-        other Sentinels (from their hellos)."""
-        for port in self.ports:
-            for what, count in (("SENTINELS", len(self.ports) - 1), ("REPLICAS", replicas)):
-                got = query(port, "SENTINEL", what, NAME)
-                if not got or got[0] != b"*" or len(got[1] or []) < count:
-                    return False
-        return True
 
 
 class Writer(threading.Thread):
@@ -181,7 +171,8 @@ def main():
               f"the default user may not replicate ({refused})")
         sentinels = Sentinels(tmp, ports[0])
         check(wait_for(lambda: sentinels.primary() == ports[0], 30), "the Sentinels agree on the primary")
-        check(wait_for(lambda: sentinels.know_all(2), 30), "the Sentinels know the replicas and each other")
+        check(wait_for(lambda: sentinels_know_all(sentinels.ports, NAME, 2), 30),
+              "the Sentinels know the replicas and each other")
         writer = Writer(sentinels)
         writer.start()
         check(wait_for(lambda: len(writer.acknowledged) > 20, 30), "writes acknowledged by WAIT 1")

@@ -19,7 +19,7 @@ import redis
 from redis.sentinel import Sentinel
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks, start_sentinels, stop  # noqa: E402
+from server_checks import Checks, sentinels_know_all, start_sentinels, stop  # noqa: E402
 
 checks = Checks("server_sentinel_clients")
 check = checks.check
@@ -45,14 +45,9 @@ def main():
             time.sleep(0.2)
         check(sentinel.discover_master(NAME) == ("127.0.0.1", primary_port), "discover_master: the primary")
         check(sentinel.discover_slaves(NAME) == [("127.0.0.1", replica_port)], "discover_slaves: the replica")
-        # The Sentinels must know each other (their hellos, every 2 s)
-        # before the primary goes, or none reaches the quorum.
-        def others_known(port):
-            return len(redis.Redis(port=port, socket_timeout=2).execute_command("SENTINEL", "SENTINELS", NAME))
-        while time.time() < deadline and any(others_known(p) < len(sentinel_ports) - 1 for p in sentinel_ports):
+        while time.time() < deadline and not sentinels_know_all(sentinel_ports, NAME, 1):
             time.sleep(0.2)
-        check(all(others_known(p) == len(sentinel_ports) - 1 for p in sentinel_ports),
-              "the Sentinels know each other")
+        check(sentinels_know_all(sentinel_ports, NAME, 1), "the Sentinels know the replica and each other")
         master = sentinel.master_for(NAME, socket_timeout=2)
         for i in range(100):
             master.set(f"before{i}", i)

@@ -80,6 +80,24 @@ def start_sentinels(directory, name, primary_port, n=3, quorum=2, auth=None):
     return ports, procs
 
 
+def sentinels_know_all(ports, name, replicas):
+    """Whether each Sentinel at `ports` knows `replicas` replicas of `name`
+    and all the other Sentinels (from their hellos, every 2 s): before
+    that, a primary that goes may never be failed over (no quorum)."""
+    for port in ports:
+        for what, count in (("SENTINELS", len(ports) - 1), ("REPLICAS", replicas)):
+            try:
+                c = Client(port, connect_timeout=2)
+                c.sock.settimeout(2)
+                got = c.command("SENTINEL", what, name)
+                c.sock.close()
+            except OSError:
+                return False
+            if got[0] != b"*" or len(got[1] or []) < count:
+                return False
+    return True
+
+
 def stop(procs):
     for proc in procs:
         if proc.poll() is None:
