@@ -132,7 +132,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"io-threads", nullptr, kInteger, "1", 1, 128, nullptr, true, false},
     {"auto-aof-rewrite-percentage", nullptr, kInteger, "100", 0, kIntMax, nullptr, false, false},
     {"cluster-replica-validity-factor", "cluster-slave-validity-factor", kInteger, "10", 0, kIntMax, nullptr, false, false},
-    {"list-max-listpack-size", "list-max-ziplist-size", kInteger, "-2", kIntMin, kIntMax, nullptr, false, false},
     {"tcp-keepalive", nullptr, kInteger, "300", 0, kIntMax, nullptr, false, false},
     {"cluster-migration-barrier", nullptr, kInteger, "1", 0, kIntMax, nullptr, false, false},
     {"active-defrag-cycle-min", nullptr, kInteger, "1", 1, 99, nullptr, false, false},

@@ -82,6 +82,7 @@ void AddKeptParameters(std::vector<ConfigParameter>* parameters) {
 
 constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+constexpr int64_t kIntMin = std::numeric_limits<int>::min();
 
 // maxmemory's value: memory units, as Redis reads them (memory_limit.h acts on it).
 const KeptParameter kMaxmemory{"maxmemory", nullptr, KeptParameter::kMemory, "0", 0, kLongMax,
@@ -276,6 +277,9 @@ const CompactLimitParameter kCompactLimits[] = {
     {{"zset-max-listpack-value", "zset-max-ziplist-value", KeptParameter::kMemory, "", 0, kLongMax,
       nullptr, false, false},
      &CompactLimits::zset_value},
+    {{"list-max-listpack-size", "list-max-ziplist-size", KeptParameter::kInteger, "", kIntMin,
+      kIntMax, nullptr, false, false},
+     &CompactLimits::list_fill},
 };
 
 void AddCompactLimits(std::vector<ConfigParameter>* parameters) {

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "config_parameters.h"
 #include "collection.h"
+#include "list_store.h"
 #include "object_encoding.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -76,7 +77,8 @@ void Memory(Request& r) {
     // (about the 8-byte sequence and type plus the memtable's node).
     constexpr int64_t kRecordOverhead = 32;
     int64_t bytes = static_cast<int64_t>(r.args[2].size() + v->payload.size()) + 16 + kRecordOverhead;
-    // A compact collection's members are in its payload, counted above.
+    // A compact collection's members (a small list's elements) are in its
+    // payload, counted above; a large list's member records are its chunks.
     if (storage_format::IsCollection(v->type) && v->version != 0) {
       int64_t seen = 0, seen_bytes = 0;
       const Status s = r.keyspace->ForEachMember(v->version, [&](const std::string& m,
@@ -85,7 +87,7 @@ void Memory(Request& r) {
         return ++seen < samples || samples == 0;
       });
       if (!s.ok()) return ReplyStorageError(r, s);
-      const int64_t count = MemberCount(*v);
+      const int64_t count = v->type == Keyspace::kList ? ListChunkCount(*v) : MemberCount(*v);
       if (seen > 0) bytes += seen_bytes * std::max(count, seen) / seen;
       if (v->type == Keyspace::kZSet) bytes += seen > 0 ? seen_bytes * count / seen : 0;  // the index
     }

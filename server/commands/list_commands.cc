@@ -2,8 +2,8 @@
 // (edits: list_edit_commands.cc; moves between lists:
 // list_move_commands.cc; the layout: list_store.h). Writes run under the
 // key's lock; an emptied list is deleted. Reads take no lock: one that
-// misses an element the count promised checks that the list was not
-// replaced under it, and runs again if it was (StillHolds).
+// meets a chunk written after the meta record it read runs again
+// (list_store.h).
 #include <algorithm>
 
 #include "commands.h"
@@ -21,19 +21,15 @@ using ROCKSDB_NAMESPACE::Status;
 void Push(Request& r, bool left, bool only_existing = false) {
   const std::string& key = r.args[1];
   auto locks = r.keyspace->LockKeys({key});
-  ListMeta meta;
-  bool exists;
-  if (!ReadList(r, key, &meta, &exists)) return;
-  if (only_existing && !exists) return reply::Integer(r.out, 0);
+  StoredList list;
+  if (!list.Open(r, key)) return;
+  if (only_existing && !list.exists()) return reply::Integer(r.out, 0);
+  if (!list.Push(r, left, &r.args[2], r.args.size() - 2)) return;
   Keyspace::Batch batch;
-  if (!PushElements(r, &meta, left, std::vector<std::string>(r.args.begin() + 2, r.args.end()),
-                    &batch)) {
-    return;
-  }
-  StageListMeta(key, meta, !exists, &batch);
+  list.Stage(&batch);
   const Status s = r.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s);
-  reply::Integer(r.out, meta.count);
+  reply::Integer(r.out, list.count());
 }
 void LPush(Request& r) { Push(r, true); }
 void RPush(Request& r) { Push(r, false); }
@@ -52,16 +48,15 @@ void Pop(Request& r, bool left) {
   }
   const std::string& key = r.args[1];
   auto locks = r.keyspace->LockKeys({key});
-  ListMeta meta;
-  bool exists;
-  if (!ReadList(r, key, &meta, &exists)) return;
-  if (!exists) {
+  StoredList list;
+  if (!list.Open(r, key)) return;
+  if (!list.exists()) {
     return with_count ? reply::NullArray(r.out, r.protocol()) : reply::Null(r.out, r.protocol());
   }
-  Keyspace::Batch batch;
   std::vector<std::string> values;
-  if (!PopElements(r, &meta, left, want, &batch, &values)) return;
-  StageListMeta(key, meta, false, &batch);
+  if (!list.Pop(r, left, want, &values)) return;
+  Keyspace::Batch batch;
+  list.Stage(&batch);
   const Status s = r.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s);
   if (!with_count) return reply::Bulk(r.out, values.front());
@@ -72,26 +67,21 @@ void LPop(Request& r) { Pop(r, true); }
 void RPop(Request& r) { Pop(r, false); }
 
 void LLen(Request& r) {
-  ListMeta meta;
-  bool exists;
-  if (ReadList(r, r.args[1], &meta, &exists)) reply::Integer(r.out, meta.count);
+  StoredList list;
+  if (list.Open(r, r.args[1])) reply::Integer(r.out, list.count());
 }
 
 void LIndex(Request& r) {
   // Redis looks the key up before it reads the index.
-  ListMeta meta;
-  bool exists;
-  if (!ReadList(r, r.args[1], &meta, &exists)) return;
-  if (!exists) return reply::Null(r.out, r.protocol());
+  StoredList list;
+  if (!list.Open(r, r.args[1])) return;
+  if (!list.exists()) return reply::Null(r.out, r.protocol());
   int64_t index;
   if (!ParseStrictInt64(r.args[2], &index)) return reply::Error(r.out, kNotInteger);
-  index = NormalizeIndex(index, meta.count);
-  if (index < 0 || index >= meta.count) return reply::Null(r.out, r.protocol());
-  std::optional<std::string> value;
-  const Status s = r.keyspace->ReadMember(meta.version, ListElement(meta.first + index), &value);
-  if (!s.ok()) return ReplyStorageError(r, s);
-  if (!value && !StillHolds(r, r.args[1], meta.version)) return;
-  value ? reply::Bulk(r.out, *value) : reply::Null(r.out, r.protocol());
+  index = NormalizeIndex(index, list.count());
+  if (index < 0 || index >= list.count()) return reply::Null(r.out, r.protocol());
+  std::string value;
+  if (list.At(r, index, &value)) reply::Bulk(r.out, value);
 }
 
 void LRange(Request& r) {
@@ -99,24 +89,14 @@ void LRange(Request& r) {
   if (!ParseStrictInt64(r.args[2], &start) || !ParseStrictInt64(r.args[3], &stop)) {
     return reply::Error(r.out, kNotInteger);
   }
-  ListMeta meta;
-  bool exists;
-  if (!ReadList(r, r.args[1], &meta, &exists)) return;
-  start = std::max<int64_t>(0, NormalizeIndex(start, meta.count));
-  stop = std::min(NormalizeIndex(stop, meta.count), meta.count - 1);
-  if (!exists || start > stop) return reply::ArrayHeader(r.out, 0);
+  StoredList list;
+  if (!list.Open(r, r.args[1])) return;
+  const int64_t n = list.count();
+  start = std::max<int64_t>(0, NormalizeIndex(start, n));
+  stop = std::min(NormalizeIndex(stop, n), n - 1);
+  if (start > stop) return reply::ArrayHeader(r.out, 0);
   std::vector<std::string> values;
-  const std::string first = ListElement(meta.first + start);
-  const size_t want = static_cast<size_t>(stop - start + 1);
-  const Status s = r.keyspace->ForEachMember(
-      meta.version,
-      [&](const std::string&, const std::string& value) {
-        values.push_back(value);
-        return values.size() < want;
-      },
-      first);
-  if (!s.ok()) return ReplyStorageError(r, s);
-  if (values.size() < want && !StillHolds(r, r.args[1], meta.version)) return;
+  if (!list.Range(r, start, stop, &values)) return;
   reply::ArrayHeader(r.out, values.size());
   for (const std::string& v : values) reply::Bulk(r.out, v);
 }

@@ -1,8 +1,8 @@
 // List edits: LSET LINSERT LREM LTRIM LPOS, as Redis 7.0 answers them
-// (the layout and shared reads and writes: list_store.h). LSET writes one
-// element; LTRIM deletes the trimmed elements' records and moves the
-// ends; LINSERT and LREM rewrite the list under a new version (O(n), as
-// in Redis). Writes run under the key's lock; LPOS reads without it.
+// (the layout and shared reads and writes: list_store.h). LSET rewrites
+// one chunk; LTRIM pops from both ends (whole chunks deleted unread);
+// LINSERT and LREM rewrite the list (O(n), as in Redis). Writes run under
+// the key's lock; LPOS reads without it.
 #include <algorithm>
 
 #include "ascii_case.h"
@@ -25,19 +25,17 @@ bool CommitBatch(Request& r, Keyspace::Batch* batch) {
 // LSET key index element
 void LSet(Request& r) {
   auto locks = r.keyspace->LockKeys({r.args[1]});
-  ListMeta meta;
-  bool exists;
-  if (!ReadList(r, r.args[1], &meta, &exists)) return;
-  if (!exists) return reply::Error(r.out, "ERR no such key");
+  StoredList list;
+  if (!list.Open(r, r.args[1])) return;
+  if (!list.exists()) return reply::Error(r.out, "ERR no such key");
   // Redis looks the key up before it reads the index.
   int64_t index;
   if (!ParseStrictInt64(r.args[2], &index)) return reply::Error(r.out, kNotInteger);
-  index = NormalizeIndex(index, meta.count);
-  if (index < 0 || index >= meta.count) return reply::Error(r.out, "ERR index out of range");
+  index = NormalizeIndex(index, list.count());
+  if (index < 0 || index >= list.count()) return reply::Error(r.out, "ERR index out of range");
+  if (!list.Set(r, index, r.args[3])) return;
   Keyspace::Batch batch;
-  batch.PutMember(meta.version, ListElement(meta.first + index), r.args[3]);
-  // The meta record is rewritten unchanged: the key was written (WATCH).
-  StageListMeta(r.args[1], meta, false, &batch);
+  list.Stage(&batch);
   if (CommitBatch(r, &batch)) reply::Ok(r.out);
 }
 
@@ -47,16 +45,15 @@ void LInsert(Request& r) {
   const std::string where = AsciiLower(r.args[2]);
   if (where != "before" && where != "after") return reply::Error(r.out, kSyntaxError);
   auto locks = r.keyspace->LockKeys({r.args[1]});
-  ListMeta meta;
-  bool exists;
+  StoredList list;
   std::vector<std::string> elements;
-  if (!ReadList(r, r.args[1], &meta, &exists)) return;
-  if (!exists) return reply::Integer(r.out, 0);
-  if (!ReadElements(r, r.args[1], meta, &elements)) return;
+  if (!list.Open(r, r.args[1])) return;
+  if (!list.exists()) return reply::Integer(r.out, 0);
+  if (!list.All(r, &elements)) return;
   const auto pivot = std::find(elements.begin(), elements.end(), r.args[3]);
   if (pivot == elements.end()) return reply::Integer(r.out, -1);
   elements.insert(where == "before" ? pivot : pivot + 1, r.args[4]);
-  if (RewriteList(r, r.args[1], meta, elements)) {
+  if (WriteNewList(r, r.args[1], list.expire_ms(), elements)) {
     reply::Integer(r.out, static_cast<int64_t>(elements.size()));
   }
 }
@@ -67,12 +64,11 @@ void LRem(Request& r) {
   int64_t count;
   if (!ParseStrictInt64(r.args[2], &count)) return reply::Error(r.out, kNotInteger);
   auto locks = r.keyspace->LockKeys({r.args[1]});
-  ListMeta meta;
-  bool exists;
+  StoredList list;
   std::vector<std::string> elements;
-  if (!ReadList(r, r.args[1], &meta, &exists)) return;
-  if (!exists) return reply::Integer(r.out, 0);
-  if (!ReadElements(r, r.args[1], meta, &elements)) return;
+  if (!list.Open(r, r.args[1])) return;
+  if (!list.exists()) return reply::Integer(r.out, 0);
+  if (!list.All(r, &elements)) return;
   if (count < 0) std::reverse(elements.begin(), elements.end());
   std::vector<std::string> kept;
   int64_t removed = 0;
@@ -84,7 +80,9 @@ void LRem(Request& r) {
     }
   }
   if (count < 0) std::reverse(kept.begin(), kept.end());
-  if (removed == 0 || RewriteList(r, r.args[1], meta, kept)) reply::Integer(r.out, removed);
+  if (removed == 0 || WriteNewList(r, r.args[1], list.expire_ms(), kept)) {
+    reply::Integer(r.out, removed);
+  }
 }
 
 // LTRIM key start stop
@@ -94,11 +92,10 @@ void LTrim(Request& r) {
     return reply::Error(r.out, kNotInteger);
   }
   auto locks = r.keyspace->LockKeys({r.args[1]});
-  ListMeta meta;
-  bool exists;
-  if (!ReadList(r, r.args[1], &meta, &exists)) return;
-  if (!exists) return reply::Ok(r.out);
-  const int64_t n = meta.count;
+  StoredList list;
+  if (!list.Open(r, r.args[1])) return;
+  if (!list.exists()) return reply::Ok(r.out);
+  const int64_t n = list.count();
   if (start < 0) start += n;
   if (stop < 0) stop += n;
   if (start < 0) start = 0;
@@ -112,14 +109,9 @@ void LTrim(Request& r) {
     right_trim = n - stop - 1;
   }
   if (left_trim == 0 && right_trim == 0) return reply::Ok(r.out);
+  if (!list.Pop(r, true, left_trim, nullptr) || !list.Pop(r, false, right_trim, nullptr)) return;
   Keyspace::Batch batch;
-  for (int64_t i = 0; i < left_trim; ++i) batch.DeleteMember(meta.version, ListElement(meta.first + i));
-  for (int64_t i = 0; i < right_trim; ++i) {
-    batch.DeleteMember(meta.version, ListElement(meta.first + n - 1 - i));
-  }
-  meta.first += left_trim;
-  meta.count -= left_trim + right_trim;
-  StageListMeta(r.args[1], meta, false, &batch);
+  list.Stage(&batch);
   if (CommitBatch(r, &batch)) reply::Ok(r.out);
 }
 
@@ -153,11 +145,9 @@ void LPos(Request& r) {
       return reply::Error(r.out, kSyntaxError);
     }
   }
-  ListMeta meta;
-  bool exists;
+  StoredList list;
   std::vector<std::string> elements;
-  if (!ReadList(r, r.args[1], &meta, &exists)) return;
-  if (!ReadElements(r, r.args[1], meta, &elements)) return;
+  if (!list.Open(r, r.args[1]) || !list.All(r, &elements)) return;
   const int64_t n = static_cast<int64_t>(elements.size());
   std::vector<int64_t> found;
   int64_t skip = (rank < 0 ? -rank : rank) - 1;

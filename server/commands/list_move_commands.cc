@@ -26,16 +26,19 @@ bool ParseEnd(Request& r, const std::string& arg, bool* left) {
   return true;
 }
 
-// The list at `key` for a pop, or none: false having replied (WRONGTYPE,
-// unless run again after a wake: then another type counts as empty).
-bool ReadSource(Request& r, const std::string& key, ListMeta* meta, bool* exists) {
+// The list at `key` for a pop; *exists false if there is none: false
+// having replied (WRONGTYPE, unless run again after a wake: then another
+// type counts as none).
+bool OpenSource(Request& r, const std::string& key, StoredList* list, bool* exists) {
   if (r.client.block_rerun) {
     std::optional<Keyspace::Value> v;
     const Status s = r.keyspace->Read(key, &v);
     if (!s.ok()) return ReplyStorageError(r, s), false;
     if (v && v->type != Keyspace::kList) return *exists = false, true;
   }
-  return ReadList(r, key, meta, exists);
+  if (!list->Open(r, key)) return false;
+  *exists = list->exists();
+  return true;
 }
 
 // Pops from `source`'s end and pushes on `destination`'s (the same list
@@ -45,21 +48,21 @@ bool MoveElement(Request& r, bool from_left, bool to_left, std::optional<std::st
   const std::string& source = r.args[1];
   const std::string& destination = r.args[2];
   auto locks = r.keyspace->LockKeys({source, destination});
-  ListMeta from, to;
-  bool from_exists, to_exists;
-  if (!ReadSource(r, source, &from, &from_exists)) return false;
+  StoredList from, to;
+  bool from_exists;
+  if (!OpenSource(r, source, &from, &from_exists)) return false;
   if (!from_exists) return true;
-  if (!ReadList(r, destination, &to, &to_exists)) return false;
+  if (!to.Open(r, destination)) return false;
   Keyspace::Batch batch;
   std::vector<std::string> popped;
-  if (!PopElements(r, &from, from_left, 1, &batch, &popped)) return false;
+  if (!from.Pop(r, from_left, 1, &popped)) return false;
   if (source == destination) {
-    if (!PushElements(r, &from, to_left, popped, &batch)) return false;
-    StageListMeta(source, from, false, &batch);
+    if (!from.Push(r, to_left, popped)) return false;
+    from.Stage(&batch);
   } else {
-    if (!PushElements(r, &to, to_left, popped, &batch)) return false;
-    StageListMeta(source, from, false, &batch);
-    StageListMeta(destination, to, !to_exists, &batch);
+    if (!to.Push(r, to_left, popped)) return false;
+    from.Stage(&batch);
+    to.Stage(&batch);
   }
   const Status s = r.keyspace->Commit(&batch);
   if (!s.ok()) return ReplyStorageError(r, s), false;
@@ -92,13 +95,13 @@ bool PopFirst(Request& r, const std::vector<std::string>& keys, bool left, int64
               std::string* key, std::vector<std::string>* values) {
   auto locks = r.keyspace->LockKeys(keys);
   for (const std::string& k : keys) {
-    ListMeta meta;
+    StoredList list;
     bool exists;
-    if (!ReadSource(r, k, &meta, &exists)) return false;
+    if (!OpenSource(r, k, &list, &exists)) return false;
     if (!exists) continue;
+    if (!list.Pop(r, left, count, values)) return false;
     Keyspace::Batch batch;
-    if (!PopElements(r, &meta, left, count, &batch, values)) return false;
-    StageListMeta(k, meta, false, &batch);
+    list.Stage(&batch);
     const Status s = r.keyspace->Commit(&batch);
     if (!s.ok()) return ReplyStorageError(r, s), false;
     *key = k;

@@ -134,10 +134,8 @@ bool SortedKeyElements(Request& r, char* type, std::vector<std::string>* element
   *type = meta ? meta->type : 0;
   if (!meta) return true;
   if (meta->type == Keyspace::kList) {
-    ListMeta list;
-    bool exists;
-    return ReadList(r, r.args[1], &list, &exists) &&
-           ReadElements(r, r.args[1], list, elements);
+    StoredList list;
+    return list.Open(r, r.args[1]) && list.All(r, elements);
   }
   if (meta->type != Keyspace::kSet && meta->type != Keyspace::kZSet) {
     return reply::Error(r.out, kWrongType), false;
@@ -249,10 +247,8 @@ bool Store(Request& r, const std::string& destination, const std::vector<std::st
     if (!s.ok()) return ReplyStorageError(r, s), false;
     if (!old) return true;
     batch.Delete(destination);
-  } else {
-    ListMeta list;
-    if (!PushElements(r, &list, false, values, &batch)) return false;
-    StageListMeta(destination, list, true, &batch);
+  } else if (!StageNewList(r, destination, 0, values, &batch)) {
+    return false;
   }
   const Status s = r.keyspace->Commit(&batch);
   if (!s.ok()) ReplyStorageError(r, s);

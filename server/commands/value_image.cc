@@ -156,9 +156,8 @@ bool ReadValueImage(Request& r, const std::string& key, const Keyspace::Value& s
       value->string = stored.payload;
       return true;
     case RedisValue::Type::kList: {
-      ListMeta meta;
-      bool exists;
-      return ReadList(r, key, &meta, &exists) && ReadElements(r, key, meta, &value->elements);
+      StoredList list;
+      return list.Open(r, key) && list.All(r, &value->elements);
     }
     case RedisValue::Type::kStream:
       return ReadStream(r, key, &value->stream);
@@ -176,11 +175,8 @@ bool WriteValueImage(Request& r, const std::string& key, const RedisValue& value
       if (!s.ok()) ReplyStorageError(r, s);
       return s.ok();
     }
-    case RedisValue::Type::kList: {
-      ListMeta meta;
-      meta.expire_ms = expire_ms;
-      return RewriteList(r, key, meta, value.elements);
-    }
+    case RedisValue::Type::kList:
+      return WriteNewList(r, key, expire_ms, value.elements);
     case RedisValue::Type::kStream:
       return WriteStream(r, key, value.stream, expire_ms);
     default:

@@ -1,8 +1,9 @@
 // CompactLimits: how small a hash, set or sorted set must be to live inside
-// its meta record (storage/compact_members.h), as CONFIG sets them: Redis's
+// its meta record (storage/compact_members.h), and how large a list's
+// chunks grow (types/list_store.h), as CONFIG sets them: Redis's
 // hash-max-listpack-entries / -value, set-max-intset-entries,
 // set-max-listpack-entries / -value (Redis 7.2's) and
-// zset-max-listpack-entries / -value. A collection past a limit is
+// zset-max-listpack-entries / -value, list-max-listpack-size. A collection past a limit is
 // converted to one record per member once, and stays so until deleted, as
 // Redis converts a listpack to a hash table.
 //
@@ -34,6 +35,9 @@ struct CompactLimits {
   std::atomic<int64_t> set_value{64};
   std::atomic<int64_t> zset_entries{64};
   std::atomic<int64_t> zset_value{64};
+  // list-max-listpack-size, Redis's quicklist "fill" (types/list_chunk.h):
+  // a list lies in its meta record while it fits one chunk.
+  std::atomic<int64_t> list_fill{-2};
 };
 
 }  // namespace teksdb::server

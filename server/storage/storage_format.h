@@ -1,6 +1,6 @@
-// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 6,
+// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 7,
 // versioned collections in 16 databases, small ones inside their meta
-// record, which merge operands may follow), in one place: the record keys,
+// record, which merge operands may follow, lists in chunks), in one place: the record keys,
 // the meta record's encoding, and the format record that a database
 // carries from its creation. Keyspace (keyspace.h) reads and writes through it; the stale
 // member filter (stale_member_filter.h) decodes with it.
@@ -8,8 +8,8 @@
 // Records, in key order (every byte string below is a RocksDB key):
 //   "H" version member          a collection member: a hash field (value:
 //                               the field's value), a set member (empty), a
-//                               list element (member: its index biased by
-//                               2^63, big-endian), a sorted-set member
+//                               list's chunk of elements (member: its id
+//                               biased by 2^63, big-endian), a sorted-set member
 //                               (value: its score)
 //   "M" slot key                the key's meta record: [type][expiry][version]
 //                               [payload], below; `slot` (one byte, 0-15)
@@ -41,7 +41,9 @@
 // sorted set's member count (8 bytes big-endian), or, when its version is
 // 0, the compact collection itself (compact_members.h: no member, index
 // or owner record at all; members put into it may follow as merge
-// operands, compact_puts_merge.h); a list's count and first index; a
+// operands, compact_puts_merge.h); a small list's elements (version 0),
+// a large list's count, first and last chunk and generation
+// (types/list_store.h); a
 // stream's length, ids and counters (stream_store.h: its entries, groups,
 // consumers and pending entries are member records).
 //
@@ -65,10 +67,10 @@ namespace teksdb::server::storage_format {
 
 // Bumped whenever a record's layout changes; a database of another format
 // is refused at start (Prepare).
-constexpr int kFormat = 6;
+constexpr int kFormat = 7;
 // SELECT's databases, each in one slot.
 constexpr int kDatabases = 16;
-// The format record's value, "teksdb-server format 6": also what a replica
+// The format record's value, "teksdb-server format 7": also what a replica
 // and its primary compare (both must read the same records).
 std::string FormatName();
 

@@ -33,7 +33,8 @@ compact encodings (hash-max-listpack-entries and the like set small and
 back), both ways, each command followed by OBJECT ENCODING of its key.
 Then DUMP of random keys by each server RESTOREd into both (random TTLs
 and options), the value, TTL and encoding read back (a stream's groups
-and pending entries too). Then both phases again in RESP3 (HELLO 3). Then
+and pending entries too). Then lists across their chunks
+(list-max-listpack-size small, long lists, elements up to 5 KB). Then both phases again in RESP3 (HELLO 3). Then
 scripts: fixed EVAL/EVALSHA/EVAL_RO/SCRIPT/FUNCTION/FCALL cases (results of every Lua
 type, errors raised and caught, the sandbox, numkeys errors, read-only
 scripts, the cache), and random commands run through
@@ -1086,6 +1087,74 @@ def run_compact_limits(redis, teks, rng, count, history):
     return True
 
 
+LIST_FILLS = ["1", "2", "3", "5", "-1", "-2"]
+
+
+def run_list_chunks(redis, teks, rng, count, history):
+    """Lists across the chunks they are stored in (list-max-listpack-size
+    set small and back, so that a few pushes fill a chunk; elements up to
+    5 KB, past a 4 KB chunk alone): random pushes, pops, ranges, indexes,
+    edits, moves, trims, copies and dumps of a few lists, long ones among
+    them, every reply compared byte for byte; false on the first
+    difference."""
+    keys = ["l0", "l1", "l2"]
+    k = lambda: rng.choice(keys)
+    elem = lambda: rng.choice(["a", "b", "c", "1", "-2", "x" * rng.choice([10, 100, 1000, 5000])])
+    some = lambda: [elem() for _ in range(rng.choice([1, 1, 2, 5, 20, 100]))]
+    idx = lambda: str(rng.choice([0, 1, 2, -1, -2, rng.randint(-300, 300)]))
+    commands = [
+        lambda: [rng.choice(["LPUSH", "RPUSH", "LPUSHX", "RPUSHX"]), k()] + some(),
+        lambda: [rng.choice(["LPOP", "RPOP"]), k()] + rng.choice([[], ["1"], ["3"], ["50"], ["0"]]),
+        lambda: ["LRANGE", k(), idx(), idx()],
+        lambda: ["LRANGE", k(), "0", "-1"],
+        lambda: ["LINDEX", k(), idx()],
+        lambda: ["LLEN", k()],
+        lambda: ["LSET", k(), idx(), elem()],
+        lambda: ["LINSERT", k(), rng.choice(["BEFORE", "AFTER"]), elem(), elem()],
+        lambda: ["LREM", k(), rng.choice(["0", "1", "-1", "3"]), elem()],
+        lambda: ["LTRIM", k(), idx(), idx()],
+        lambda: ["LPOS", k(), elem()] + rng.choice([[], ["RANK", "-1"], ["COUNT", "0"], ["MAXLEN", "5"]]),
+        lambda: ["LMOVE", k(), k(), rng.choice(["LEFT", "RIGHT"]), rng.choice(["LEFT", "RIGHT"])],
+        lambda: ["RPOPLPUSH", k(), k()],
+        lambda: ["LMPOP", "2", k(), k(), rng.choice(["LEFT", "RIGHT"]), "COUNT", rng.choice(["1", "7", "60"])],
+        lambda: ["SORT", k(), "ALPHA", "STORE", k()],
+        lambda: ["COPY", k(), k(), "REPLACE"],
+        lambda: ["RENAME", k(), k()],
+        lambda: ["DEL", k()],
+        lambda: ["OBJECT", "ENCODING", k()],
+    ]
+    done = 0
+    while done < count:
+        if rng.random() < 0.03:
+            cmd = ["CONFIG", "SET", "list-max-listpack-size", rng.choice(LIST_FILLS)]
+        elif rng.random() < 0.03:
+            # A dump of one server's list restored into the other's key.
+            key, into = k(), k()
+            dumped = redis.command("DUMP", key)
+            if dumped[0] != b"$" or dumped[1] is None:
+                continue
+            cmd = ["RESTORE", into, "0", dumped[1], "REPLACE"]
+        else:
+            cmd = rng.choice(commands)()
+        done += 1
+        history.append(cmd)
+        want, got = redis.command(*cmd), teks.command(*cmd)
+        if not same(cmd, want, got):
+            print(f"FAIL (list chunks) at {cmd}\n  redis:  {want}\n  teksdb: {got}")
+            for h in history[-30:]:
+                print("  ", " ".join(x[:20] if isinstance(x, str) else "<bytes>" for x in h))
+            return False
+    for key in keys:
+        cmd = ["LRANGE", key, "0", "-1"]
+        if not same(cmd, redis.command(*cmd), teks.command(*cmd)):
+            print(f"FAIL (list chunks): {key} ends different")
+            return False
+    for server in (redis, teks):
+        server.command("CONFIG", "SET", "list-max-listpack-size", "-2")
+        server.command("DEL", *keys)
+    return True
+
+
 def align_compact_limits(redis, teks):
     """teksdb-server's limits of compact collections set to Redis's, and no
     compact sets of strings (Redis 7.2's set-max-listpack-entries: Redis
@@ -1256,6 +1325,8 @@ def main():
         if not run_compact_limits(redis, teks, rng, scale * 1500, history):
             return 1
         if not run_value_dumps(redis, teks, rng, scale * 300, history):
+            return 1
+        if not run_list_chunks(redis, teks, rng, scale * 2000, history):
             return 1
         # RESP3 on the first connection of each (HELLO 3), the same again.
         if not same(["HELLO"], redis.command("HELLO", "3"), teks.command("HELLO", "3")):

@@ -14,6 +14,9 @@ all the time (the stale member filter removing records as the test reads):
   - one client deleting and re-creating a hash generation after generation
     while others read it: every read sees one whole generation or nothing,
     never a member of an older one;
+  - lists in chunks of 4 (list-max-listpack-size 4): one client pushing
+    and popping a queue while others read it whole, and its ends, without
+    the key's lock: every read sees the queue as one write left it;
   - INFO counts the records the compaction filter removed;
   - a restart keeps the data (the format record is accepted); a database
     of another format is refused at start, naming it;
@@ -106,6 +109,10 @@ def main():
     port, proc = checks.start_server(server_bin, db, "--rocksdb-options", options)
     try:
         c = Client(port)
+        # Lists of more than 4 elements in chunks of 4 (list_store.h), so
+        # that the lists below have chunk records under their versions.
+        check(c.command("CONFIG", "SET", "list-max-listpack-size", "4") == (b"+", b"OK"),
+              "CONFIG SET list-max-listpack-size 4")
         # --- a key's old members never come back -----------------------------
         other_type = {"hash": "set", "set": "zset", "zset": "list", "list": "hash"}
         for kind in ("hash", "set", "zset", "list"):
@@ -226,6 +233,63 @@ def main():
         check(not bad and reads[0] > 100 and generations[0] > 100,
               f"{generations[0]} generations, {reads[0]} reads beside them: each read saw one "
               f"whole generation or none ({bad[:3]})")
+
+        # --- a queue in chunks: readers without the key's lock see it whole --
+        stop_flag.clear()
+        bad.clear()
+        reads[0] = 0
+        pushed = [0]
+
+        def queue_writer():
+            w = Client(port)
+            k = 0
+            while not stop_flag.is_set():
+                k += 1
+                batch = [["LPUSH", "queue", str(3 * k - 2), str(3 * k - 1), str(3 * k)],
+                         ["RPOP", "queue", "2"]]
+                if k % 10 == 0:
+                    batch.append(["LSET", "queue", "-1", str(2 * k)])
+                    batch.append(["SET", f"churn{k % 300}", "y" * 2000])
+                w.pipeline(batch)
+                pushed[0] = 3 * k
+
+        def queue_reader(use_index):
+            r = Client(port)
+            while not stop_flag.is_set():
+                if use_index:
+                    kind, n = r.command("LLEN", "queue")
+                    # The tail first: the head read after it is no lower.
+                    tail = r.command("LINDEX", "queue", "-1")[1]
+                    head = r.command("LINDEX", "queue", "0")[1]
+                    got = [head, tail]
+                    if kind != b":" or None in got or int(head) < int(tail):
+                        bad.append((n, got))
+                    reads[0] += 1
+                    continue
+                kind, reply = r.command("LRANGE", "queue", "0", "-1")
+                reads[0] += 1
+                values = [int(x[1]) for x in reply] if kind == b"*" else None
+                # Round k pushes 3k-2, 3k-1, 3k in front, then pops the two
+                # oldest: the queue counts down by one from 3k to 2k, or to
+                # 2k-2 between the push and the pop; a read that mixed two
+                # writes would end elsewhere.
+                if not values or any(a != b + 1 for a, b in zip(values, values[1:])) or \
+                        values[0] % 3 or values[-1] not in (values[0] // 3 * 2, values[0] // 3 * 2 - 2):
+                    bad.append((kind, values if values is None else (values[:3], values[-3:])))
+
+        c.command("LPUSH", "queue", "0")
+        threads = [threading.Thread(target=queue_writer)] + \
+            [threading.Thread(target=queue_reader, args=(i == 1,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        time.sleep(6)
+        stop_flag.set()
+        for t in threads:
+            t.join()
+        length = int(c.command("LLEN", "queue")[1])
+        check(not bad and reads[0] > 100 and length > 100,
+              f"{pushed[0]} pushed and {pushed[0] + 1 - length} popped in chunks of 4, {reads[0]} "
+              f"reads beside them without the key's lock: each saw the queue whole ({bad[:3]})")
 
         info = c.command("INFO", "stats")[1].decode()
         removed = int(info.split("stale_records_removed:")[1].split()[0])
