@@ -16,9 +16,17 @@
 #   hgetall  HGETALL user:__rand_int__ (one point read of that record)
 #   sadd     SADD set:__rand_int__ with 5 members (small sets, compact)
 #   zadd5    ZADD zset:__rand_int__ with 5 members (small sorted sets, compact)
-#   lpush5   LPUSH list:__rand_int__ with 5 elements (small lists: a record
-#            per element)
+#   lpush5   LPUSH list:__rand_int__ with 5 elements (small lists: each in
+#            its meta record)
 #   lrange   LRANGE list:__rand_int__ 0 -1 (those lists read whole)
+#   lpush    LPUSH mylist (built-in test: one list, an element per request,
+#            so one long list in chunks)
+#   lrange100  LRANGE mylist 0 99 (as the built-in lrange_100; mylist filled
+#            with 1,000 elements first when shorter, not timed)
+#   queue    a job queue: LPUSH queue and BRPOP queue 0 from two
+#            redis-benchmark processes at once, --requests each (half the
+#            clients each); ops/s: pushes per second, CPU per request: per
+#            push or pop
 #   zadd     ZADD (built-in test: one sorted set, a member per request, so
 #            one large set: a record per member and its score index)
 #   del100k  DEL of a hash of 100,000 fields (built first, not timed): the
@@ -69,7 +77,7 @@ threads=
 write_buffer_mb=
 pin=
 servers=teks,skip_list,skip_list_bloom,redis
-all_tests=set,get,hset,hgetall,sadd,zadd5,lpush5,lrange,zadd,del100k
+all_tests=set,get,hset,hgetall,sadd,zadd5,lpush5,lrange,lpush,lrange100,queue,zadd,del100k
 tests=$all_tests
 out=$root/build/bench
 plots=1
@@ -124,7 +132,7 @@ trap cleanup EXIT
 
 port=
 # teks_acl's user, and how the clients log in as it (none for the others).
-acl_user=(--user "bench on >bench-pw +@all ~key:* ~user:* ~set:* ~zset:* ~list:* ~myzset* ~big")
+acl_user=(--user "bench on >bench-pw +@all ~key:* ~user:* ~set:* ~zset:* ~list:* ~myzset* ~big ~mylist ~queue")
 login=()
 # A RocksDB OPTIONS file for teksdb-server NAME: the server's own defaults
 # (its table options: a bloom filter of 10 bits per key and a 1 GiB block
@@ -211,6 +219,24 @@ bench() {  # TEST: prints ops/s and the server's CPU µs per request
     printf '%s\t%s\n' 1 "$(($(command_usec del) - before))"
     return
   fi
+  if [[ $1 == queue ]]; then
+    local half=$(((clients + 1) / 2)) pusher
+    common=(-p "$port" "${login[@]}" -P "$pipeline" -c "$half" -r "$keyspace" -n "$requests" --csv)
+    before=$(cpu_ticks)
+    "${client_cpu[@]}" redis-benchmark "${common[@]}" BRPOP queue 0 >/dev/null &
+    pusher=$!
+    csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" LPUSH queue __rand_int__)
+    wait "$pusher"
+    local ticks=$(($(cpu_ticks) - before))
+    printf '%s\t%s\n' "$(awk -F'","' 'NR == 2 {print $2}' <<<"$csv")" \
+      "$(awk -v t="$ticks" -v hz="$clock_ticks" -v n="$((2 * requests))" 'BEGIN {printf "%.3f", t * 1e6 / hz / n}')"
+    return
+  fi
+  if [[ $1 == lrange100 ]] &&
+    (($(redis-cli -p "$port" "${login[@]}" --no-auth-warning llen mylist) < 100)); then
+    for ((i = 0; i < 1000; i++)); do printf 'RPUSH mylist element:%d\r\n' "$i"; done |
+      redis-cli -p "$port" "${login[@]}" --no-auth-warning --pipe >/dev/null
+  fi
   case $1 in
     set) test_args=(-d "$value_size" -t set) ;;
     get) test_args=(-t get) ;;
@@ -221,6 +247,8 @@ bench() {  # TEST: prints ops/s and the server's CPU µs per request
     zadd5) read -r -a test_args <<<"ZADD zset:__rand_int__ $scored" ;;
     lpush5) read -r -a test_args <<<"LPUSH list:__rand_int__ $members" ;;
     lrange) test_args=(LRANGE 'list:__rand_int__' 0 -1) ;;
+    lpush) test_args=(-t lpush) ;;
+    lrange100) test_args=(LRANGE mylist 0 99) ;;
   esac
   before=$(cpu_ticks)
   csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" "${test_args[@]}")

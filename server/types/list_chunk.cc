@@ -104,9 +104,9 @@ void SetCount(std::string* chunk, uint32_t count) {
 }  // namespace
 
 Limits LimitsFor(int64_t fill) {
-  if (fill >= 0) return {std::max<int64_t>(fill, 1), kSafetyLimit};
+  if (fill >= 0) return {std::max<int64_t>(fill, 1), std::min(kSafetyLimit, kMaxChunkBytes)};
   const int64_t shift = std::min<int64_t>(-fill - 1, 4);
-  return {INT64_MAX, size_t{4096} << shift};
+  return {INT64_MAX, std::min(size_t{4096} << shift, kMaxChunkBytes)};
 }
 
 size_t ElementBytes(size_t size) { return size + 2 * VarintLength(size); }

@@ -9,10 +9,16 @@
 // The trailing copy of the length lets a pop from the right end find the
 // last element without walking the others (listpack's backlen).
 //
-// Limits (list-max-listpack-size, Redis's "fill"): positive, at most that
-// many elements (and 8 KB, Redis's safety limit); negative, at most 4 KB,
-// 8 KB, 16 KB, 32 KB or 64 KB of chunk for -1 to -5 (and below); 0 counts
-// as 1. A chunk always takes its first element, however large.
+// Limits: list-max-listpack-size (Redis's "fill") bounds a chunk as it
+// bounds a quicklist node - positive, at most that many elements (and
+// 8 KB, Redis's safety limit); negative, at most 4 KB, 8 KB, 16 KB, 32 KB
+// or 64 KB for -1 to -5 (and below); 0 counts as 1 - and kMaxChunkBytes
+// bounds it below that: a chunk is rewritten whole by every push and pop
+// it takes, and RocksDB's cost of a write grows with its bytes: an LPUSH
+// onto one long list cost 31.5 µs of server CPU in 8 KB chunks, 9.7 in
+// 1 KB ones, 7.3 in 512-byte ones; LRANGE 0 99 13 µs in 512-byte chunks,
+// 21 in 256-byte ones (docs/BENCHMARKS.md §15). A chunk always takes its
+// first element, however large.
 //
 // Every read is checked against the bytes left, so a damaged chunk reads as
 // false (the caller's Corruption), never past its end.
@@ -30,6 +36,7 @@
 namespace teksdb::server::list_chunk {
 
 constexpr size_t kHeaderBytes = 4;
+constexpr size_t kMaxChunkBytes = 512;
 
 struct Limits {
   int64_t max_entries;

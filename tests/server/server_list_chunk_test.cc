@@ -87,18 +87,17 @@ TEST(ListChunkTest, EditsAtBothEndsKeepTheElementsInOrder) {
   EXPECT_EQ(chunk.size(), bytes);
 }
 
-TEST(ListChunkTest, LimitsFollowRedisFill) {
-  EXPECT_EQ(list_chunk::LimitsFor(-1).max_bytes, 4096u);
-  EXPECT_EQ(list_chunk::LimitsFor(-2).max_bytes, 8192u);
-  EXPECT_EQ(list_chunk::LimitsFor(-5).max_bytes, 65536u);
-  EXPECT_EQ(list_chunk::LimitsFor(-100).max_bytes, 65536u);
+TEST(ListChunkTest, LimitsFollowRedisFillWithinTheChunkBound) {
+  EXPECT_EQ(list_chunk::LimitsFor(-1).max_bytes, list_chunk::kMaxChunkBytes);
+  EXPECT_EQ(list_chunk::LimitsFor(-2).max_entries, INT64_MAX);
+  EXPECT_EQ(list_chunk::LimitsFor(-100).max_bytes, list_chunk::kMaxChunkBytes);
   EXPECT_EQ(list_chunk::LimitsFor(5).max_entries, 5);
-  EXPECT_EQ(list_chunk::LimitsFor(5).max_bytes, 8192u);
+  EXPECT_EQ(list_chunk::LimitsFor(5).max_bytes, list_chunk::kMaxChunkBytes);
   EXPECT_EQ(list_chunk::LimitsFor(0).max_entries, 1);
   const list_chunk::Limits three = list_chunk::LimitsFor(3);
   EXPECT_TRUE(list_chunk::Fits(three, 2, 100, 10));
   EXPECT_FALSE(list_chunk::Fits(three, 3, 100, 10));
-  EXPECT_FALSE(list_chunk::Fits(three, 1, 8000, 500));
+  EXPECT_FALSE(list_chunk::Fits(three, 1, 1000, 100));
   // An empty chunk takes any element.
   EXPECT_TRUE(list_chunk::Fits(three, 0, list_chunk::kHeaderBytes, 1 << 20));
 }

@@ -1093,7 +1093,7 @@ LIST_FILLS = ["1", "2", "3", "5", "-1", "-2"]
 def run_list_chunks(redis, teks, rng, count, history):
     """Lists across the chunks they are stored in (list-max-listpack-size
     set small and back, so that a few pushes fill a chunk; elements up to
-    5 KB, past a 4 KB chunk alone): random pushes, pops, ranges, indexes,
+    5 KB, each past a chunk's bound alone in its chunk): random pushes, pops, ranges, indexes,
     edits, moves, trims, copies and dumps of a few lists, long ones among
     them, every reply compared byte for byte; false on the first
     difference."""
