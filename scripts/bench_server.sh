@@ -23,7 +23,7 @@
 #            so one long list in chunks)
 #   lrange100  LRANGE mylist 0 99 (as the built-in lrange_100; mylist filled
 #            with 1,000 elements first when shorter, not timed)
-#   queue    a job queue: LPUSH queue and BRPOP queue 0 from two
+#   queue    a job queue: LPUSH queue and BRPOP queue 10 from two
 #            redis-benchmark processes at once, --requests each (half the
 #            clients each); ops/s: pushes per second, CPU per request: per
 #            push or pop
@@ -223,7 +223,7 @@ bench() {  # TEST: prints ops/s and the server's CPU µs per request
     local half=$(((clients + 1) / 2)) pusher
     common=(-p "$port" "${login[@]}" -P "$pipeline" -c "$half" -r "$keyspace" -n "$requests" --csv)
     before=$(cpu_ticks)
-    "${client_cpu[@]}" redis-benchmark "${common[@]}" BRPOP queue 0 >/dev/null &
+    "${client_cpu[@]}" redis-benchmark "${common[@]}" BRPOP queue 10 >/dev/null &
     pusher=$!
     csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" LPUSH queue __rand_int__)
     wait "$pusher"

@@ -14,11 +14,11 @@ TEKSDB_SERVER=$server bash "$src/scripts/bench_server.sh" --pin --requests 3000 
   --repeat 2 --no-plots --out "$out" >"$out/stdout" 2>"$out/stderr" || { cat "$out/stderr"; exit 1; }
 cat "$out/stdout"
 failures=0
-for t in set get hset hgetall sadd zadd5 lpush5 lrange zadd; do
+for t in set get hset hgetall sadd zadd5 lpush5 lrange lpush lrange100 queue zadd; do
   grep -qE "^$t +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+x +[0-9.]+x$" "$out/stdout" ||
     { echo "FAIL: no full throughput row for $t"; failures=$((failures + 1)); }
 done
-for t in set get hset hgetall sadd zadd5 lpush5 lrange zadd del100k; do
+for t in set get hset hgetall sadd zadd5 lpush5 lrange lpush lrange100 queue zadd del100k; do
   grep -qE "^$t +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+x|-) +([0-9.]+x|-)$" "$out/stdout" ||
     { echo "FAIL: no full CPU row for $t"; failures=$((failures + 1)); }
 done
@@ -29,7 +29,7 @@ grep -qE '^server CPU per request, skip_list / TeksTable: set ([0-9.]+x|-), get 
   { echo "FAIL: no quotable line"; failures=$((failures + 1)); }
 grep -q 'pinned to CPU 0' "$out/stdout" || { echo "FAIL: the title does not say --pin"; failures=$((failures + 1)); }
 runs=$(($(wc -l <"$out/server/runs.tsv") - 1))
-((runs == 2 * 4 * 10)) || { echo "FAIL: runs.tsv has $runs runs, not 80 (2 repeats, 4 servers, 10 tests)"; failures=$((failures + 1)); }
+((runs == 2 * 4 * 13)) || { echo "FAIL: runs.tsv has $runs runs, not 104 (2 repeats, 4 servers, 13 tests)"; failures=$((failures + 1)); }
 grep -q 'run 8/8' "$out/stderr" || { echo "FAIL: no progress lines"; failures=$((failures + 1)); }
 echo "bench_server_test: $failures failure(s)"
 ((failures == 0))
