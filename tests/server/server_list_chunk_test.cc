@@ -144,7 +144,9 @@ TEST(ListChunkTest, TruncatedAndDamagedChunksReadAsDamagedNeverPastTheirEnd) {
       const bool ok = edit == 0   ? list_chunk::RemoveFront(&copy, n, nullptr)
                       : edit == 1 ? list_chunk::RemoveBack(&copy, n, nullptr)
                                   : list_chunk::Replace(&copy, n == 0 ? 0 : n - 1, "v");
-      if (!ok) EXPECT_EQ(copy, damaged) << "round " << round << " edit " << edit;
+      if (!ok) {
+        EXPECT_EQ(copy, damaged) << "round " << round << " edit " << edit;
+      }
     }
   }
   // Too short for a header.
