@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "expiry_sweeper.h"
 #include "collection.h"
+#include "list_store.h"
 #include "object_encoding.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
@@ -71,6 +72,11 @@ Status KeyDigest(const Keyspace& keyspace, const Keyspace::Value& v, std::string
   Status s;
   if (!storage_format::IsCollection(v.type)) {
     digest.Add(v.payload);
+  } else if (v.type == Keyspace::kList) {
+    s = ForEachListElement(keyspace, v, [&](const ROCKSDB_NAMESPACE::Slice& element) {
+      digest.Add(element.ToString());
+      return true;
+    });
   } else {
     s = ForEachStoredMember(keyspace, v, [&](const std::string& m, const std::string& value) {
       digest.Add(m);

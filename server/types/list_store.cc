@@ -383,6 +383,32 @@ void StoredList::Stage(Keyspace::Batch* batch) {
   (new_version_ || !exists_) ? batch->PutNew(key_, value) : batch->Put(key_, value);
 }
 
+Status ForEachListElement(const Keyspace& keyspace, const Keyspace::Value& meta,
+                          const std::function<bool(const Slice&)>& visit) {
+  bool stopped = false, damaged = false;
+  // Visits a chunk's elements; false once the walk is over.
+  auto each = [&](const Slice& chunk) {
+    list_chunk::Reader reader(chunk);
+    Slice element;
+    while (reader.Next(&element)) {
+      if (!visit(element)) return !(stopped = true);
+    }
+    damaged = reader.corrupt();
+    return !damaged;
+  };
+  Status s;
+  if (meta.version == 0) {
+    each(meta.payload);
+  } else {
+    s = keyspace.ForEachMember(meta.version, [&](const std::string&, const std::string& value) {
+      if (value.size() < kGenerationBytes) return !(damaged = true);
+      return each(Slice(value.data() + kGenerationBytes, value.size() - kGenerationBytes));
+    });
+  }
+  if (s.ok() && damaged) s = Status::Corruption("a list's record is damaged");
+  return s;
+}
+
 int64_t ListChunkCount(const Keyspace::Value& meta) {
   if (meta.version == 0 || meta.payload.size() != kChunkedPayloadBytes) return 0;
   const int64_t first = static_cast<int64_t>(ReadU64(meta.payload.data() + 8));

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -117,6 +118,14 @@ class StoredList {
   std::map<int64_t, Chunk> chunks_;  // loaded or new
   std::set<int64_t> erased_;
 };
+
+// Every element of the list whose meta record is `meta`, in order, passed
+// to `visit` until it returns false, read without the key's lock and
+// without the generation check (DEBUG DIGEST-VALUE's read: a list written
+// under it reads as some mix, as in Redis only with no writer).
+ROCKSDB_NAMESPACE::Status ForEachListElement(
+    const Keyspace& keyspace, const Keyspace::Value& meta,
+    const std::function<bool(const ROCKSDB_NAMESPACE::Slice&)>& visit);
 
 // How many chunk records a list's meta record names (0 for a small list:
 // it has none), for MEMORY USAGE.
