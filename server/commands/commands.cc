@@ -406,6 +406,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (monitor_feed == MonitorFeed::kBefore) feed_monitors();
   for (int attempt = 1;; ++attempt) {
     client.stream_consumer_created = false;
+    request.attempt = attempt;
     command.handler(request);
     if (!request.retry) break;
     out->resize(reply_start);

@@ -2,8 +2,8 @@
 // (edits: list_edit_commands.cc; moves between lists:
 // list_move_commands.cc; the layout: list_store.h). Writes run under the
 // key's lock; an emptied list is deleted. Reads take no lock: one that
-// meets a chunk written after the meta record it read runs again
-// (list_store.h).
+// meets a chunk written after the meta record it read runs again, then
+// under the lock (list_store.h).
 #include <algorithm>
 
 #include "commands.h"
@@ -73,6 +73,7 @@ void LLen(Request& r) {
 
 void LIndex(Request& r) {
   // Redis looks the key up before it reads the index.
+  auto locks = LockOnRerun(r, r.args[1]);
   StoredList list;
   if (!list.Open(r, r.args[1])) return;
   if (!list.exists()) return reply::Null(r.out, r.protocol());
@@ -89,6 +90,7 @@ void LRange(Request& r) {
   if (!ParseStrictInt64(r.args[2], &start) || !ParseStrictInt64(r.args[3], &stop)) {
     return reply::Error(r.out, kNotInteger);
   }
+  auto locks = LockOnRerun(r, r.args[1]);
   StoredList list;
   if (!list.Open(r, r.args[1])) return;
   const int64_t n = list.count();

@@ -2,7 +2,7 @@
 // (the layout and shared reads and writes: list_store.h). LSET rewrites
 // one chunk; LTRIM pops from both ends (whole chunks deleted unread);
 // LINSERT and LREM rewrite the list (O(n), as in Redis). Writes run under
-// the key's lock; LPOS reads without it.
+// the key's lock; LPOS reads without it (with it when it runs again).
 #include <algorithm>
 
 #include "ascii_case.h"
@@ -145,6 +145,7 @@ void LPos(Request& r) {
       return reply::Error(r.out, kSyntaxError);
     }
   }
+  auto locks = LockOnRerun(r, r.args[1]);
   StoredList list;
   std::vector<std::string> elements;
   if (!list.Open(r, r.args[1]) || !list.All(r, &elements)) return;

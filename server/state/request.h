@@ -25,6 +25,8 @@ struct Request {
   // (Collection::Settled): Execute drops what the handler replied and runs
   // it again.
   bool retry = false;
+  // Which run of the handler this is (1, then 2, ... after each retry).
+  int attempt = 1;
 
   int protocol() const { return client.protocol; }
 };

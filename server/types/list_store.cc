@@ -416,6 +416,10 @@ int64_t ListChunkCount(const Keyspace::Value& meta) {
   return std::max<int64_t>(0, last - first + 1);
 }
 
+Keyspace::KeyLocks LockOnRerun(Request& r, const std::string& key) {
+  return r.attempt > 1 ? r.keyspace->LockKeys({key}) : Keyspace::KeyLocks{};
+}
+
 bool StageNewList(Request& r, const std::string& key, int64_t expire_ms,
                   const std::vector<std::string>& elements, Keyspace::Batch* batch) {
   StoredList list;

@@ -20,7 +20,8 @@
 //   LINSERT and LREM rewrite the list (O(n), as in Redis), deleting or
 //   emptying it writes its meta record only.
 //
-// Thread safety: writers hold the key's lock. Reads take no lock: a chunk
+// Thread safety: writers hold the key's lock. Reads take no lock (until
+// they run again: LockOnRerun): a chunk
 // whose generation is above the one the reader's meta record carries was
 // written after it, a chunk missing between the first and last ids was
 // popped (or a compaction removed a replaced version's): either way the
@@ -130,6 +131,12 @@ ROCKSDB_NAMESPACE::Status ForEachListElement(
 // How many chunk records a list's meta record names (0 for a small list:
 // it has none), for MEMORY USAGE.
 int64_t ListChunkCount(const Keyspace::Value& meta);
+
+// For the reads that take no lock (LRANGE, LINDEX, LPOS): the key's lock
+// when the handler runs again (its first read met a write), so that a list
+// written without pause is still read, at the second try; no lock at the
+// first.
+Keyspace::KeyLocks LockOnRerun(Request& r, const std::string& key);
 
 // Stages `elements` as a new list at `key`, replacing whatever it holds
 // (deleting it when there are none); expiring at `expire_ms`. False
