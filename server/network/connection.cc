@@ -18,7 +18,7 @@
 
 namespace teksdb::server {
 
-Connection::Connection(asio::ip::tcp::socket socket, ServerState* server)
+Connection::Connection(LoopSocket socket, ServerState* server)
     : socket_(std::move(socket)),
       strand_(asio::make_strand(socket_.get_executor())),
       server_(server),

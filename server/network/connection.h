@@ -60,7 +60,11 @@ class Connection : public Subscriber,
                    public ClientRegistry::Closer,
                    public std::enable_shared_from_this<Connection> {
  public:
-  Connection(asio::ip::tcp::socket socket, ServerState* server);
+  // A socket on one I/O thread's loop, by the loop's own executor type (no
+  // type-erased executor between a completion and its handler).
+  using LoopSocket = asio::basic_stream_socket<asio::ip::tcp, asio::io_context::executor_type>;
+
+  Connection(LoopSocket socket, ServerState* server);
   ~Connection() override;
   void Start();
 
@@ -124,8 +128,8 @@ class Connection : public Subscriber,
   // `after`.
   void CloseForLimit(const std::string& before, const std::string& after);
 
-  asio::ip::tcp::socket socket_;
-  asio::strand<asio::any_io_executor> strand_;
+  LoopSocket socket_;
+  asio::strand<asio::io_context::executor_type> strand_;
   ServerState* const server_;
   ClientState client_;
   RespParser parser_;

@@ -82,7 +82,7 @@ constexpr const char* kProtectedModeError =
     "authentication password for the default user. NOTE: You only need to do one of the above "
     "things in order for the server to start accepting connections from the outside.\r\n";
 
-bool FromLoopback(const asio::ip::tcp::socket& socket) {
+bool FromLoopback(const Connection::LoopSocket& socket) {
   asio::error_code error;
   const asio::ip::address peer = socket.remote_endpoint(error).address();
   if (error) return false;
@@ -93,7 +93,7 @@ bool FromLoopback(const asio::ip::tcp::socket& socket) {
 }
 }  // namespace
 
-void Server::Refuse(asio::ip::tcp::socket* socket, const char* error) {
+void Server::Refuse(Connection::LoopSocket* socket, const char* error) {
   state_->rejected_connections.fetch_add(1, std::memory_order_relaxed);
   asio::error_code ignored;
   socket->non_blocking(true, ignored);
@@ -111,7 +111,7 @@ void Server::Accept() {
   const uint64_t generation = acceptor_generation_;
   acceptor_->async_accept(NextLoop(), asio::bind_executor(accept_strand_, [this, generation](
                                                          const asio::error_code& error,
-                                                         asio::ip::tcp::socket socket) {
+                                                         Connection::LoopSocket socket) {
     if (generation != acceptor_generation_ || !acceptor_->is_open()) return;
     if (error == asio::error::no_descriptors || error.value() == ENFILE ||
         error == asio::error::no_buffer_space || error == asio::error::no_memory) {

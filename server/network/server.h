@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "connection.h"
 
 namespace teksdb::server {
 
@@ -57,7 +58,7 @@ class Server {
                                                 std::string* error);
   void Accept();
   // Writes Redis's refusal `error` to `socket` (best effort) and closes it.
-  void Refuse(asio::ip::tcp::socket* socket, const char* error);
+  void Refuse(Connection::LoopSocket* socket, const char* error);
   void Cron();
 
   // The loop the next accepted connection lives on (on accept_strand_).
