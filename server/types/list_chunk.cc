@@ -96,6 +96,23 @@ bool PreviousElement(const Slice& chunk, size_t* pos, Slice* value) {
   return GetVarint(chunk.data(), &at, *pos + length_bytes, &forward) && forward == n;
 }
 
+// Takes n elements from `pos` on, each by `step` (NextElement leftwards to
+// right, PreviousElement right to left), appending them to *out (if not
+// null); false, with *out as it was, when the bytes are damaged.
+template <typename Step>
+bool Take(const Slice& chunk, size_t* pos, uint32_t n, Step step, std::vector<std::string>* out) {
+  const size_t out_size = out != nullptr ? out->size() : 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    Slice value;
+    if (!step(chunk, pos, &value)) {
+      if (out != nullptr) out->resize(out_size);
+      return false;
+    }
+    if (out != nullptr) out->emplace_back(value.data(), value.size());
+  }
+  return true;
+}
+
 void SetCount(std::string* chunk, uint32_t count) {
   for (int i = 0; i < 4; ++i) (*chunk)[i] = static_cast<char>(count >> (24 - 8 * i));
 }
@@ -110,6 +127,17 @@ Limits LimitsFor(int64_t fill) {
 }
 
 size_t ElementBytes(size_t size) { return size + 2 * VarintLength(size); }
+
+size_t HowManyFit(const Limits& limits, int64_t count, size_t bytes, const std::string* values,
+                  size_t n) {
+  size_t fit = 0;
+  for (; fit < n; ++fit, ++count) {
+    const size_t add = ElementBytes(values[fit].size());
+    if (!Fits(limits, count, bytes, add)) break;
+    bytes += add;
+  }
+  return fit;
+}
 
 std::string Empty() { return std::string(kHeaderBytes, '\0'); }
 
@@ -146,6 +174,16 @@ bool Reader::Next(Slice* element) {
   return true;
 }
 
+bool DecodeAll(const Slice& chunk, std::vector<std::string>* out) {
+  uint32_t count;
+  size_t pos = kHeaderBytes;
+  const size_t out_size = out->size();
+  if (!Count(chunk, &count) || !Take(chunk, &pos, count, NextElement, out)) return false;
+  if (pos == chunk.size()) return true;
+  out->resize(out_size);  // bytes past the count's last element
+  return false;
+}
+
 bool PushFront(std::string* chunk, const std::string* values, size_t n) {
   uint32_t count;
   if (!Count(*chunk, &count)) return false;
@@ -166,17 +204,9 @@ bool Append(std::string* chunk, const std::string* values, size_t n) {
 
 bool RemoveFront(std::string* chunk, uint32_t n, std::vector<std::string>* out) {
   uint32_t count;
-  if (!Count(*chunk, &count) || n > count) return false;
-  const Slice bytes(*chunk);
   size_t pos = kHeaderBytes;
-  const size_t out_size = out != nullptr ? out->size() : 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    Slice value;
-    if (!NextElement(bytes, &pos, &value)) {
-      if (out != nullptr) out->resize(out_size);
-      return false;
-    }
-    if (out != nullptr) out->emplace_back(value.data(), value.size());
+  if (!Count(*chunk, &count) || n > count || !Take(*chunk, &pos, n, NextElement, out)) {
+    return false;
   }
   chunk->erase(kHeaderBytes, pos - kHeaderBytes);
   SetCount(chunk, count - n);
@@ -185,17 +215,9 @@ bool RemoveFront(std::string* chunk, uint32_t n, std::vector<std::string>* out) 
 
 bool RemoveBack(std::string* chunk, uint32_t n, std::vector<std::string>* out) {
   uint32_t count;
-  if (!Count(*chunk, &count) || n > count) return false;
-  const Slice bytes(*chunk);
   size_t pos = chunk->size();
-  const size_t out_size = out != nullptr ? out->size() : 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    Slice value;
-    if (!PreviousElement(bytes, &pos, &value)) {
-      if (out != nullptr) out->resize(out_size);
-      return false;
-    }
-    if (out != nullptr) out->emplace_back(value.data(), value.size());
+  if (!Count(*chunk, &count) || n > count || !Take(*chunk, &pos, n, PreviousElement, out)) {
+    return false;
   }
   chunk->resize(pos);
   SetCount(chunk, count - n);

@@ -52,6 +52,11 @@ inline bool Fits(const Limits& limits, int64_t count, size_t bytes, size_t add) 
   return count == 0 || (count < limits.max_entries && bytes + add <= limits.max_bytes);
 }
 
+// How many of values[0..n) a chunk of `count` elements and `bytes` bytes
+// takes in turn within `limits` (Fits, element by element).
+size_t HowManyFit(const Limits& limits, int64_t count, size_t bytes, const std::string* values,
+                  size_t n);
+
 // A chunk of no element.
 std::string Empty();
 // The element count of a chunk; false if it has no header.
@@ -74,6 +79,10 @@ class Reader {
   uint32_t left_ = 0;
   bool corrupt_ = false;
 };
+
+// Every element of a chunk, in order, appended to *out; false (and *out as
+// it was) when the bytes are damaged.
+bool DecodeAll(const ROCKSDB_NAMESPACE::Slice& chunk, std::vector<std::string>* out);
 
 // Edits of a chunk its caller owns; false when the bytes are damaged (the
 // chunk is then unchanged).

@@ -35,6 +35,19 @@ bool ReplyDamaged(Request& r, const std::string& key) {
   return false;
 }
 
+// A chunked list's meta payload, decoded; false if it is not one.
+struct ChunkedFields {
+  int64_t count, first, last;
+  uint64_t generation;
+};
+bool DecodeChunked(const std::string& payload, ChunkedFields* f) {
+  if (payload.size() != kChunkedPayloadBytes) return false;
+  const char* p = payload.data();
+  *f = {static_cast<int64_t>(ReadU64(p)), static_cast<int64_t>(ReadU64(p + 8)),
+        static_cast<int64_t>(ReadU64(p + 16)), ReadU64(p + 24)};
+  return true;
+}
+
 }  // namespace
 
 bool StoredList::Open(Request& r, const std::string& key) {
@@ -55,13 +68,14 @@ bool StoredList::Open(Request& r, const std::string& key) {
     small_ = std::move(v->payload);
     return true;
   }
-  if (v->payload.size() != kChunkedPayloadBytes) return ReplyDamaged(r, key);
-  const char* p = v->payload.data();
-  count_ = static_cast<int64_t>(ReadU64(p));
-  first_ = static_cast<int64_t>(ReadU64(p + 8));
-  last_ = static_cast<int64_t>(ReadU64(p + 16));
-  generation_ = ReadU64(p + 24);
-  if (count_ <= 0 || first_ > last_) return ReplyDamaged(r, key);
+  ChunkedFields f;
+  if (!DecodeChunked(v->payload, &f) || f.count <= 0 || f.first > f.last) {
+    return ReplyDamaged(r, key);
+  }
+  count_ = f.count;
+  first_ = f.first;
+  last_ = f.last;
+  generation_ = f.generation;
   return true;
 }
 
@@ -92,12 +106,15 @@ bool StoredList::Walk(Request& r, bool from_left, Visit visit) {
   int64_t expected = from_left ? first_ : last_;
   bool stopped = false, reached_end = false, broken = false;
   auto each = [&](const std::string& member, const std::string& value) {
+    // The chunk expected next, written no later than the meta record read.
+    const bool in_step = member.size() == 8 && value.size() >= kGenerationBytes &&
+                         static_cast<int64_t>(ReadU64(member.data()) ^ kIdBias) == expected &&
+                         ReadU64(value.data()) <= generation_;
+    const Slice chunk = in_step ? Slice(value.data() + kGenerationBytes,
+                                        value.size() - kGenerationBytes)
+                                : Slice();
     uint32_t count;
-    const Slice chunk(value.data() + std::min(value.size(), kGenerationBytes),
-                      value.size() - std::min(value.size(), kGenerationBytes));
-    if (member.size() != 8 || value.size() < kGenerationBytes ||
-        static_cast<int64_t>(ReadU64(member.data()) ^ kIdBias) != expected ||
-        ReadU64(value.data()) > generation_ || !list_chunk::Count(chunk, &count)) {
+    if (!in_step || !list_chunk::Count(chunk, &count)) {
       broken = true;
       return false;
     }
@@ -247,14 +264,7 @@ bool StoredList::Push(Request& r, bool left, const std::string* values, size_t n
   if (n == 0) return true;
   const list_chunk::Limits limit = limits(r);
   if (small()) {
-    size_t bytes = small_.size();
-    size_t fit = 0;
-    for (int64_t count = count_; fit < n; ++fit, ++count) {
-      const size_t add = list_chunk::ElementBytes(values[fit].size());
-      if (!list_chunk::Fits(limit, count, bytes, add)) break;
-      bytes += add;
-    }
-    if (fit == n) {
+    if (list_chunk::HowManyFit(limit, count_, small_.size(), values, n) == n) {
       if (!(left ? list_chunk::PushFront(&small_, values, n) : list_chunk::Append(&small_, values, n))) {
         return ReplyDamaged(r, key_);
       }
@@ -264,10 +274,7 @@ bool StoredList::Push(Request& r, bool left, const std::string* values, size_t n
     // Past one chunk: chunked from now on.
     std::vector<std::string> elements;
     if (left) elements.assign(std::make_reverse_iterator(values + n), std::make_reverse_iterator(values));
-    list_chunk::Reader reader(small_);
-    Slice element;
-    while (reader.Next(&element)) elements.emplace_back(element.data(), element.size());
-    if (reader.corrupt()) return ReplyDamaged(r, key_);
+    if (!list_chunk::DecodeAll(small_, &elements)) return ReplyDamaged(r, key_);
     if (!left) elements.insert(elements.end(), values, values + n);
     return ToChunks(r, std::move(elements));
   }
@@ -278,13 +285,7 @@ bool StoredList::Push(Request& r, bool left, const std::string* values, size_t n
     }
     Chunk* c = Load(r, left ? first_ : last_);
     if (c == nullptr) return false;
-    size_t j = i;
-    size_t bytes = c->bytes.size();
-    for (uint32_t count = c->count; j < n; ++j, ++count) {
-      const size_t add = list_chunk::ElementBytes(values[j].size());
-      if (!list_chunk::Fits(limit, count, bytes, add)) break;
-      bytes += add;
-    }
+    const size_t j = i + list_chunk::HowManyFit(limit, c->count, c->bytes.size(), values + i, n - i);
     if (j == i) {  // full: a new chunk at this end
       NewChunk(left ? --first_ : ++last_);
       continue;
@@ -345,9 +346,7 @@ bool StoredList::Set(Request& r, int64_t index, const std::string& value) {
     }
     if (count_ == 1 || small_.size() <= limits(r).max_bytes) return true;
     std::vector<std::string> elements;
-    list_chunk::Reader reader(small_);
-    Slice element;
-    while (reader.Next(&element)) elements.emplace_back(element.data(), element.size());
+    if (!list_chunk::DecodeAll(small_, &elements)) return ReplyDamaged(r, key_);
     return ToChunks(r, std::move(elements));
   }
   int64_t id;
@@ -385,13 +384,13 @@ void StoredList::Stage(Keyspace::Batch* batch) {
 
 Status ForEachListElement(const Keyspace& keyspace, const Keyspace::Value& meta,
                           const std::function<bool(const Slice&)>& visit) {
-  bool stopped = false, damaged = false;
+  bool damaged = false;
   // Visits a chunk's elements; false once the walk is over.
   auto each = [&](const Slice& chunk) {
     list_chunk::Reader reader(chunk);
     Slice element;
     while (reader.Next(&element)) {
-      if (!visit(element)) return !(stopped = true);
+      if (!visit(element)) return false;
     }
     damaged = reader.corrupt();
     return !damaged;
@@ -401,7 +400,10 @@ Status ForEachListElement(const Keyspace& keyspace, const Keyspace::Value& meta,
     each(meta.payload);
   } else {
     s = keyspace.ForEachMember(meta.version, [&](const std::string&, const std::string& value) {
-      if (value.size() < kGenerationBytes) return !(damaged = true);
+      if (value.size() < kGenerationBytes) {
+        damaged = true;
+        return false;
+      }
       return each(Slice(value.data() + kGenerationBytes, value.size() - kGenerationBytes));
     });
   }
@@ -410,10 +412,9 @@ Status ForEachListElement(const Keyspace& keyspace, const Keyspace::Value& meta,
 }
 
 int64_t ListChunkCount(const Keyspace::Value& meta) {
-  if (meta.version == 0 || meta.payload.size() != kChunkedPayloadBytes) return 0;
-  const int64_t first = static_cast<int64_t>(ReadU64(meta.payload.data() + 8));
-  const int64_t last = static_cast<int64_t>(ReadU64(meta.payload.data() + 16));
-  return std::max<int64_t>(0, last - first + 1);
+  ChunkedFields f;
+  if (meta.version == 0 || !DecodeChunked(meta.payload, &f)) return 0;
+  return std::max<int64_t>(0, f.last - f.first + 1);
 }
 
 Keyspace::KeyLocks LockOnRerun(Request& r, const std::string& key) {
