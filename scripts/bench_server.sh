@@ -208,6 +208,12 @@ command_usec() {  # COMMAND
   redis-cli -p "$port" "${login[@]}" --no-auth-warning info commandstats | tr -d '\r' |
     awk -F'[=,]' -v c="cmdstat_$1:calls" '$1 == c {print $4; found = 1} END {if (!found) print 0}'
 }
+# Prints redis-benchmark's ops/s (from its CSV) and the server's CPU µs per
+# request over `served` requests.
+report() {  # CSV TICKS SERVED
+  printf '%s\t%s\n' "$(awk -F'","' 'NR == 2 {print $2}' <<<"$1")" \
+    "$(awk -v t="$2" -v hz="$clock_ticks" -v n="$3" 'BEGIN {printf "%.3f", t * 1e6 / hz / n}')"
+}
 bench() {  # TEST: prints ops/s and the server's CPU µs per request
   local common=(-p "$port" "${login[@]}" -P "$pipeline" -c "$clients" -r "$keyspace" -n "$requests" --csv)
   local test_args csv before i
@@ -227,9 +233,7 @@ bench() {  # TEST: prints ops/s and the server's CPU µs per request
     pusher=$!
     csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" LPUSH queue __rand_int__)
     wait "$pusher"
-    local ticks=$(($(cpu_ticks) - before))
-    printf '%s\t%s\n' "$(awk -F'","' 'NR == 2 {print $2}' <<<"$csv")" \
-      "$(awk -v t="$ticks" -v hz="$clock_ticks" -v n="$((2 * requests))" 'BEGIN {printf "%.3f", t * 1e6 / hz / n}')"
+    report "$csv" "$(($(cpu_ticks) - before))" "$((2 * requests))"
     return
   fi
   if [[ $1 == lrange100 ]] &&
@@ -252,9 +256,7 @@ bench() {  # TEST: prints ops/s and the server's CPU µs per request
   esac
   before=$(cpu_ticks)
   csv=$("${client_cpu[@]}" redis-benchmark "${common[@]}" "${test_args[@]}")
-  local ticks=$(($(cpu_ticks) - before))
-  printf '%s\t%s\n' "$(awk -F'","' 'NR == 2 {print $2}' <<<"$csv")" \
-    "$(awk -v t="$ticks" -v hz="$clock_ticks" -v n="$requests" 'BEGIN {printf "%.3f", t * 1e6 / hz / n}')"
+  report "$csv" "$(($(cpu_ticks) - before))" "$requests"
 }
 
 runs=$results/runs.tsv

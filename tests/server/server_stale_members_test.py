@@ -99,6 +99,18 @@ def churn(c, n):
         c.command("SET", f"filler{i % 500}", "x" * 1000)
 
 
+def run_together(targets, stop_flag, seconds):
+    """Runs each of `targets` in a thread of its own for `seconds`, then sets
+    `stop_flag` and waits for them all."""
+    threads = [threading.Thread(target=t) for t in targets]
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop_flag.set()
+    for t in threads:
+        t.join()
+
+
 def main():
     server_bin = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="teksdb-stale-")
@@ -222,14 +234,7 @@ def main():
                 if fields != [f"g{gen}a", f"g{gen}b", f"g{gen}c"] or set(flat[1::2]) != {gen}:
                     bad.append(flat)
 
-        threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader)
-                                                      for _ in range(2)]
-        for t in threads:
-            t.start()
-        time.sleep(8)
-        stop_flag.set()
-        for t in threads:
-            t.join()
+        run_together([writer, reader, reader], stop_flag, 8)
         check(not bad and reads[0] > 100 and generations[0] > 100,
               f"{generations[0]} generations, {reads[0]} reads beside them: each read saw one "
               f"whole generation or none ({bad[:3]})")
@@ -278,14 +283,8 @@ def main():
                     bad.append((kind, values if values is None else (values[:3], values[-3:])))
 
         c.command("LPUSH", "queue", "0")
-        threads = [threading.Thread(target=queue_writer)] + \
-            [threading.Thread(target=queue_reader, args=(i == 1,)) for i in range(2)]
-        for t in threads:
-            t.start()
-        time.sleep(6)
-        stop_flag.set()
-        for t in threads:
-            t.join()
+        run_together([queue_writer, lambda: queue_reader(False), lambda: queue_reader(True)],
+                     stop_flag, 6)
         length = int(c.command("LLEN", "queue")[1])
         check(not bad and reads[0] > 100 and length > 100,
               f"{pushed[0]} pushed and {pushed[0] + 1 - length} popped in chunks of 4, {reads[0]} "
