@@ -39,6 +39,11 @@
 #   --scans N          operations of the run of E (--operations / 20): 95% are
 #                      scans, each 1-100 records read one round trip at a time
 #   --large            a data set larger than the write buffer (above)
+#   --write-buffer-mb N  the in-memory write buffer in MiB (4096): the paper's
+#                      scale, 5M records (--records 5000000, ~7 GB in the
+#                      server), needs 12288 to stay in the memtable
+#   --workloads LIST   comma-separated, of a, b, c, d, f, e (all), run in that
+#                      order: A's load runs before any of a-f, E's load before e
 #   --pin              each server on CPU 0 (teksdb-server with one I/O thread),
 #                      the YCSB client on the others (taskset), so the client
 #                      takes none of the server's CPU time
@@ -47,7 +52,10 @@
 #   --no-plots         no plots (and no matplotlib venv)
 # Environment: TEKSDB_BUILD_DIR (build): where teksdb-server is built and the
 # plotting venv lives (shared with scripts/bench.sh). The defaults take about
-# 15 minutes on a 2-core machine (--large about 25).
+# 15 minutes on a 2-core machine (--large about 25). The paper's scale, about
+# 50 minutes here (docs/BENCHMARKS.md §8.1):
+#   scripts/bench_ycsb.sh --records 5000000 --write-buffer-mb 12288 --threads 16 \
+#     --workloads a,b,c,d,f --pin
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -56,12 +64,13 @@ die() { echo "bench_ycsb.sh: $*" >&2; exit 1; }
 log() { echo "[ycsb] $*" >&2; }
 
 servers=teks,skip_list,redis threads=1,2,4,8,16 records= operations=100000 scans=
-large= repeat=1 out= no_plots= pin=
+large= repeat=1 out= no_plots= pin= write_buffer_mb= workloads=a,b,c,d,f,e
 while (($#)); do
   case $1 in
-    --servers|--threads|--records|--operations|--scans|--repeat|--out)
+    --servers|--threads|--records|--operations|--scans|--repeat|--out|--write-buffer-mb|--workloads)
       [[ $# -ge 2 ]] || die "$1 needs a value"
-      declare "${1#--}=$2"
+      v=${1#--}
+      declare "${v//-/_}=$2"
       shift 2 ;;
     --*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;
     --large) large=1; shift ;;
@@ -77,6 +86,10 @@ for v in records operations scans repeat; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "--$v must be a positive integer, not '${!v}'"
 done
 [[ $threads =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--threads must be a list of positive integers, not '$threads'"
+[[ $workloads =~ ^[abcdfe](,[abcdfe])*$ ]] || die "--workloads must be a list of a, b, c, d, f, e, not '$workloads'"
+[[ -z $write_buffer_mb || $write_buffer_mb =~ ^[1-9][0-9]*$ ]] ||
+  die "--write-buffer-mb must be a positive integer, not '$write_buffer_mb'"
+[[ -z $write_buffer_mb || -z $large ]] || die "--write-buffer-mb is for the in-memory study, not --large"
 [[ $servers =~ ^(teks|skip_list|redis)(,(teks|skip_list|redis))*$ ]] ||
   die "--servers must be a list of teks, skip_list, redis, not '$servers'"
 options=$root/ycsb/rocksdb/in_memory.ini
@@ -84,6 +97,11 @@ options=$root/ycsb/rocksdb/in_memory.ini
 out=$(realpath -m "${out:-$root/build/bench}")/ycsb${large:+-large}
 IFS=, read -r -a server_list <<<"$servers"
 IFS=, read -r -a thread_list <<<"$threads"
+IFS=, read -r -a workload_list <<<"$workloads"
+run_a= run_e=
+for w in "${workload_list[@]}"; do
+  if [[ $w == e ]]; then run_e=1; else run_a=1; fi
+done
 
 source "$root/ycsb/lib.sh"
 if [[ -n $pin ]]; then
@@ -106,14 +124,20 @@ mkdir -p "$out/raw"
 rm -f "$out"/raw/*.txt "$out"/raw/*.txt.err
 work=$(mktemp -d "${TMPDIR:-/tmp}/teksdb-bench-ycsb.XXXXXX")
 trap 'server_stop; rm -rf "$work"' EXIT
+if [[ -n $write_buffer_mb ]]; then
+  sed "s/^\( *write_buffer_size=\).*/\1$((write_buffer_mb << 20))/" "$options" >"$work/options.ini"
+  options=$work/options.ini
+fi
 index=$out/raw/index.tsv
 printf 'repeat\tthreads\tserver\tphase\tfile\tserver_cpu_us_per_op\n' >"$index"
 
-total=$((repeat * ${#thread_list[@]} * ${#server_list[@]} * 8))
+phases_per_server=$((${#workload_list[@]} + ${run_a:-0} + ${run_e:-0}))
+total=$((repeat * ${#thread_list[@]} * ${#server_list[@]} * phases_per_server))
 done_phases=0
 began=$SECONDS
 log "servers $servers, threads $threads, $records records, $operations operations" \
-    "(E: $scans), $([[ -n $large ]] && echo '32 MiB write buffer' || echo 'in memory'), repeat $repeat;" \
+    "(E: $scans), workloads $workloads, $([[ -n $large ]] && echo '32 MiB write buffer' ||
+      echo "in memory (${write_buffer_mb:-4096} MiB write buffer)"), repeat $repeat;" \
     "$total YCSB runs; results in $out"
 
 # phase REPEAT THREADS SERVER NAME -load|-t WORKLOAD EXPECTED [YCSB args]: one
@@ -140,25 +164,32 @@ phase() {
 for ((r = 1; r <= repeat; r++)); do
   for t in "${thread_list[@]}"; do
     for s in "${server_list[@]}"; do
-      rm -rf "$work/server"
-      server_start "$s" "$work/server" "$options" || die "$s did not start"
-      phase "$r" "$t" "$s" "load a" -load a "$records"
-      for w in a b c d f; do
-        phase "$r" "$t" "$s" "$w" -t "$w" "$operations" -p operationcount="$operations"
-      done
-      server_stop
-      rm -rf "$work/server"
-      server_start "$s" "$work/server" "$options" || die "$s did not start"
-      phase "$r" "$t" "$s" "load e" -load e "$records"
-      phase "$r" "$t" "$s" e -t e "$scans" -p operationcount="$scans"
-      server_stop
+      if [[ -n $run_a ]]; then
+        rm -rf "$work/server"
+        server_start "$s" "$work/server" "$options" || die "$s did not start"
+        phase "$r" "$t" "$s" "load a" -load a "$records"
+        for w in a b c d f; do
+          if [[ ,$workloads, == *,$w,* ]]; then
+            phase "$r" "$t" "$s" "$w" -t "$w" "$operations" -p operationcount="$operations"
+          fi
+        done
+        server_stop
+      fi
+      if [[ -n $run_e ]]; then
+        rm -rf "$work/server"
+        server_start "$s" "$work/server" "$options" || die "$s did not start"
+        phase "$r" "$t" "$s" "load e" -load e "$records"
+        phase "$r" "$t" "$s" e -t e "$scans" -p operationcount="$scans"
+        server_stop
+      fi
     done
   done
 done
 log "all $total runs in $(((SECONDS - began) / 60))m$(((SECONDS - began) % 60))s"
 
 title="YCSB through teksdb-server: $records records, $operations operations (E: $scans)"
-title+=", $([[ -n $large ]] && echo '32 MiB write buffer' || echo 'in memory'), repeat $repeat"
+title+=", $([[ -n $large ]] && echo '32 MiB write buffer' ||
+  echo "in memory (${write_buffer_mb:-4096} MiB write buffer)"), repeat $repeat"
 [[ -z $pin ]] || title+=", server pinned to CPU $server_cpus, client to $client_cpus"
 report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out "$out/runs.tsv")
 [[ -n $no_plots ]] || report+=(--plots "$out")
@@ -169,5 +200,6 @@ report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out
     echo unknown), $(nproc) CPUs, $(uname -sr); $(java -version 2>&1 | head -n1);" \
     "$(redis-server --version | cut -d' ' -f1-3)"
   echo "Command: scripts/bench_ycsb.sh --servers $servers --threads $threads --records $records" \
-    "--operations $operations --scans $scans --repeat $repeat${large:+ --large}${pin:+ --pin}"
+    "--operations $operations --scans $scans --repeat $repeat${large:+ --large}${pin:+ --pin}" \
+    "${write_buffer_mb:+--write-buffer-mb $write_buffer_mb }--workloads $workloads"
 } | tee "$out/table.txt"
