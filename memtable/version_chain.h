@@ -416,25 +416,27 @@ class VersionChain {
   }
 
   // Insert, then DropShadowed with `oldest_readable()` read after the
-  // insert, holding the chain (the memo's busy bit, waited for) throughout:
-  // no other insert or drop of this key runs meanwhile. So once it returns,
-  // nothing reachable from the head (links, jumps, and the jumps an insert
-  // computes from them) leads into what it cut, and the cut part, which
-  // nothing changes any more, is the caller's to retire (reader_epochs.h).
-  // Not lock-free: writers of one key wait for each other, for O(1)
-  // amortized work each. Returns false, leaving the chain unchanged and
-  // nothing cut, if `v`'s sequence is already present.
-  template <typename OldestReadable>
-  bool InsertAndDrop(Version* v, OldestReadable oldest_readable, uint64_t* visited,
-                     Version** cut_part) {
+  // insert, then SpliceStripe, holding the chain (the memo's busy bit,
+  // waited for) throughout: no other insert or drop of this key runs
+  // meanwhile. So once it returns, nothing reachable from the head (links,
+  // jumps, and the jumps an insert computes from them) leads into what it
+  // cut or spliced out, and those versions, which nothing changes any
+  // more, are the caller's to retire (reader_epochs.h). Not lock-free:
+  // writers of one key wait for each other, for O(1) amortized work each.
+  // Returns false, leaving the chain unchanged and nothing cut, if `v`'s
+  // sequence is already present.
+  template <typename OldestReadable, typename MayReadBetween>
+  bool InsertAndDrop(Version* v, OldestReadable oldest_readable, MayReadBetween may_read_between,
+                     uint64_t* visited, Version** cut_part, Version** spliced) {
     *cut_part = nullptr;
-    const uint16_t memo = Hold();
+    *spliced = nullptr;
+    uint16_t memo = Hold();
     const bool inserted = Insert(v);
     if (inserted && Newest()->older() != nullptr) {
-      DropHeld(memo, oldest_readable(), visited, cut_part);
-    } else {
-      Version::StoreOwnerBits(&newest_, 0xffff, memo);  // lets go, memo unchanged
+      memo = AttemptHeld(memo, oldest_readable(), visited, cut_part);
+      *spliced = SpliceStripe(may_read_between);
     }
+    Version::StoreOwnerBits(&newest_, 0xffff, memo);  // lets go
     return inserted;
   }
 
@@ -491,13 +493,67 @@ class VersionChain {
   // lead through all of them), or nullptr.
   bool DropHeld(uint16_t memo, SequenceNumber oldest_readable, uint64_t* visited,
                 Version** cut_part) {
-    const uint16_t tag = MemoTag(oldest_readable);
-    uint16_t summary = memo & kMemoSummary;  // the settled part's, kept unless it grows
     Version* cut = nullptr;
-    if ((memo >> kMemoTagShift) != tag) Settle(oldest_readable, &summary, &cut, visited);
-    Version::StoreOwnerBits(&newest_, 0xffff, summary | (tag << kMemoTagShift));
+    Version::StoreOwnerBits(&newest_, 0xffff, AttemptHeld(memo, oldest_readable, visited, &cut));
     if (cut_part != nullptr) *cut_part = cut;
     return cut != nullptr;
+  }
+
+  // DropHeld's attempt, still holding: returns the memo to let go with.
+  uint16_t AttemptHeld(uint16_t memo, SequenceNumber oldest_readable, uint64_t* visited,
+                       Version** cut) {
+    const uint16_t tag = MemoTag(oldest_readable);
+    uint16_t summary = memo & kMemoSummary;  // the settled part's, kept unless it grows
+    if ((memo >> kMemoTagShift) != tag) Settle(oldest_readable, &summary, cut, visited);
+    return summary | (tag << kMemoTagShift);
+  }
+
+  // Snapshot stripes, by the holder of the busy bit: the third newest
+  // version, `gone`, is unlinked if it and the second, `keeper`, are Puts
+  // above the settled mark, `gone` owns its allocation, and
+  // `may_read_between(gone's sequence, keeper's)` says no reader reads
+  // between them (nor can any write below keeper still arrive): every
+  // reader at or above keeper's sequence stops at keeper or above, every
+  // reader below gone's never reached it. Returns it, or nullptr. Links
+  // and jumps point to older versions only, so just the two versions above
+  // it can lead to it: keeper's link is moved to gone's older neighbour,
+  // and their jumps that lead to gone too, with rank 1 (any older target
+  // is correct). A reader standing on gone keeps walking from it to that
+  // same neighbour. The settled part, below all three, stays as it was.
+  template <typename MayReadBetween>
+  Version* SpliceStripe(MayReadBetween may_read_between) {
+    Version* newest = Newest();
+    Version* keeper = newest->older();
+    if (newest->marked() || keeper == nullptr || keeper->marked()) return nullptr;
+    Version* gone = keeper->older();
+    if (gone == nullptr || gone->marked() || gone->OwnAllocationSize() == 0) return nullptr;
+    if (keeper->view().type() != kEntryValue || gone->view().type() != kEntryValue) return nullptr;
+    if (may_read_between(gone->sequence(), keeper->sequence())) return nullptr;
+    Version* below = gone->older();
+    MoveJumpOff(newest, gone, below);
+    MoveJumpOff(keeper, gone, below);
+    // Keeps the word's owner bits and flags (the owner's may change
+    // meanwhile: a record's first version keeps its state there).
+    uintptr_t word = keeper->older_.load(std::memory_order_relaxed);
+    while (!keeper->older_.compare_exchange_weak(
+        word, (word & (Version::kOwnerBits | Version::kFlagBits)) | reinterpret_cast<uintptr_t>(below),
+        std::memory_order_release, std::memory_order_relaxed)) {
+    }
+    return gone;
+  }
+
+  // If `v` jumps to `from`, it jumps to `to` (older, or nullptr: no jump)
+  // instead. Release: a reader taking the new jump sees `to`'s entry.
+  static void MoveJumpOff(Version* v, const Version* from, Version* to) {
+    Version::JumpLink* link = const_cast<Version::JumpLink*>(v->jump_link());
+    if (link == nullptr) return;
+    if (Version::JumpTarget(link->word.load(std::memory_order_relaxed)) != from) return;
+    const uint64_t address = reinterpret_cast<uintptr_t>(to);
+    const uint64_t word =
+        to != nullptr && (address >> Version::kRankShift) == 0
+            ? address | (uint64_t{1} << Version::kRankShift)
+            : 0;
+    link->word.store(word, std::memory_order_release);
   }
 
   // Clears the jumps of `cutter` and every version above it that lead

@@ -119,22 +119,30 @@ constexpr uint32_t kMissesPerAdvance = 4;
 // the shared epoch each).
 constexpr size_t kRetiresPerPublication = 32;
 
+// Queues `v`'s memory in `bin` if it may be reused.
+void Queue(RecycleBin* bin, Version* v) {
+  const size_t size = v->OwnAllocationSize();
+  // Merge operands are left alone: a Get keeps pointers to the ones it
+  // collects after the rep's read returns (RocksDB's MergeContext), to
+  // merge them with what older memtables and files hold.
+  if (size == 0 || v->view().type() == kEntryMerge ||
+      bin->waiting.size() >= VersionRecycler::kMaxWaiting) {
+    return;
+  }
+  bin->waiting.push_back({RecycleBin::kUnpublished, v->allocation(), static_cast<uint32_t>(size)});
+  ++bin->unpublished;
+}
+
 }  // namespace
 
-void VersionRecycler::Retire(Version* cut_part) {
+void VersionRecycler::Retire(Version* cut_part) { RetireUntil(cut_part, nullptr); }
+
+void VersionRecycler::RetireSpliced(Version* spliced) { RetireUntil(spliced, spliced->older()); }
+
+void VersionRecycler::RetireUntil(Version* first, const Version* stop) {
   if (BudgetSpent()) return;
   RecycleBin* bin = ClaimBin(rep_id_, reused_bytes_);
-  for (Version* v = cut_part; v != nullptr; v = v->older()) {
-    const size_t size = v->OwnAllocationSize();
-    // Merge operands are left alone: a Get keeps pointers to the ones it
-    // collects after the rep's read returns (RocksDB's MergeContext), to
-    // merge them with what older memtables and files hold.
-    if (size == 0 || v->view().type() == kEntryMerge || bin->waiting.size() >= kMaxWaiting) {
-      continue;
-    }
-    bin->waiting.push_back({RecycleBin::kUnpublished, v->allocation(), static_cast<uint32_t>(size)});
-    ++bin->unpublished;
-  }
+  for (Version* v = first; v != stop; v = v->older()) Queue(bin, v);
   if (bin->unpublished >= kRetiresPerPublication) bin->Published(epochs_.PublishCuts());
 }
 

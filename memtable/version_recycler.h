@@ -2,8 +2,8 @@
 // chains, used again for new versions once no reader can be looking at it
 // (the paper's proactive reclamation, Fig. 8a).
 //
-// Under the TeksDB layer a version shadowed for every reader is cut
-// (VersionChain::InsertAndDrop). Its bytes stay in the arena, so an
+// Under the TeksDB layer a version shadowed for every reader is cut, or
+// spliced out between two readers' snapshots (VersionChain::InsertAndDrop). Its bytes stay in the arena, so an
 // update-heavy memtable fills (and flushes) as fast as a skip list would.
 // The recycler takes every cut version that owns its allocation
 // (Version::OwnAllocationSize: updates, not a record's first version), lets
@@ -62,6 +62,10 @@ class VersionRecycler {
   // newest, linked to the others by older()) that own their allocation.
   // REQUIRES: nothing links to them any more; called after the cut.
   void Retire(Version* cut_part);
+  // Takes one version VersionChain::InsertAndDrop just spliced out of the
+  // middle of its chain (its older() still leads into the chain).
+  // REQUIRES: nothing links to it any more.
+  void RetireSpliced(Version* spliced);
 
   // Memory for a version of `size` bytes (Version::AllocationSize) that no
   // reader can be looking at, or nullptr: nothing of that size is ready, or
@@ -78,6 +82,8 @@ class VersionRecycler {
 
  private:
   bool BudgetSpent() const { return reused_bytes() >= reuse_budget_; }
+  // Retires `first` and the versions older() leads to from it, up to `stop`.
+  void RetireUntil(Version* first, const Version* stop);
 
   ReaderEpochs epochs_;
   const uint64_t rep_id_;

@@ -35,6 +35,7 @@ void ReaderRegistry::Attach(const PublishedSequenceSource* source) {
   std::lock_guard<std::mutex> lock(scan_mu_);
   watermark_.store(0, std::memory_order_seq_cst);
   scanned_at_.store(0, std::memory_order_relaxed);
+  PublishStripes(false, nullptr, 0, 0, 0, 0);
   source_.store(source, std::memory_order_seq_cst);
 }
 
@@ -63,6 +64,7 @@ ReaderRegistry::Slot* ReaderRegistry::SlotAt(size_t index) {
       for (size_t i = 0; i < n; ++i) {
         block[i].floor.store(kFree, std::memory_order_relaxed);
         block[i].release_at.store(kFree, std::memory_order_relaxed);
+        block[i].ceiling.store(kFree, std::memory_order_relaxed);
       }
       blocks_[b].store(block, std::memory_order_release);
     }
@@ -150,6 +152,12 @@ SequenceNumber ReaderRegistry::Scan(const PublishedSequenceSource* source) {
   const uint64_t departures = departures_.load(std::memory_order_relaxed);
   const SequenceNumber published = source->LastPublishedSequence();
   SequenceNumber readers = published;
+  // Readers that may read anywhere above their floor (deferred holds
+  // included), and the pinned ones, for the stripes.
+  SequenceNumber open_floor = kFree;
+  PinnedInterval pinned[kMaxStripeReaders + 1];
+  size_t pinned_count = 0;
+  bool pinned_fit = true;
   // Orders that read before the slot reads (paired with Register's fence).
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const uint64_t overflow = overflow_readers_.load(std::memory_order_seq_cst);
@@ -158,10 +166,22 @@ SequenceNumber ReaderRegistry::Scan(const PublishedSequenceSource* source) {
     Slot* slot = SlotAt(i);  // allocated: high_water_ is raised only after
     const uint64_t floor = slot->floor.load(std::memory_order_seq_cst);
     if (floor == kFree) continue;
-    if (slot->release_at.load(std::memory_order_seq_cst) == kFree) {
-      readers = std::min<uint64_t>(readers, floor);
+    const bool held = slot->release_at.load(std::memory_order_seq_cst) != kFree;
+    if (!held) readers = std::min<uint64_t>(readers, floor);
+    const uint64_t ceiling = slot->ceiling.load(std::memory_order_seq_cst);
+    if (held || ceiling == kFree || ceiling < floor) {
+      open_floor = std::min<uint64_t>(open_floor, floor);
+      continue;
+    }
+    if (!pinned_fit) continue;
+    pinned[pinned_count++] = PinnedInterval{floor, ceiling};
+    // One too many: merged, they may fit (a sort of 65 at most per slot).
+    if (pinned_count > kMaxStripeReaders) {
+      pinned_count = SortAndMerge(pinned, pinned_count);
+      pinned_fit = pinned_count <= kMaxStripeReaders;
     }
   }
+  pinned_count = SortAndMerge(pinned, pinned_count);
   SequenceNumber oldest = readers;
   if (overflow != 0 && !PruneOverflowHolds(readers, overflow)) oldest = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -173,6 +193,7 @@ SequenceNumber ReaderRegistry::Scan(const PublishedSequenceSource* source) {
       // free the slot counts as an ordinary reader at its floor, which is
       // only more conservative.
       slot->release_at.store(kFree, std::memory_order_seq_cst);
+      slot->ceiling.store(kFree, std::memory_order_seq_cst);
       slot->floor.store(kFree, std::memory_order_seq_cst);
       holds_.fetch_sub(1, std::memory_order_relaxed);
       registered_.fetch_sub(1, std::memory_order_seq_cst);
@@ -182,9 +203,77 @@ SequenceNumber ReaderRegistry::Scan(const PublishedSequenceSource* source) {
   }
   scanned_at_.store(published, std::memory_order_relaxed);
   scanned_departures_.store(departures, std::memory_order_relaxed);
-  // Fails only if a registration lowered the watermark meanwhile: keep it.
+  // Fails only if a registration lowered the watermark meanwhile: keep it
+  // (and the stripes, published with `oldest`, are then not used).
   watermark_.compare_exchange_strong(before, oldest);
+  PublishStripes(overflow == 0 && pinned_fit, pinned, pinned_count, published, open_floor,
+                 oldest);
   return watermark_.load(std::memory_order_seq_cst);
+}
+
+size_t ReaderRegistry::SortAndMerge(PinnedInterval* pinned, size_t n) {
+  std::sort(pinned, pinned + n,
+            [](const PinnedInterval& a, const PinnedInterval& b) { return a.floor < b.floor; });
+  size_t merged = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (merged > 0 && pinned[i].floor <= pinned[merged - 1].ceiling + 1) {
+      pinned[merged - 1].ceiling = std::max(pinned[merged - 1].ceiling, pinned[i].ceiling);
+    } else {
+      pinned[merged++] = pinned[i];
+    }
+  }
+  return merged;
+}
+
+void ReaderRegistry::PublishStripes(bool usable, const PinnedInterval* pinned, size_t n,
+                                    SequenceNumber published, SequenceNumber open_floor,
+                                    SequenceNumber watermark) {
+  const size_t merged = usable ? n : 0;
+  Stripes& s = stripes_;
+  const uint64_t version = s.version.load(std::memory_order_relaxed);
+  s.version.store(version + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  s.published.store(published, std::memory_order_relaxed);
+  s.watermark.store(watermark, std::memory_order_relaxed);
+  s.open_floor.store(open_floor, std::memory_order_relaxed);
+  s.count.store(usable ? static_cast<uint32_t>(merged) : Stripes::kUnusable,
+                std::memory_order_relaxed);
+  for (size_t i = 0; i < merged; ++i) {
+    s.floor[i].store(pinned[i].floor, std::memory_order_relaxed);
+    s.ceiling[i].store(pinned[i].ceiling, std::memory_order_relaxed);
+  }
+  s.version.store(version + 2, std::memory_order_release);
+}
+
+bool ReaderRegistry::MayReadBetween(SequenceNumber lo, SequenceNumber hi) {
+  if (lo >= hi) return false;
+  if (source_.load(std::memory_order_seq_cst) == nullptr) return true;
+  const Stripes& s = stripes_;
+  const uint64_t version = s.version.load(std::memory_order_acquire);
+  if ((version & 1) != 0) return true;  // a scan is publishing
+  const uint32_t count = s.count.load(std::memory_order_relaxed);
+  bool may = count == Stripes::kUnusable || hi > s.published.load(std::memory_order_relaxed) ||
+             hi > s.open_floor.load(std::memory_order_relaxed);
+  const uint64_t watermark = s.watermark.load(std::memory_order_relaxed);
+  if (!may) {
+    // The first interval ending at or above lo; it meets [lo, hi) if it
+    // starts below hi (the intervals are disjoint and sorted).
+    size_t first = 0, end = std::min<size_t>(count, kMaxStripeReaders);
+    while (first < end) {
+      const size_t mid = first + (end - first) / 2;
+      if (s.ceiling[mid].load(std::memory_order_relaxed) < lo) {
+        first = mid + 1;
+      } else {
+        end = mid;
+      }
+    }
+    may = first < count && s.floor[first].load(std::memory_order_relaxed) < hi;
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (s.version.load(std::memory_order_relaxed) != version) return true;
+  // A registration lowered the watermark since: a reader the scan missed
+  // may read below its published sequence.
+  return may || watermark_.load(std::memory_order_seq_cst) < watermark;
 }
 
 // True when, after freeing the deferred holds whose readers have moved on,
@@ -230,17 +319,32 @@ ReaderRegistry::Registration& ReaderRegistry::Registration::operator=(
   return *this;
 }
 
-void ReaderRegistry::Registration::RaiseFloor(SequenceNumber seq) {
+void ReaderRegistry::Registration::ReadsAtMost(SequenceNumber ceiling) {
   if (registry_ == nullptr || slot_ == nullptr) return;
+  assert(slot_->floor.load(std::memory_order_relaxed) <= ceiling);
+  slot_->ceiling.store(ceiling, std::memory_order_seq_cst);
+}
+
+void ReaderRegistry::Registration::Pin(SequenceNumber seq) {
+  if (registry_ == nullptr || slot_ == nullptr) return;
+  // The ceiling first: a scan reads the floor, then the ceiling.
+  ReadsAtMost(seq);
   std::atomic<uint64_t>& floor = slot_->floor;
   floor.store(std::max<uint64_t>(floor.load(std::memory_order_relaxed), seq),
               std::memory_order_seq_cst);
+}
+
+void ReaderRegistry::Registration::Unbound() {
+  if (registry_ == nullptr || slot_ == nullptr) return;
+  slot_->ceiling.store(kFree, std::memory_order_seq_cst);
 }
 
 void ReaderRegistry::Registration::Release() {
   if (registry_ == nullptr) return;
   if (slot_ != nullptr) {
     const uint64_t floor = slot_->floor.load(std::memory_order_relaxed);
+    // Before the slot is free: its next reader starts unpinned.
+    slot_->ceiling.store(kFree, std::memory_order_relaxed);
     slot_->floor.store(kFree, std::memory_order_release);
     registry_->ReaderLeft(floor);
   } else {

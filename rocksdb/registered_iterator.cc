@@ -30,12 +30,16 @@ class RegisteredPositioning : public Base {
   ROCKSDB_NAMESPACE::Slice key() const override { return base_->key(); }
   ROCKSDB_NAMESPACE::Status status() const override { return base_->status(); }
   // The refreshed iterator reads at a newer sequence: the old floor, lower,
-  // stays safe.
-  ROCKSDB_NAMESPACE::Status Refresh() override { return base_->Refresh(); }
+  // stays safe, but not the bound (unbounded first).
+  ROCKSDB_NAMESPACE::Status Refresh() override {
+    reader_.Unbound();
+    return base_->Refresh();
+  }
 #if TEKSDB_ROCKSDB_HAS_ITERATOR_REFRESH_TO_SNAPSHOT
   // A snapshot taken through the layer is registered itself for as long as
   // it lives, so reading at it is safe whatever this reader's floor.
   ROCKSDB_NAMESPACE::Status Refresh(const ROCKSDB_NAMESPACE::Snapshot* snapshot) override {
+    reader_.Unbound();
     return base_->Refresh(snapshot);
   }
 #endif

@@ -121,14 +121,14 @@ Status TeksLayer<Base>::CreateColumnFamilies(
 template <typename Base>
 Status TeksLayer<Base>::Get(const ReadOptions& options, ColumnFamilyHandle* column_family,
                             const Slice& key, PinnableSlice* value, std::string* timestamp) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   return Base::Get(options, column_family, key, value, timestamp);
 }
 #else
 template <typename Base>
 Status TeksLayer<Base>::Get(const ReadOptions& options, ColumnFamilyHandle* column_family,
                             const Slice& key, PinnableSlice* value) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   return Base::Get(options, column_family, key, value);
 }
 #endif
@@ -136,7 +136,7 @@ Status TeksLayer<Base>::Get(const ReadOptions& options, ColumnFamilyHandle* colu
 template <typename Base>
 Status TeksLayer<Base>::GetEntity(const ReadOptions& options, ColumnFamilyHandle* column_family,
                                   const Slice& key, PinnableWideColumns* columns) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   return Base::GetEntity(options, column_family, key, columns);
 }
 
@@ -146,7 +146,7 @@ Status TeksLayer<Base>::GetMergeOperands(const ReadOptions& options,
                                          PinnableSlice* slice,
                                          GetMergeOperandsOptions* get_merge_operands_options,
                                          int* number_of_operands) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   Status s = Base::GetMergeOperands(options, column_family, key, slice,
                                     get_merge_operands_options, number_of_operands);
   if (s.ok()) {
@@ -172,7 +172,7 @@ void TeksLayer<Base>::MultiGet(const ReadOptions& options, const size_t num_keys
                                ColumnFamilyHandle** column_families, const Slice* keys,
                                PinnableSlice* values, std::string* timestamps, Status* statuses,
                                const bool sorted_input) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
 #if !TEKSDB_ROCKSDB_HAS_REP_MULTIGET
   MultiGetHint::Scope hint(keys, num_keys);
 #endif
@@ -184,7 +184,7 @@ template <typename Base>
 std::vector<Status> TeksLayer<Base>::MultiGet(
     const ReadOptions& options, const std::vector<ColumnFamilyHandle*>& column_family,
     const std::vector<Slice>& keys, std::vector<std::string>* values) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   MultiGetHint::Scope hint(keys.data(), keys.size());
   return Base::MultiGet(options, column_family, keys, values);
 }
@@ -193,7 +193,7 @@ template <typename Base>
 void TeksLayer<Base>::MultiGet(const ReadOptions& options, ColumnFamilyHandle* column_family,
                                const size_t num_keys, const Slice* keys, PinnableSlice* values,
                                Status* statuses, const bool sorted_input) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   MultiGetHint::Scope hint(keys, num_keys);
   Base::MultiGet(options, column_family, num_keys, keys, values, statuses, sorted_input);
 }
@@ -205,7 +205,7 @@ void TeksLayer<Base>::MultiGetEntity(const ReadOptions& options,
                                      ColumnFamilyHandle* column_family, size_t num_keys,
                                      const Slice* keys, PinnableWideColumns* results,
                                      Status* statuses, bool sorted_input) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   Base::MultiGetEntity(options, column_family, num_keys, keys, results, statuses, sorted_input);
 }
 
@@ -214,7 +214,7 @@ void TeksLayer<Base>::MultiGetEntity(const ReadOptions& options, size_t num_keys
                                      ColumnFamilyHandle** column_families, const Slice* keys,
                                      PinnableWideColumns* results, Status* statuses,
                                      bool sorted_input) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   Base::MultiGetEntity(options, num_keys, column_families, keys, results, statuses,
                        sorted_input);
 }
@@ -225,7 +225,7 @@ template <typename Base>
 void TeksLayer<Base>::MultiGetEntity(const ReadOptions& options, size_t num_keys,
                                      const Slice* keys,
                                      ROCKSDB_NAMESPACE::PinnableAttributeGroups* results) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   Base::MultiGetEntity(options, num_keys, keys, results);
 }
 #endif
@@ -233,15 +233,17 @@ void TeksLayer<Base>::MultiGetEntity(const ReadOptions& options, size_t num_keys
 template <typename Base>
 bool TeksLayer<Base>::KeyMayExist(const ReadOptions& options, ColumnFamilyHandle* column_family,
                                   const Slice& key, std::string* value, bool* value_found) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   return Base::KeyMayExist(options, column_family, key, value, value_found);
 }
 
 template <typename Base>
 Iterator* TeksLayer<Base>::NewIterator(const ReadOptions& options,
                                        ColumnFamilyHandle* column_family) {
-  auto reader = registry_->Register(SnapshotCap(options));
-  return NewRegisteredIterator(Base::NewIterator(options, column_family), std::move(reader));
+  auto reader = RegisterRead(*registry_, options);
+  Iterator* base = Base::NewIterator(options, column_family);
+  BoundNewIterator(*registry_, options, &reader);
+  return NewRegisteredIterator(base, std::move(reader));
 }
 
 template <typename Base>
@@ -250,11 +252,12 @@ Status TeksLayer<Base>::NewIterators(const ReadOptions& options,
                                      std::vector<Iterator*>* iterators) {
   std::vector<ReaderRegistry::Registration> readers;
   for (size_t i = 0; i < column_families.size(); ++i) {
-    readers.push_back(registry_->Register(SnapshotCap(options)));
+    readers.push_back(RegisterRead(*registry_, options));
   }
   Status s = Base::NewIterators(options, column_families, iterators);
   if (!s.ok()) return s;
   for (size_t i = 0; i < iterators->size(); ++i) {
+    BoundNewIterator(*registry_, options, &readers[i]);
     (*iterators)[i] = NewRegisteredIterator((*iterators)[i], std::move(readers[i]));
   }
   return s;
@@ -264,7 +267,7 @@ Status TeksLayer<Base>::NewIterators(const ReadOptions& options,
 template <typename Base>
 std::unique_ptr<Iterator> TeksLayer<Base>::NewCoalescingIterator(
     const ReadOptions& options, const std::vector<ColumnFamilyHandle*>& column_families) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   return std::unique_ptr<Iterator>(NewRegisteredIterator(
       Base::NewCoalescingIterator(options, column_families).release(), std::move(reader)));
 }
@@ -273,7 +276,7 @@ template <typename Base>
 std::unique_ptr<ROCKSDB_NAMESPACE::AttributeGroupIterator>
 TeksLayer<Base>::NewAttributeGroupIterator(
     const ReadOptions& options, const std::vector<ColumnFamilyHandle*>& column_families) {
-  auto reader = registry_->Register(SnapshotCap(options));
+  auto reader = RegisterRead(*registry_, options);
   return NewRegisteredAttributeGroupIterator(
       Base::NewAttributeGroupIterator(options, column_families), std::move(reader));
 }
@@ -296,7 +299,7 @@ const Snapshot* TeksLayer<Base>::GetSnapshot() {
   auto reader = registry_->Register();
   const Snapshot* snapshot = Base::GetSnapshot();
   if (snapshot == nullptr) return nullptr;
-  reader.RaiseFloor(snapshot->GetSequenceNumber());
+  reader.Pin(snapshot->GetSequenceNumber());
   std::lock_guard<std::mutex> lock(snapshots_mu_);
   snapshots_.emplace(snapshot, std::move(reader));
   return snapshot;

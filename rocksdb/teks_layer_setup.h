@@ -56,10 +56,27 @@ ROCKSDB_NAMESPACE::Status PrepareTeksColumnFamily(
     const std::shared_ptr<ReaderRegistry>& registry,
     ROCKSDB_NAMESPACE::ColumnFamilyOptions* prepared);
 
-// The sequence a read with `options` reads at, at most.
-inline SequenceNumber SnapshotCap(const ROCKSDB_NAMESPACE::ReadOptions& options) {
-  return options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
-                                     : kMaxSequenceNumber;
+// A registration for a read with `options`: pinned at its snapshot, where
+// it reads and nowhere else, if it has one (a tailing iterator reads the
+// newest whatever its options say).
+inline ReaderRegistry::Registration RegisterRead(ReaderRegistry& registry,
+                                                 const ROCKSDB_NAMESPACE::ReadOptions& options) {
+  if (options.snapshot == nullptr || options.tailing) return registry.Register();
+  const SequenceNumber seq = options.snapshot->GetSequenceNumber();
+  ReaderRegistry::Registration reader = registry.Register(seq);
+  reader.Pin(seq);
+  return reader;
+}
+
+// Bounds the registration of an iterator made with `options`, now that it
+// is made: without a snapshot it reads at the sequence published when it
+// was made, so at most at the one published now (tailing ones excepted).
+inline void BoundNewIterator(ReaderRegistry& registry,
+                             const ROCKSDB_NAMESPACE::ReadOptions& options,
+                             ReaderRegistry::Registration* reader) {
+  if (options.snapshot == nullptr && !options.tailing) {
+    reader->ReadsAtMost(registry.PublishedSequence());
+  }
 }
 
 }  // namespace teksdb

@@ -40,6 +40,29 @@
 // slot's floor until every other floor has reached its target; holds are
 // freed by scans.
 //
+// Stripes (MayReadBetween). A reader may read anywhere at or above its
+// floor unless the layer bounds it: a snapshot's reader reads at its
+// sequence only (Registration::Pin: floor and ceiling both there), an
+// iterator without one at a sequence no later than the one published once
+// it was made (ReadsAtMost). Each scan also publishes what it saw: the
+// bounded readers' intervals, sorted and merged into at most
+// kMaxStripeReaders,
+// the lowest floor of every other reader (each may read anywhere above
+// it), the published sequence it read first and the watermark it set, in
+// a seqlock that writers read without waiting. A reader the scan missed
+// registered after that published sequence was read, so it reads at or
+// above it (the protocol above), unless its registration lowered the
+// watermark: so the answer is "no reader in [lo, hi)" only when hi is at
+// most that published sequence, no unbounded floor lies below hi, no
+// bounded interval meets [lo, hi), and the watermark is still the scan's.
+// Overflow readers, or more bounded intervals than fit, make every answer
+// "maybe" (a held snapshot then keeps what it keeps under the watermark
+// alone). Pin stores the ceiling before the floor, Unbound clears it
+// before the reader moves on, and Release clears it before it frees the
+// slot, so a scan reading a slot's floor and then its ceiling sees an
+// interval holding every sequence the reader reads at, or the slot of a
+// reader registered after the scan began.
+//
 // Thread safety: everything may be called from any thread at once.
 // Invariants: OldestReadableSequence() <= the sequence of every registered
 // reader and <= the last published sequence; 0 while nothing is attached
@@ -77,6 +100,9 @@ class ReaderRegistry : public VersionDropPolicy {
     // For a slot given to HoldUntilReadersReach: the sequence readers must
     // reach before it is freed; kFree for an ordinary reader.
     std::atomic<uint64_t> release_at;
+    // For a bounded reader, the highest sequence it reads at (a pinned
+    // one's floor); kFree for one that may read anywhere above its floor.
+    std::atomic<uint64_t> ceiling;
   };
 
  public:
@@ -87,8 +113,17 @@ class ReaderRegistry : public VersionDropPolicy {
     Registration& operator=(Registration&& other) noexcept;
     ~Registration() { Release(); }
     bool active() const { return registry_ != nullptr; }
-    // Raises the floor to `seq`. REQUIRES: the reader reads at >= seq.
-    void RaiseFloor(SequenceNumber seq);
+    // Bounds the sequences the reader reads at from above (its slot's
+    // ceiling). REQUIRES: it reads at `ceiling` or below, until Unbound,
+    // and its floor is <= `ceiling`.
+    void ReadsAtMost(SequenceNumber ceiling);
+    // Pins the reader at `seq`: raises its floor to it and bounds it there.
+    // REQUIRES: it reads at `seq` and nowhere else (a snapshot, or a read
+    // at one), and its floor is <= `seq`.
+    void Pin(SequenceNumber seq);
+    // Takes the bound away: the reader may read anywhere above its floor
+    // again (an iterator about to be refreshed). Call before it does.
+    void Unbound();
     void Release();
 
    private:
@@ -118,6 +153,12 @@ class ReaderRegistry : public VersionDropPolicy {
 
   // The watermark, rescanned first when due (see the file comment).
   SequenceNumber OldestReadableSequence() override;
+  // Whether a reader may read in [lo, hi), from the last scan's stripes
+  // (see the file comment): O(log kMaxStripeReaders), never waits.
+  bool MayReadBetween(SequenceNumber lo, SequenceNumber hi) override;
+  // The most bounded intervals a scan keeps; more make MayReadBetween
+  // answer "maybe" until fewer are left.
+  static constexpr size_t kMaxStripeReaders = 64;
 
   // The attached source's last published sequence (0 if none).
   SequenceNumber PublishedSequence() const;
@@ -149,8 +190,37 @@ class ReaderRegistry : public VersionDropPolicy {
   // The slot at `index`, allocating its block if needed; nullptr if that
   // fails.
   Slot* SlotAt(size_t index);
+  // What the last scan saw, for MayReadBetween: written under scan_mu_
+  // inside a seqlock (`version` odd while it changes), read without it.
+  struct Stripes {
+    static constexpr uint32_t kUnusable = ~uint32_t{0};
+    std::atomic<uint64_t> version{0};
+    std::atomic<uint64_t> published{0};
+    std::atomic<uint64_t> watermark{0};
+    // The lowest floor of the unbounded readers (kFree: none).
+    std::atomic<uint64_t> open_floor{0};
+    // Bounded intervals in use, or kUnusable.
+    std::atomic<uint32_t> count{kUnusable};
+    // Sorted, disjoint, inclusive: [floor[i], ceiling[i]].
+    std::atomic<uint64_t> floor[kMaxStripeReaders];
+    std::atomic<uint64_t> ceiling[kMaxStripeReaders];
+  };
+  // A bounded reader's interval, as a scan collects them.
+  struct PinnedInterval {
+    uint64_t floor;
+    uint64_t ceiling;
+  };
+
   // REQUIRES: scan_mu_ held.
   SequenceNumber Scan(const PublishedSequenceSource* source);
+  // Sorts `pinned[0, n)` and merges the intervals that meet or touch;
+  // returns how many are left.
+  static size_t SortAndMerge(PinnedInterval* pinned, size_t n);
+  // REQUIRES: scan_mu_ held. Publishes `pinned[0, n)` (sorted, disjoint),
+  // or "unusable" if `usable` is false.
+  void PublishStripes(bool usable, const PinnedInterval* pinned, size_t n,
+                      SequenceNumber published, SequenceNumber open_floor,
+                      SequenceNumber watermark);
   void LowerWatermark(SequenceNumber floor);
   void ReaderLeft(uint64_t floor);
   bool PruneOverflowHolds(SequenceNumber readers, uint64_t overflow);
@@ -175,6 +245,7 @@ class ReaderRegistry : public VersionDropPolicy {
   std::atomic<uint64_t> scanned_departures_{0};
   std::atomic<uint64_t> scans_{0};
   std::mutex scan_mu_;  // one scan at a time; writers never wait for it
+  Stripes stripes_;
 
   std::atomic<uint64_t> overflow_readers_{0};
   // Deferred holds that got no slot: their targets, each also counted in

@@ -135,6 +135,18 @@ class VersionDropPolicy {
   // of an existing key, from any thread: it should cost O(1) amortized, and
   // may update the policy's own bookkeeping (hence not const).
   virtual ROCKSDB_NAMESPACE::SequenceNumber OldestReadableSequence() = 0;
+  // Whether some current or future reader may read at a sequence in
+  // [lo, hi): true unless the policy knows that none does, and that every
+  // write with a sequence < hi is already in the memtable. A version with
+  // sequence lo, shadowed by the next newer version, a Put at hi, is then
+  // unreachable although readers older than hi exist (RocksDB's "snapshot
+  // stripes"). Called on updates of a key, for two adjacent Puts near the
+  // newest end of its chain, from any thread: it should cost O(log
+  // readers) at most. The default knows nothing.
+  virtual bool MayReadBetween(ROCKSDB_NAMESPACE::SequenceNumber /*lo*/,
+                              ROCKSDB_NAMESPACE::SequenceNumber /*hi*/) {
+    return true;
+  }
 };
 
 // The name TeksTable registers under and reports from Name().

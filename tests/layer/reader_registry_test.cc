@@ -4,7 +4,9 @@
 // lower it, any number of readers can register, writers asking for it
 // scan the slots rarely (work counted, not timed), deferred holds keep
 // their floor exactly until the readers that may need it have moved on,
-// and a reader without a slot (overflow) stops drops until it is gone.
+// a reader without a slot (overflow) stops drops until it is gone, and the
+// stripes (MayReadBetween) answer "no reader" only between bounded readers
+// and below the published sequence the last scan read.
 #include "teksdb/reader_registry.h"
 
 #include <gtest/gtest.h>
@@ -164,6 +166,103 @@ TEST_F(ReaderRegistryTest, AnInactiveRegistrationHoldsNothing) {
   EXPECT_EQ(registry_.OldestReadableSequence(), 8u);
 }
 
+// Stripes come from scans, which run when the published sequence has
+// moved ahead of the last one (or a reader left): the writer's call.
+TEST_F(ReaderRegistryTest, PinnedReadersKeepOnlyTheirOwnSequences) {
+  published_.Publish(10);
+  auto at10 = registry_.Register();
+  at10.Pin(10);
+  published_.Publish(20);
+  auto at20 = registry_.Register(20);  // a read at a snapshot
+  at20.Pin(20);
+  published_.Publish(100);
+  EXPECT_EQ(registry_.OldestReadableSequence(), 10u);
+  EXPECT_FALSE(registry_.MayReadBetween(11, 20));
+  EXPECT_TRUE(registry_.MayReadBetween(10, 20));
+  EXPECT_TRUE(registry_.MayReadBetween(19, 21));
+  EXPECT_FALSE(registry_.MayReadBetween(21, 100));
+  EXPECT_FALSE(registry_.MayReadBetween(1, 10));
+  // Above the published sequence the scan read, a reader may come.
+  EXPECT_TRUE(registry_.MayReadBetween(50, 101));
+  // Gone, and scanned again, a pinned reader keeps nothing.
+  at20.Release();
+  published_.Publish(110);
+  EXPECT_EQ(registry_.OldestReadableSequence(), 10u);
+  EXPECT_FALSE(registry_.MayReadBetween(19, 21));
+}
+
+TEST_F(ReaderRegistryTest, AnUnboundedReaderMayReadAnywhereAboveItsFloor) {
+  published_.Publish(10);
+  auto reader = registry_.Register();
+  published_.Publish(100);
+  registry_.OldestReadableSequence();
+  EXPECT_TRUE(registry_.MayReadBetween(11, 20));
+  EXPECT_TRUE(registry_.MayReadBetween(90, 100));
+  EXPECT_FALSE(registry_.MayReadBetween(5, 10));
+  // An iterator bounded once made reads no higher than that bound, until
+  // it is refreshed.
+  reader.ReadsAtMost(12);
+  published_.Publish(200);
+  registry_.OldestReadableSequence();
+  EXPECT_TRUE(registry_.MayReadBetween(12, 13));
+  EXPECT_FALSE(registry_.MayReadBetween(13, 200));
+  reader.Unbound();
+  published_.Publish(300);
+  registry_.OldestReadableSequence();
+  EXPECT_TRUE(registry_.MayReadBetween(13, 200));
+}
+
+TEST_F(ReaderRegistryTest, TheStripesAnswerMaybeUntilAScanAndAfterARegistrationBelowTheWatermark) {
+  published_.Publish(10);
+  auto pinned = registry_.Register();
+  EXPECT_TRUE(registry_.MayReadBetween(11, 20));  // nothing scanned yet
+  pinned.Pin(10);
+  published_.Publish(100);
+  registry_.OldestReadableSequence();
+  EXPECT_FALSE(registry_.MayReadBetween(11, 20));
+  // A recovered prepared transaction's hold registers below the watermark.
+  auto hold = registry_.Register(0);
+  EXPECT_TRUE(registry_.MayReadBetween(11, 20));
+  hold.Release();
+  published_.Publish(200);
+  registry_.OldestReadableSequence();
+  EXPECT_FALSE(registry_.MayReadBetween(11, 20));
+  registry_.Attach(nullptr);
+  EXPECT_TRUE(registry_.MayReadBetween(11, 20));
+  registry_.Attach(&published_);
+  EXPECT_TRUE(registry_.MayReadBetween(11, 20));  // a new source, not scanned yet
+}
+
+TEST_F(ReaderRegistryTest, MorePinnedReadersThanTheStripesHoldAnswerMaybe) {
+  std::vector<ReaderRegistry::Registration> readers;
+  const SequenceNumber n = ReaderRegistry::kMaxStripeReaders + 1;
+  for (SequenceNumber i = 1; i <= n; ++i) {
+    published_.Publish(10 * i);
+    readers.push_back(registry_.Register());
+    readers.back().Pin(10 * i);
+  }
+  published_.Publish(10 * n + 1000);
+  registry_.OldestReadableSequence();
+  EXPECT_TRUE(registry_.MayReadBetween(11, 20));
+  readers.pop_back();
+  readers.pop_back();  // 63 left: room for one more interval
+  published_.Publish(10 * n + 2000);
+  registry_.OldestReadableSequence();
+  EXPECT_FALSE(registry_.MayReadBetween(11, 20));
+  EXPECT_TRUE(registry_.MayReadBetween(11, 21));
+  // Pins at neighbouring sequences merge into that one.
+  for (SequenceNumber seq = 10 * n + 2001; seq <= 10 * n + 2100; ++seq) {
+    published_.Publish(seq);
+    readers.push_back(registry_.Register());
+    readers.back().Pin(seq);
+  }
+  published_.Publish(10 * n + 3000);
+  registry_.OldestReadableSequence();
+  EXPECT_FALSE(registry_.MayReadBetween(11, 20));
+  EXPECT_TRUE(registry_.MayReadBetween(10 * n + 2050, 10 * n + 2051));
+  EXPECT_FALSE(registry_.MayReadBetween(10 * n + 2101, 10 * n + 3000));
+}
+
 // Readers beyond the slots overflow: while one lives, the registry answers
 // 0 (no drop is safe without its floor); once it and every overflow hold
 // are gone, the answer is the oldest slotted reader's again.
@@ -178,6 +277,7 @@ TEST(ReaderRegistryOverflowTest, AReaderWithoutASlotStopsDropsUntilItLeaves) {
   auto overflowed = registry.Register();
   published.Publish(30);
   EXPECT_EQ(registry.OldestReadableSequence(), 0u);
+  EXPECT_TRUE(registry.MayReadBetween(11, 20));
   overflowed.Release();
   published.Publish(31);
   EXPECT_EQ(registry.OldestReadableSequence(), 10u);

@@ -4,7 +4,8 @@
 // attempt at the oldest sequence any reader holds, and readers hold
 // snapshots for a while, searching at them (FirstAtOrBelow) and climbing
 // from there (NewerThan with a ReverseFinger), while jump links are set and
-// cuts are made.
+// cuts are made; then the same with InsertAndDrop, which also splices out
+// the versions between held snapshots (snapshot stripes).
 // Run under ThreadSanitizer by scripts/test.sh.
 #include <gtest/gtest.h>
 
@@ -54,6 +55,14 @@ class Readers {
     const SequenceNumber published = published_.load(std::memory_order_acquire);
     return held_.empty() ? published : std::min(published, *held_.begin());
   }
+  // As the layer's stripes: a reader may read in [lo, hi) unless every
+  // sequence below hi is published and no held one lies in it.
+  bool MayReadBetween(SequenceNumber lo, SequenceNumber hi) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (hi > published_.load(std::memory_order_acquire)) return true;
+    auto it = held_.lower_bound(lo);
+    return it != held_.end() && *it < hi;
+  }
 
  private:
   std::unique_ptr<std::atomic<bool>[]> inserted_{new std::atomic<bool>[kVersions + 1]()};
@@ -62,21 +71,33 @@ class Readers {
   std::multiset<SequenceNumber> held_;
 };
 
-TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWritersInsertAndDrop) {
+void RunWritersAndReaders(bool splice) {
   test::VersionPool versions;
   VersionChain chain(versions.Make(1));
   Readers readers;
   std::atomic<bool> writing{true};
   std::atomic<uint64_t> searches{0};
+  std::atomic<uint64_t> splices{0};
 
   std::vector<std::thread> threads;
   for (int w = 0; w < kWriters; ++w) {
     threads.emplace_back([&, w] {
       for (SequenceNumber seq = 2 + w; seq <= kVersions; seq += kWriters) {
-        ASSERT_TRUE(chain.Insert(versions.Make(seq)));
-        readers.Inserted(seq);
         uint64_t visited = 0;
-        chain.DropShadowed(readers.OldestReadable(), &visited);
+        if (splice) {
+          Version* cut = nullptr;
+          Version* spliced = nullptr;
+          ASSERT_TRUE(chain.InsertAndDrop(
+              versions.Make(seq), [&] { return readers.OldestReadable(); },
+              [&](SequenceNumber lo, SequenceNumber hi) { return readers.MayReadBetween(lo, hi); },
+              &visited, &cut, &spliced));
+          if (spliced != nullptr) splices.fetch_add(1, std::memory_order_relaxed);
+          readers.Inserted(seq);
+        } else {
+          ASSERT_TRUE(chain.Insert(versions.Make(seq)));
+          readers.Inserted(seq);
+          chain.DropShadowed(readers.OldestReadable(), &visited);
+        }
       }
     });
   }
@@ -110,12 +131,23 @@ TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWrit
   for (int r = 0; r < kReaders; ++r) threads[kWriters + r].join();
 
   EXPECT_GT(searches.load(), 0u);
+  if (splice) {
+    EXPECT_GT(splices.load(), 0u);
+  }
   // Nothing is held any more: the last attempt leaves the newest version.
   uint64_t visited = 0;
   chain.DropShadowed(kVersions, &visited);
   EXPECT_EQ(chain.Newest()->sequence(), kVersions);
   EXPECT_EQ(chain.Newest()->older(), nullptr);
   EXPECT_EQ(chain.FirstAtOrBelow(MaxPackedTagOf(kVersions))->sequence(), kVersions);
+}
+
+TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWritersInsertAndDrop) {
+  RunWritersAndReaders(false);
+}
+
+TEST(ConcurrentVersionChainTest, ReadersAtHeldSnapshotsFindTheirVersionWhileWritersSpliceStripes) {
+  RunWritersAndReaders(true);
 }
 
 }  // namespace

@@ -3,10 +3,13 @@
 // stop growing the arena, in every rep a thread writes to, a reader that may
 // stand on a cut version keeps its bytes intact for as long as it lives,
 // merge operands are never reused, the budget that bounds the WAL ends
-// reuse, and after a cut no jump leads into the cut part.
+// reuse, after a cut no jump leads into the cut part, and versions between
+// held snapshots are spliced out and reused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -211,14 +214,17 @@ TEST(VersionReuseTest, ACutLeavesNoJumpIntoTheCutPart) {
   VersionChain chain(versions.Make(1));
   uint64_t visited = 0;
   Version* cut = nullptr;
+  Version* spliced = nullptr;
+  auto anyone_may_read = [](SequenceNumber, SequenceNumber) { return true; };
   // Versions pile up under an old reader, then it leaves.
   for (SequenceNumber seq = 2; seq <= 300; ++seq) {
     ASSERT_TRUE(chain.InsertAndDrop(versions.Make(seq), [] { return SequenceNumber{1}; },
-                                    &visited, &cut));
+                                    anyone_may_read, &visited, &cut, &spliced));
     EXPECT_EQ(cut, nullptr);
+    EXPECT_EQ(spliced, nullptr);
   }
   ASSERT_TRUE(chain.InsertAndDrop(versions.Make(301), [] { return SequenceNumber{250}; },
-                                  &visited, &cut));
+                                  anyone_may_read, &visited, &cut, &spliced));
   ASSERT_NE(cut, nullptr);
   std::vector<SequenceNumber> cut_sequences;
   for (Version* v = cut; v != nullptr; v = v->older()) cut_sequences.push_back(v->sequence());
@@ -234,8 +240,90 @@ TEST(VersionReuseTest, ACutLeavesNoJumpIntoTheCutPart) {
   EXPECT_EQ(chain.FirstAtOrBelow(PackedTag(100, kEntryValue)), nullptr);
   // A duplicate is refused and cuts nothing.
   EXPECT_FALSE(chain.InsertAndDrop(versions.Make(301), [] { return SequenceNumber{301}; },
-                                   &visited, &cut));
+                                   anyone_may_read, &visited, &cut, &spliced));
   EXPECT_EQ(cut, nullptr);
+}
+
+// Snapshot stripes: readers held at 50 and 120 while versions 2..300 of a
+// key arrive, each published once in (and readable: the oldest readable
+// sequence follows it up to 50). The oldest reader cuts below 50; of
+// the versions above it, only what some reader reads stays: 50, 120, and
+// the two newest (the newest's predecessor is spliced by the next insert).
+// Every version between is handed back, once, and no search from the head
+// meets one: each finds the newest version at or below its sequence.
+TEST(VersionReuseTest, VersionsBetweenHeldSnapshotsAreSplicedOut) {
+  test::VersionPool versions;
+  VersionChain chain(versions.Make(1));
+  const std::set<SequenceNumber> held = {50, 120};
+  SequenceNumber published = 1;
+  auto may_read_between = [&](SequenceNumber lo, SequenceNumber hi) {
+    auto it = held.lower_bound(lo);
+    return hi > published || (it != held.end() && *it < hi);
+  };
+  uint64_t visited = 0;
+  std::set<SequenceNumber> spliced_sequences;
+  for (SequenceNumber seq = 2; seq <= 300; ++seq) {
+    Version* cut = nullptr;
+    Version* spliced = nullptr;
+    ASSERT_TRUE(chain.InsertAndDrop(versions.Make(seq),
+                                    [&] { return std::min<SequenceNumber>(published, 50); },
+                                    may_read_between, &visited, &cut, &spliced));
+    if (spliced != nullptr) {
+      EXPECT_TRUE(spliced_sequences.insert(spliced->sequence()).second);
+      EXPECT_EQ(held.count(spliced->sequence()), 0u);
+    }
+    published = seq;
+  }
+  std::vector<SequenceNumber> linked;
+  for (Version* v = chain.Newest(); v != nullptr; v = v->older()) linked.push_back(v->sequence());
+  EXPECT_EQ(linked, (std::vector<SequenceNumber>{300, 299, 120, 50}));
+  EXPECT_EQ(spliced_sequences.size(), 298u - 51u + 1u - 1u);  // 51..298 but 120
+  for (SequenceNumber seq = 50; seq <= 300; ++seq) {
+    const Version* v = chain.FirstAtOrBelow(MaxPackedTagOf(seq));
+    ASSERT_NE(v, nullptr);
+    const SequenceNumber want = seq >= 300 ? 300 : seq >= 299 ? 299 : seq >= 120 ? 120 : 50;
+    EXPECT_EQ(v->sequence(), want) << "a search at " << seq;
+  }
+}
+
+// The same through a rep: a snapshot held from the first round on no
+// longer keeps every later version, so updates reuse memory as without
+// it, the snapshot reads its round and the newest reads the newest.
+TEST(VersionReuseTest, UpdatesUnderAHeldSnapshotReuseTheVersionsBetween) {
+  constexpr int kKeys = 10;
+  constexpr int kUpdates = 20000;
+  auto policy = std::make_shared<SettablePolicy>(0);
+  RepHarness h(WithWalBound(kUnbounded), policy);
+  SequenceNumber seq = 0;
+  UpdateRoundRobin(&h, policy.get(), kKeys, kKeys, &seq);
+  const SequenceNumber snapshot = seq;
+  policy->Pin(snapshot);
+  policy->Set(snapshot);
+  const size_t before = h.arena().allocated_bytes();
+  for (int i = 0; i < kUpdates; ++i) {
+    ++seq;
+    ASSERT_TRUE(h.Add("key" + std::to_string(i % kKeys), seq, kEntryValue,
+                      VersionValue("key" + std::to_string(i % kKeys), seq)));
+    policy->SetPublished(seq);
+  }
+  EXPECT_LT(h.arena().allocated_bytes() - before, kUpdates * UpdateSize("key0") / 20);
+  for (int k = 0; k < kKeys; ++k) {
+    const std::string key = "key" + std::to_string(k);
+    const SequenceNumber newest = seq - (kKeys - 1 - k);
+    const SequenceNumber at_snapshot = snapshot - (kKeys - 1 - k);
+    EXPECT_EQ(ReachableSequences(&h, key, seq),
+              (std::vector<SequenceNumber>{newest, newest - kKeys, at_snapshot}));
+    EXPECT_EQ(ReachableSequences(&h, key, snapshot), (std::vector<SequenceNumber>{at_snapshot}));
+  }
+  // Released, the snapshot's versions go with the next update of each key.
+  policy->Unpin(snapshot);
+  policy->Set(seq);
+  UpdateRoundRobin(&h, policy.get(), kKeys, kKeys, &seq);
+  for (int k = 0; k < kKeys; ++k) {
+    const SequenceNumber newest = seq - (kKeys - 1 - k);
+    EXPECT_EQ(ReachableSequences(&h, "key" + std::to_string(k), seq),
+              (std::vector<SequenceNumber>{newest, newest - kKeys}));
+  }
 }
 
 }  // namespace

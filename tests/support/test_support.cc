@@ -90,14 +90,29 @@ int Scale() {
 
 Version* VersionPool::Make(SequenceNumber seq, uint8_t type) {
   const std::string entry = EncodeEntry("k", seq, type, Slice());
-  const size_t words = (Version::kJumpLinkBytes + sizeof(Version) + entry.size() + 7) / 8;
-  auto memory = std::make_unique<uint64_t[]>(words);
-  auto* v = new (reinterpret_cast<char*>(memory.get()) + Version::kJumpLinkBytes) Version();
-  v->AddJumpLink();
+  auto memory = std::make_unique<uint64_t[]>(Version::AllocationSize(entry.size()) / 8);
+  Version* v = Version::CreateWithJumpLink(reinterpret_cast<char*>(memory.get()), entry.size());
   std::memcpy(v->mutable_entry(), entry.data(), entry.size());
   std::lock_guard<std::mutex> lock(mu_);
   memory_.push_back(std::move(memory));
   return v;
+}
+
+bool SettablePolicy::MayReadBetween(SequenceNumber lo, SequenceNumber hi) {
+  if (hi > published_.load()) return true;
+  std::lock_guard<std::mutex> lock(pinned_mu_);
+  auto it = pinned_.lower_bound(lo);
+  return it != pinned_.end() && *it < hi;
+}
+
+void SettablePolicy::Pin(SequenceNumber seq) {
+  std::lock_guard<std::mutex> lock(pinned_mu_);
+  pinned_.insert(seq);
+}
+
+void SettablePolicy::Unpin(SequenceNumber seq) {
+  std::lock_guard<std::mutex> lock(pinned_mu_);
+  pinned_.erase(pinned_.find(seq));
 }
 
 KeyRecord* HashIndexHarness::Insert(const std::string& key, SequenceNumber seq) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -117,8 +118,19 @@ class SettablePolicy : public VersionDropPolicy {
   SequenceNumber OldestReadableSequence() override { return s_.load(); }
   void Set(SequenceNumber s) { s_.store(s); }
 
+  // Stripes: no reader reads in [lo, hi) if hi is at most the published
+  // sequence (0, "maybe" for every question, until SetPublished) and no
+  // pinned sequence lies in [lo, hi).
+  bool MayReadBetween(SequenceNumber lo, SequenceNumber hi) override;
+  void SetPublished(SequenceNumber published) { published_.store(published); }
+  void Pin(SequenceNumber seq);
+  void Unpin(SequenceNumber seq);
+
  private:
   std::atomic<SequenceNumber> s_;
+  std::atomic<SequenceNumber> published_{0};
+  std::mutex pinned_mu_;
+  std::multiset<SequenceNumber> pinned_;
 };
 
 // A TeksTableRep over a TestArena, fed the way MemTable::Add feeds a rep.
