@@ -20,7 +20,9 @@
 // number big-endian in the first 8 bytes, '0'-padded to --key_size. Values
 // are half-compressible, like db_bench's default --compression_ratio=0.5.
 // --teksdb_layer=false opens plain RocksDB instead, for a same-binary
-// comparison.
+// comparison. Held snapshots: fillrounds holds one from its first round on
+// (--fillrounds_snapshot), and --snapshot_cycle_ms adds a thread that takes
+// and releases one every that many milliseconds while a fill runs.
 //
 // Threads: each benchmark runs on --threads threads at once, released
 // together; each thread has its own random generator, iterators and
@@ -98,6 +100,12 @@ DEFINE_string(compression_type, "snappy", "none, snappy, zlib, bzip2, lz4, lz4hc
 DEFINE_bool(disable_wal, false, "write without the write-ahead log");
 DEFINE_int64(benchmark_write_rate_limit, 0, "bytes/s of key and value all writes may take (0: no limit)");
 DEFINE_int32(readwritepercent, 90, "readrandomwriterandom: percent of operations that are reads");
+DEFINE_bool(fillrounds_snapshot, true,
+            "fillrounds takes a snapshot after its first round and holds it to the end "
+            "(readatsnapshot reads at it)");
+DEFINE_int32(snapshot_cycle_ms, 0,
+             "while fillrandom or fillrounds runs, a snapshot is taken and released every this "
+             "many milliseconds, as a backup or a periodic reader would (0: none)");
 
 namespace {
 
@@ -226,6 +234,8 @@ class Benchmark {
     if (name == "readrandomwriterandom") method = &Benchmark::ReadRandomWriteRandom;
     if (name == "hotkeysnapshot") method = &Benchmark::HotKeyUnderSnapshot;
     const bool beside_writer = name == "readwhilewriting" || name == "seekrandomwhilewriting";
+    const bool cycle_snapshots =
+        FLAGS_snapshot_cycle_ms > 0 && (name == "fillrandom" || name == "fillrounds");
 
     runs_++;
     std::printf("DB path: [%s]\n", FLAGS_db.c_str());
@@ -248,7 +258,7 @@ class Benchmark {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       });
     }
-    std::atomic<bool> readers_done{false};
+    std::atomic<bool> workers_done{false};
     std::thread writer;
     if (beside_writer) {
       writer = std::thread([&] {
@@ -256,9 +266,11 @@ class Benchmark {
           std::unique_lock<std::mutex> lock(mu);
           cv.wait(lock, [&] { return go; });
         }
-        OverwriteUntil(readers_done);
+        OverwriteUntil(workers_done);
       });
     }
+    std::thread snapshots;
+    if (cycle_snapshots) snapshots = std::thread([&] { CycleSnapshotsUntil(workers_done); });
     const auto start = std::chrono::steady_clock::now();
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -267,8 +279,9 @@ class Benchmark {
     cv.notify_all();
     for (std::thread& w : workers) w.join();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    readers_done = true;
+    workers_done = true;
     if (writer.joinable()) writer.join();
+    if (snapshots.joinable()) snapshots.join();
     Report(name, results, wall);
   }
 
@@ -381,11 +394,26 @@ class Benchmark {
   // round, so those reads must pass every later version.
   void FillRounds(int thread, ThreadResult* result) {
     const uint64_t num = static_cast<uint64_t>(FLAGS_num);
+    const bool snapshot = thread == 0 && FLAGS_fillrounds_snapshot;
     Fill(thread, result, [&](uint64_t i) {
-      if (thread == 0 && i == num && first_round_ == nullptr) first_round_ = db_->GetSnapshot();
+      if (snapshot && i == num && first_round_ == nullptr) first_round_ = db_->GetSnapshot();
       return i % num;
     });
-    if (thread == 0 && first_round_ == nullptr) first_round_ = db_->GetSnapshot();
+    if (snapshot && first_round_ == nullptr) first_round_ = db_->GetSnapshot();
+  }
+
+  // Until `done`: a snapshot held for --snapshot_cycle_ms, released, the
+  // next taken at once.
+  void CycleSnapshotsUntil(const std::atomic<bool>& done) {
+    while (!done.load()) {
+      const ROCKSDB_NAMESPACE::Snapshot* snapshot = db_->GetSnapshot();
+      const auto until = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds(FLAGS_snapshot_cycle_ms);
+      while (!done.load() && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      db_->ReleaseSnapshot(snapshot);
+    }
   }
 
   void ReadRandom(int thread, ThreadResult* result) {
@@ -643,6 +671,7 @@ void ValidateFlags() {
   if (FLAGS_key_size < 8) Fail("--key_size must be at least 8");
   if (FLAGS_value_size < 0 || FLAGS_value_size > (1 << 20)) Fail("--value_size must be in [0, 1 MiB]");
   if (FLAGS_threads <= 0) Fail("--threads must be positive");
+  if (FLAGS_snapshot_cycle_ms < 0) Fail("--snapshot_cycle_ms must be 0 or positive");
   if (FLAGS_seek_nexts < 0) Fail("--seek_nexts must not be negative");
   if (FLAGS_benchmark_write_rate_limit < 0) Fail("--benchmark_write_rate_limit must not be negative");
   if (FLAGS_readwritepercent < 0 || FLAGS_readwritepercent > 100) {
