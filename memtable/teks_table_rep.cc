@@ -116,13 +116,13 @@ bool TeksTableRep::AddVersion(KeyRecord* owner, Version* v) {
     return true;
   }
   Version* cut = nullptr;
-  Version* spliced = nullptr;
+  VersionChain::Spliced spliced;
   const bool inserted = chain.InsertAndDrop(
       v, [this] { return drop_policy_->OldestReadableSequence(); },
       [this](SequenceNumber lo, SequenceNumber hi) { return drop_policy_->MayReadBetween(lo, hi); },
       &versions_visited_by_drops, &cut, &spliced);
   if (cut != nullptr) recycler_->Retire(cut);
-  if (spliced != nullptr) recycler_->RetireSpliced(spliced);
+  for (int i = 0; i < spliced.count; ++i) recycler_->RetireSpliced(spliced.versions[i]);
   return inserted;
 }
 

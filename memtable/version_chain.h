@@ -305,6 +305,15 @@ class ReverseFinger {
 
 class VersionChain {
  public:
+  // How many pairs of versions below the newest a splice attempt looks at
+  // (SpliceStripes).
+  static constexpr int kStripeLookahead = 4;
+  // The versions one InsertAndDrop spliced out, each to be retired alone.
+  struct Spliced {
+    Version* versions[kStripeLookahead];
+    int count = 0;
+  };
+
   // Starts a chain holding only `first`, its memo "attempted at 0".
   explicit VersionChain(Version* first) : newest_(reinterpret_cast<uintptr_t>(first)) {}
 
@@ -416,7 +425,7 @@ class VersionChain {
   }
 
   // Insert, then DropShadowed with `oldest_readable()` read after the
-  // insert, then SpliceStripe, holding the chain (the memo's busy bit,
+  // insert, then SpliceStripes, holding the chain (the memo's busy bit,
   // waited for) throughout: no other insert or drop of this key runs
   // meanwhile. So once it returns, nothing reachable from the head (links,
   // jumps, and the jumps an insert computes from them) leads into what it
@@ -427,14 +436,14 @@ class VersionChain {
   // sequence is already present.
   template <typename OldestReadable, typename MayReadBetween>
   bool InsertAndDrop(Version* v, OldestReadable oldest_readable, MayReadBetween may_read_between,
-                     uint64_t* visited, Version** cut_part, Version** spliced) {
+                     uint64_t* visited, Version** cut_part, Spliced* spliced) {
     *cut_part = nullptr;
-    *spliced = nullptr;
+    spliced->count = 0;
     uint16_t memo = Hold();
     const bool inserted = Insert(v);
     if (inserted && Newest()->older() != nullptr) {
       memo = AttemptHeld(memo, oldest_readable(), visited, cut_part);
-      *spliced = SpliceStripe(may_read_between);
+      SpliceStripes(may_read_between, visited, spliced);
     }
     Version::StoreOwnerBits(&newest_, 0xffff, memo);  // lets go
     return inserted;
@@ -508,38 +517,55 @@ class VersionChain {
     return summary | (tag << kMemoTagShift);
   }
 
-  // Snapshot stripes, by the holder of the busy bit: the third newest
-  // version, `gone`, is unlinked if it and the second, `keeper`, are Puts
-  // above the settled mark, `gone` owns its allocation, and
+  // Snapshot stripes, by the holder of the busy bit. Walking down from the
+  // second newest version over at most kStripeLookahead pairs above the
+  // settled mark, a version `gone` is unlinked if it and its newer
+  // neighbour `keeper` are Puts, `gone` owns its allocation, and
   // `may_read_between(gone's sequence, keeper's)` says no reader reads
   // between them (nor can any write below keeper still arrive): every
   // reader at or above keeper's sequence stops at keeper or above, every
-  // reader below gone's never reached it. Returns it, or nullptr. Links
-  // and jumps point to older versions only, so just the two versions above
-  // it can lead to it: keeper's link is moved to gone's older neighbour,
-  // and their jumps that lead to gone too, with rank 1 (any older target
-  // is correct). A reader standing on gone keeps walking from it to that
-  // same neighbour. The settled part, below all three, stays as it was.
+  // reader below gone's never reached it. The walk looks past the third
+  // newest because a pair the policy could not yet clear (keeper not
+  // published when it asked) stays below the next inserts. Links and jumps
+  // point to older versions only, so just the versions above gone, all
+  // passed on the way down, can lead to it: keeper's link moves to gone's
+  // older neighbour, and their jumps that lead to gone too, with rank 1
+  // (any older target is correct). A reader standing on gone keeps walking
+  // from it to that same neighbour. The settled part stays as it was. Adds
+  // the pairs it looked at to `*visited`.
   template <typename MayReadBetween>
-  Version* SpliceStripe(MayReadBetween may_read_between) {
+  void SpliceStripes(MayReadBetween may_read_between, uint64_t* visited, Spliced* spliced) {
     Version* newest = Newest();
+    if (newest->marked()) return;
+    Version* above[kStripeLookahead + 1] = {newest};
+    int passed = 1;
     Version* keeper = newest->older();
-    if (newest->marked() || keeper == nullptr || keeper->marked()) return nullptr;
-    Version* gone = keeper->older();
-    if (gone == nullptr || gone->marked() || gone->OwnAllocationSize() == 0) return nullptr;
-    if (keeper->view().type() != kEntryValue || gone->view().type() != kEntryValue) return nullptr;
-    if (may_read_between(gone->sequence(), keeper->sequence())) return nullptr;
-    Version* below = gone->older();
-    MoveJumpOff(newest, gone, below);
-    MoveJumpOff(keeper, gone, below);
-    // Keeps the word's owner bits and flags (the owner's may change
-    // meanwhile: a record's first version keeps its state there).
-    uintptr_t word = keeper->older_.load(std::memory_order_relaxed);
-    while (!keeper->older_.compare_exchange_weak(
-        word, (word & (Version::kOwnerBits | Version::kFlagBits)) | reinterpret_cast<uintptr_t>(below),
-        std::memory_order_release, std::memory_order_relaxed)) {
+    for (int looked = 0; looked < kStripeLookahead && keeper != nullptr && !keeper->marked();
+         ++looked) {
+      Version* gone = keeper->older();
+      if (gone == nullptr || gone->marked()) return;
+      ++*visited;
+      if (keeper->view().type() == kEntryValue && gone->view().type() == kEntryValue &&
+          gone->OwnAllocationSize() != 0 &&
+          !may_read_between(gone->sequence(), keeper->sequence())) {
+        Version* below = gone->older();
+        for (int i = 0; i < passed; ++i) MoveJumpOff(above[i], gone, below);
+        MoveJumpOff(keeper, gone, below);
+        // Keeps the word's owner bits and flags (the owner's may change
+        // meanwhile: a record's first version keeps its state there).
+        uintptr_t word = keeper->older_.load(std::memory_order_relaxed);
+        while (!keeper->older_.compare_exchange_weak(
+            word,
+            (word & (Version::kOwnerBits | Version::kFlagBits)) |
+                reinterpret_cast<uintptr_t>(below),
+            std::memory_order_release, std::memory_order_relaxed)) {
+        }
+        spliced->versions[spliced->count++] = gone;
+        continue;  // the same keeper, over its new older neighbour
+      }
+      above[passed++] = keeper;
+      keeper = gone;
     }
-    return gone;
   }
 
   // If `v` jumps to `from`, it jumps to `to` (older, or nullptr: no jump)

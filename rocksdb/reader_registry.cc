@@ -337,6 +337,9 @@ void ReaderRegistry::Registration::Pin(SequenceNumber seq) {
 void ReaderRegistry::Registration::Unbound() {
   if (registry_ == nullptr || slot_ == nullptr) return;
   slot_->ceiling.store(kFree, std::memory_order_seq_cst);
+  // RocksDB reads the sequence the reader moves to with acquire only: the
+  // fence orders the store before that read, as Register's does.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 void ReaderRegistry::Registration::Release() {

@@ -86,12 +86,12 @@ void RunWritersAndReaders(bool splice) {
         uint64_t visited = 0;
         if (splice) {
           Version* cut = nullptr;
-          Version* spliced = nullptr;
+          VersionChain::Spliced spliced;
           ASSERT_TRUE(chain.InsertAndDrop(
               versions.Make(seq), [&] { return readers.OldestReadable(); },
               [&](SequenceNumber lo, SequenceNumber hi) { return readers.MayReadBetween(lo, hi); },
               &visited, &cut, &spliced));
-          if (spliced != nullptr) splices.fetch_add(1, std::memory_order_relaxed);
+          splices.fetch_add(spliced.count, std::memory_order_relaxed);
           readers.Inserted(seq);
         } else {
           ASSERT_TRUE(chain.Insert(versions.Make(seq)));

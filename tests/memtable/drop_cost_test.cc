@@ -24,9 +24,10 @@ using ROCKSDB_NAMESPACE::ReadOptions;
 using ROCKSDB_NAMESPACE::WriteOptions;
 
 constexpr int kUpdates = 100000;
-// Versions a drop attempt may visit per update, amortized. Quadratic work
-// would be kUpdates / 2 per update.
-constexpr uint64_t kVisitsPerUpdate = 4;
+// Versions a drop attempt may visit per update, amortized (the cut's walk,
+// then the pairs snapshot stripes look at). Quadratic work would be
+// kUpdates / 2 per update.
+constexpr uint64_t kVisitsPerUpdate = 8;
 
 std::unique_ptr<TeksDB> OpenTeksDB(const std::string& path) {
   Options options;
@@ -79,7 +80,8 @@ TEST(DropCostTest, UpdatesUnderAHeldSnapshotDoConstantDropWork) {
   ASSERT_TRUE(db->Get(at_snapshot, "hot", &value).ok());
   EXPECT_EQ(value, "old");
   EXPECT_EQ(Latest(db.get()), "v" + std::to_string(kUpdates - 1));
-  EXPECT_EQ(VersionsInMemtable(db.get()), kUpdates + 1u);
+  // Kept: what the snapshot reads and the newest few (snapshot stripes).
+  EXPECT_LE(VersionsInMemtable(db.get()), 4u);
   db->ReleaseSnapshot(snapshot);
   // The snapshot gone, the next updates drop what it kept.
   EXPECT_LE(UpdateHotKey(db.get(), 2), kUpdates + 10u);

@@ -214,14 +214,14 @@ TEST(VersionReuseTest, ACutLeavesNoJumpIntoTheCutPart) {
   VersionChain chain(versions.Make(1));
   uint64_t visited = 0;
   Version* cut = nullptr;
-  Version* spliced = nullptr;
+  VersionChain::Spliced spliced;
   auto anyone_may_read = [](SequenceNumber, SequenceNumber) { return true; };
   // Versions pile up under an old reader, then it leaves.
   for (SequenceNumber seq = 2; seq <= 300; ++seq) {
     ASSERT_TRUE(chain.InsertAndDrop(versions.Make(seq), [] { return SequenceNumber{1}; },
                                     anyone_may_read, &visited, &cut, &spliced));
     EXPECT_EQ(cut, nullptr);
-    EXPECT_EQ(spliced, nullptr);
+    EXPECT_EQ(spliced.count, 0);
   }
   ASSERT_TRUE(chain.InsertAndDrop(versions.Make(301), [] { return SequenceNumber{250}; },
                                   anyone_may_read, &visited, &cut, &spliced));
@@ -264,13 +264,14 @@ TEST(VersionReuseTest, VersionsBetweenHeldSnapshotsAreSplicedOut) {
   std::set<SequenceNumber> spliced_sequences;
   for (SequenceNumber seq = 2; seq <= 300; ++seq) {
     Version* cut = nullptr;
-    Version* spliced = nullptr;
+    VersionChain::Spliced spliced;
     ASSERT_TRUE(chain.InsertAndDrop(versions.Make(seq),
                                     [&] { return std::min<SequenceNumber>(published, 50); },
                                     may_read_between, &visited, &cut, &spliced));
-    if (spliced != nullptr) {
-      EXPECT_TRUE(spliced_sequences.insert(spliced->sequence()).second);
-      EXPECT_EQ(held.count(spliced->sequence()), 0u);
+    for (int i = 0; i < spliced.count; ++i) {
+      const SequenceNumber gone = spliced.versions[i]->sequence();
+      EXPECT_TRUE(spliced_sequences.insert(gone).second);
+      EXPECT_EQ(held.count(gone), 0u);
     }
     published = seq;
   }
