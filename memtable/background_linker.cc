@@ -4,6 +4,12 @@
 #include <algorithm>
 #include <chrono>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "link_queue.h"
 
 namespace teksdb {
@@ -59,9 +65,21 @@ LinkQueue* BackgroundLinker::PickQueueLocked() {
   return nullptr;
 }
 
+void BackgroundLinker::ApplyNice() {
+  const int nice = nice_.load(std::memory_order_relaxed);
+  if (nice == applied_nice_) return;
+  applied_nice_ = nice;
+#if defined(__linux__)
+  // A thread's own nice (Linux keeps it per thread). Lowering it again may
+  // be refused without CAP_SYS_NICE: the worker then stays where it was.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
+#endif
+}
+
 void BackgroundLinker::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
+    ApplyNice();
     LinkQueue* q = PickQueueLocked();
     if (q == nullptr) {
       sleeping_.store(true, std::memory_order_seq_cst);

@@ -20,6 +20,9 @@
 // Lifetime: shared_ptr-owned by the factory and by each LinkQueue, so it
 // outlives every queue registered with it; the destructor joins the thread.
 //
+// Priority: the worker takes the nice value SetNice last gave
+// (TeksTableOptions::linker_nice) before each batch it links.
+//
 // Design notes: docs/DESIGN.md §1 and §2.
 #pragma once
 
@@ -44,9 +47,13 @@ class BackgroundLinker {
   void Register(LinkQueue* queue);
   void Unregister(LinkQueue* queue);
   void Notify();
+  // The nice value (0-19) the worker is to run at; any thread.
+  void SetNice(int nice) { nice_.store(nice, std::memory_order_relaxed); }
 
  private:
   void Run();
+  // On the worker: takes nice_ if it changed since it last did.
+  void ApplyNice();
   // REQUIRES: mu_ held. A registered queue with pending work, round robin.
   LinkQueue* PickQueueLocked();
 
@@ -58,6 +65,8 @@ class BackgroundLinker {
   LinkQueue* busy_ = nullptr;
   bool stop_ = false;
   std::atomic<bool> sleeping_{false};
+  std::atomic<int> nice_{0};
+  int applied_nice_ = 0;  // the worker's own
   std::thread worker_;
 };
 

@@ -39,7 +39,7 @@ using ROCKSDB_NAMESPACE::Status;
 namespace {
 
 constexpr const char* kOptionNames =
-    "async, concurrent_hash, shortcut, inplace, max_wal_write_buffers";
+    "async, concurrent_hash, shortcut, inplace, max_wal_write_buffers, linker_nice";
 
 // The first memtable's hash starts with a slot per this many bytes of write
 // buffer, at most kMaxFirstHashSlots (512 KiB of slots): the hash grows
@@ -76,23 +76,29 @@ Status ParseBoolean(const ConfigOptions&, const std::string& name,
   return Status::OK();
 }
 
-Status ParseWriteBufferCount(const ConfigOptions&, const std::string& name,
-                             const std::string& value, void* addr) {
-  size_t parsed = 0;
-  unsigned long number = 0;
-  try {
-    number = std::stoul(value, &parsed);
-  } catch (const std::exception&) {
-    // `parsed` stays 0: refused below.
-  }
-  // (An empty value fails the digit check: value[0] is then '\0'.)
-  if (!std::isdigit(static_cast<unsigned char>(value[0])) || parsed != value.size() ||
-      number < 1 || number > 1000000) {
-    return Status::InvalidArgument("TeksTable option " + name,
-                                   "'" + value + "' is not an integer from 1 to 1000000");
-  }
-  *static_cast<uint32_t*>(addr) = static_cast<uint32_t>(number);
-  return Status::OK();
+// A uint32_t option taking the integers from `min` to `max`.
+OptionTypeInfo IntegerOption(int offset, unsigned long min, unsigned long max) {
+  return OptionTypeInfo(
+      offset, OptionType::kUInt32T, OptionVerificationType::kNormal, OptionTypeFlags::kNone,
+      [min, max](const ConfigOptions&, const std::string& name, const std::string& value,
+                 void* addr) {
+        size_t parsed = 0;
+        unsigned long number = 0;
+        try {
+          number = std::stoul(value, &parsed);
+        } catch (const std::exception&) {
+          // `parsed` stays 0: refused below.
+        }
+        // (An empty value fails the digit check: value[0] is then '\0'.)
+        if (!std::isdigit(static_cast<unsigned char>(value[0])) || parsed != value.size() ||
+            number < min || number > max) {
+          return Status::InvalidArgument("TeksTable option " + name,
+                                         "'" + value + "' is not an integer from " +
+                                             std::to_string(min) + " to " + std::to_string(max));
+        }
+        *static_cast<uint32_t*>(addr) = static_cast<uint32_t>(number);
+        return Status::OK();
+      });
 }
 
 OptionTypeInfo BooleanOption(int offset) {
@@ -107,9 +113,8 @@ const std::unordered_map<std::string, OptionTypeInfo> kTeksTableOptionsInfo = {
     {"shortcut", BooleanOption(offsetof(TeksTableOptions, shortcut))},
     {"inplace", BooleanOption(offsetof(TeksTableOptions, inplace))},
     {"max_wal_write_buffers",
-     OptionTypeInfo(offsetof(TeksTableOptions, max_wal_write_buffers), OptionType::kUInt32T,
-                    OptionVerificationType::kNormal, OptionTypeFlags::kNone,
-                    ParseWriteBufferCount)},
+     IntegerOption(offsetof(TeksTableOptions, max_wal_write_buffers), 1, 1000000)},
+    {"linker_nice", IntegerOption(offsetof(TeksTableOptions, linker_nice), 0, 19)},
 };
 
 class TeksTableFactory : public MemTableRepFactory {
@@ -144,6 +149,7 @@ class TeksTableFactory : public MemTableRepFactory {
     }
     slots = std::max(slots, kMinHashSlots);
     const size_t reuse_budget = (options_.max_wal_write_buffers - size_t{1}) * buffer;
+    linker_->SetNice(static_cast<int>(options_.linker_nice));
     return new TeksTableRep(cmp, allocator, options_, slots, linker_, drop_policy_,
                             reuse_budget, key_count_hint_);
   }

@@ -1,7 +1,7 @@
 // teksdb-server: a Redis-protocol server on TeksDB (the paper's Ardb role).
 //
 //   teksdb-server [CONFIG_FILE] --dir DIR [--port 6379] [--bind 127.0.0.1] [--threads N]
-//                 [--memtable teks|skip_list] [--rocksdb-options FILE]
+//                 [--memtable teks|skip_list] [--linker-nice 0-19] [--rocksdb-options FILE]
 //                 [--requirepass PASSWORD] [--sync] [--block-cache-mb N]
 //                 [--replicaof "HOST PORT"] [--masteruser USER] [--masterauth PASSWORD]
 //                 [--repl-max-mbps N] [--repl-wal-retention-mb N] [--repl-wal-retention-s N]
@@ -149,8 +149,10 @@ ROCKSDB_NAMESPACE::Options MakeOptions(
   if (options.max_successive_merges == 0) {
     options.max_successive_merges = teksdb::server::kMaxSuccessiveMerges;
   }
+  teksdb::TeksTableOptions teks;
+  teks.linker_nice = static_cast<uint32_t>(f.linker_nice);
   options.memtable_factory = f.memtable == "teks"
-                                 ? teksdb::NewTeksTableFactory()
+                                 ? teksdb::NewTeksTableFactory(teks)
                                  : std::make_shared<ROCKSDB_NAMESPACE::SkipListFactory>();
   // A background error is cleared by the server, as soon as its cause
   // goes (storage_health.h); running out of descriptors is such a cause

@@ -22,7 +22,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: teksdb-server [CONFIG_FILE] [--dir DIR] [--port 6379] [--bind 127.0.0.1] [--threads N]\n"
-    "         [--memtable teks|skip_list] [--rocksdb-options FILE]\n"
+    "         [--memtable teks|skip_list] [--linker-nice 0-19] [--rocksdb-options FILE]\n"
     "         [--requirepass PASSWORD] [--sync] [--block-cache-mb 1024]\n"
     "         [--enable-debug-command no|yes|local] [--logfile FILE]\n"
     "         [--replicaof HOST PORT] [--masteruser USER] [--masterauth PASSWORD] [--repl-max-mbps 0]\n"
@@ -75,6 +75,7 @@ class Applier {
     else if (n == "port") f_->port = Int(0, 65535);
     else if (n == "threads") f_->threads = Int(1, 256);
     else if (n == "memtable") f_->memtable = OneOf({"teks", "skip_list"});
+    else if (n == "linker-nice") f_->linker_nice = Int(0, 19);
     else if (n == "rocksdb-options") f_->rocksdb_options = One();
     else if (n == "enable-debug-command") f_->enable_debug_command = OneOf({"no", "yes", "local"});
     else if (n == "logfile") f_->logfile = One();

@@ -8,7 +8,7 @@
 // Redis. A flag's value is what follows it up to the next "--" word
 // ("--replicaof host 6380"), or what follows '=' ("--port=7000"); "--sync"
 // alone means "--sync yes". The server's own settings (dir, port, bind,
-// threads, memtable, rocksdb-options, sync, block-cache-mb, replicaof,
+// threads, memtable, linker-nice, rocksdb-options, sync, block-cache-mb, replicaof,
 // masteruser, masterauth, repl-*, enable-debug-command, logfile, daemonize no,
 // databases 16, aclfile, and "user NAME RULES..." lines) are kept here; any other name must be a CONFIG parameter
 // (config_parameters.h), checked now and set once the server's state
@@ -33,6 +33,8 @@ struct ServerFlags {
   int port = 6379;
   int threads = 1;
   std::string memtable = "teks";
+  // TeksTable's background linker's nice value (TeksTableOptions::linker_nice).
+  int linker_nice = 0;
   std::string rocksdb_options;
   std::string enable_debug_command = "no";  // DEBUG: no, yes or local (loopback clients)
   std::string logfile;  // empty: standard error

@@ -17,7 +17,8 @@
 # Pinning: set server_cpus and client_cpus (taskset CPU lists) before
 # server_start and ycsb_client to run each on CPUs of its own, and
 # server_threads to give teksdb-server that many I/O threads; empty, as by
-# default, they run wherever the kernel puts them.
+# default, they run wherever the kernel puts them. server_linker_nice, if
+# set, is teksdb-server's --linker-nice.
 #   ycsb_client OUT -load|-t WORKLOAD_FILE [-p name=value]...
 #                           runs YCSB's own client (site.ycsb.Client) with our binding
 #                           against server_port; YCSB's stdout (the summary) goes to
@@ -39,6 +40,7 @@ server_port=
 server_cpus=
 client_cpus=
 server_threads=
+server_linker_nice=
 
 ycsb_build() {
   local tool log
@@ -104,6 +106,7 @@ server_start() {
       binary=$(ycsb_server_binary) || return 1
       ${server_cpus:+taskset -c "$server_cpus"} "$binary" --dir "$dir/db" --port 0 --memtable "$kind" \
         ${options:+--rocksdb-options "$options"} ${server_threads:+--threads "$server_threads"} \
+        ${server_linker_nice:+--linker-nice "$server_linker_nice"} \
         ${server_password:+--requirepass "$server_password"} 2>"$server_log" &
       server_pid=$!
       wait_for_server "$server_log" teksdb_listening ;;

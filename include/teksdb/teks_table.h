@@ -25,6 +25,9 @@
 //                    dropped versions' memory is reused until this many
 //                    write buffers of WAL, then the memtable fills and is
 //                    flushed; 1 turns reuse off (see TeksTableOptions)
+//   linker_nice      (an integer 0-19, default 0) the background linker's
+//                    nice value: above 0 it gives way to the threads that
+//                    write and read on a busy CPU (see TeksTableOptions)
 // Variant ids: teks-s (none of the above), teks-a (async), teks-ac
 // (+concurrent_hash), teks-acsp (+shortcut), teks-acsp-in (= teks).
 //
@@ -113,6 +116,14 @@ struct TeksTableOptions {
   // written since the last flush stays within about this many write
   // buffers. 1: never reuse. An integer >= 1.
   uint32_t max_wal_write_buffers = 4;
+  // The nice value of the thread that links new keys into the skip list in
+  // the background (async), 0 to 19. Above 0, on a CPU that request
+  // threads share, a request no longer waits behind a linking slice of
+  // milliseconds (the scheduler runs the waking request thread first); the
+  // linker then gets less of a busy CPU, its queue fills, and writers and
+  // readers link what it left, a little on each request. Linux only (a
+  // per-thread nice); elsewhere ignored.
+  uint32_t linker_nice = 0;
 
   // The options of a paper variant id ("teks", "teks-s", ...); false if the
   // id names none.

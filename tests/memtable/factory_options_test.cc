@@ -4,8 +4,15 @@
 // configurations (refused at DB::Open with a message).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
@@ -155,6 +162,59 @@ TEST(FactoryOptionsTest, MaxWalWriteBuffersTakesAPositiveIntegerOnly) {
     EXPECT_TRUE(s.IsInvalidArgument()) << "'" << bad << "': " << s.ToString();
     EXPECT_NE(s.ToString().find("max_wal_write_buffers"), std::string::npos) << s.ToString();
   }
+}
+
+TEST(FactoryOptionsTest, LinkerNiceTakesZeroToNineteenOnly) {
+  ConfigOptions config;
+  ROCKSDB_NAMESPACE::ColumnFamilyOptions cf;
+  ASSERT_OK(ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+      config, cf, "memtable_factory={id=teks;linker_nice=19}", &cf));
+  EXPECT_EQ(GetTeksTableOptions(*cf.memtable_factory)->linker_nice, 19u);
+  EXPECT_EQ(TeksTableOptions().linker_nice, 0u);
+  for (const std::string bad : {"20", "-1", "low", ""}) {
+    ROCKSDB_NAMESPACE::ColumnFamilyOptions refused;
+    const Status s = ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+        config, refused, "memtable_factory={id=teks;linker_nice=" + bad + "}", &refused);
+    EXPECT_TRUE(s.IsInvalidArgument()) << "'" << bad << "': " << s.ToString();
+    EXPECT_NE(s.ToString().find("linker_nice"), std::string::npos) << s.ToString();
+  }
+}
+
+// The nice values of this process's threads, from /proc.
+std::vector<int> ThreadNiceValues() {
+  std::vector<int> values;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream stat(task.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    // Fields after the command's closing parenthesis: state is field 3,
+    // nice field 19.
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 19 && rest >> field; ++i) {
+      if (i == 19) values.push_back(std::stoi(field));
+    }
+  }
+  return values;
+}
+
+TEST(FactoryOptionsTest, TheLinkerRunsAtItsNiceValue) {
+  test::TempDir dir("teks-nice");
+  ROCKSDB_NAMESPACE::Options options;
+  options.create_if_missing = true;
+  TeksTableOptions teks;
+  teks.linker_nice = 7;
+  options.memtable_factory = NewTeksTableFactory(teks);
+  std::unique_ptr<ROCKSDB_NAMESPACE::DB> db;
+  ASSERT_OK(OpenDB(options, dir.path(), &db));
+  ASSERT_OK(db->Put({}, "key", "value"));
+  bool found = false;
+  for (int i = 0; i < 500 && !found; ++i) {
+    const std::vector<int> nice = ThreadNiceValues();
+    found = std::count(nice.begin(), nice.end(), 7) == 1;
+    if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(found) << "no thread of this process runs at nice 7";
 }
 
 // A comparator that does not promise byte-equal keys compare equal only.
