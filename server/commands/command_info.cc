@@ -125,6 +125,7 @@ const CommandInfo kCommands[] = {
     {"memory", "", 0, 0, 0, "@slow"},
     {"mget", "readonly fast", 1, -1, 1, "@read @string @fast"},
     {"migrate", "write movablekeys", 3, 3, 1, "@keyspace @write @slow @dangerous"},
+    {"module", "", 0, 0, 0, "@slow"},
     {"monitor", "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous"},
     {"move", "write fast", 1, 1, 1, "@keyspace @write @fast"},
     {"mset", "write denyoom", 1, -1, 2, "@write @string @slow"},
@@ -271,7 +272,7 @@ struct Subcommand {
 // ACL, CONFIG, CLIENT, SCRIPT, FUNCTION and LATENCY subcommand "noscript").
 bool SubcommandsDeniedInScripts(const std::string& container) {
   return container == "acl" || container == "config" || container == "client" || container == "script" ||
-         container == "latency" || container == "function";
+         container == "latency" || container == "function" || container == "module";
 }
 const Subcommand kSubcommands[] = {
     {"acl", "cat", -2},         {"acl", "deluser", -3, true}, {"acl", "dryrun", -4, true},
@@ -290,6 +291,8 @@ const Subcommand kSubcommands[] = {
     {"object", "refcount", 3},
     {"memory", "usage", -3},    {"memory", "stats", 2},   {"memory", "doctor", 2},
     {"memory", "purge", 2},     {"memory", "malloc-stats", 2},
+    {"module", "help", 2},      {"module", "list", 2, true}, {"module", "load", -3, true},
+    {"module", "loadex", -3, true}, {"module", "unload", 3, true},
     {"latency", "latest", 2, true},   {"latency", "history", 3, true}, {"latency", "reset", -2, true},
     {"latency", "doctor", 2, true},   {"latency", "graph", 3, true},  {"latency", "histogram", -2, true},
     {"config", "get", -3, true},      {"config", "set", -4, true},    {"config", "resetstat", 2, true},

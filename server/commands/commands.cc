@@ -207,6 +207,7 @@ const std::vector<Command>& CommandTable() {
     AddGeoSearchCommands(&commands);
     AddClientCommands(&commands);
     AddIntrospectionCommands(&commands);
+    AddModuleCommand(&commands);
     AddLcsCommand(&commands);
     AddReplicationCommands(&commands);
     AddAclCommand(&commands);

@@ -101,6 +101,7 @@ void AddGeoCommands(std::vector<Command>* table);
 void AddGeoSearchCommands(std::vector<Command>* table);
 void AddClientCommands(std::vector<Command>* table);
 void AddIntrospectionCommands(std::vector<Command>* table);
+void AddModuleCommand(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);
 void AddReplicationCommands(std::vector<Command>* table);
 void AddAclCommand(std::vector<Command>* table);

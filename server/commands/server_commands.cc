@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "config_parameters.h"
 #include "config_rewrite.h"
+#include "expiry_sweeper.h"
 #include "glob_match.h"
 #include "resp_reply.h"
 #include "script_engine.h"
@@ -122,8 +123,15 @@ void Time(Request& r) {
 void Config(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
   if (sub == "resetstat") {
-    r.server.slowlog.Reset();
-    r.server.stats.Reset();
+    // What Redis's resetServerStats, resetCommandTableStats and
+    // resetErrorTableStats clear and INFO here shows (the slow log stays,
+    // as Redis's does).
+    ServerState& s = r.server;
+    s.commands.store(0);
+    s.connections.store(0);
+    s.rejected_connections.store(0);
+    if (s.sweeper != nullptr) s.sweeper->ResetReclaimed();
+    s.stats.Reset();
     return reply::Ok(r.out);
   }
   if (sub == "rewrite") {

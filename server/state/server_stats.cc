@@ -113,8 +113,17 @@ void ServerStats::Reset() {
     for (auto& [name, stats] : subcommands_) stats->Reset();
   }
   error_replies_.store(0, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(errors_mutex_);
-  errors_.clear();
+  {
+    std::lock_guard<std::mutex> lock(errors_mutex_);
+    errors_.clear();
+  }
+  // The command total restarts from zero too: a sample across the reset
+  // would count backwards.
+  std::lock_guard<std::mutex> lock(ops_mutex_);
+  last_ms_ = 0;
+  last_total_ = 0;
+  ops_samples_.fill(0);
+  next_sample_ = 0;
 }
 
 void ServerStats::SampleOps(int64_t now_ms, uint64_t total_commands) {

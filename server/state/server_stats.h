@@ -101,7 +101,8 @@ class ServerStats {
   // counted in error_replies() only (Redis's limit: no client can grow the
   // table).
   static constexpr size_t kErrorCodes = 128;
-  // CONFIG RESETSTAT: every command's counts and the error counts to zero.
+  // CONFIG RESETSTAT: every command's counts, the error counts and the
+  // ops/sec samples to zero.
   void Reset();
   void RecordError(const std::string& error);
   uint64_t error_replies() const { return error_replies_.load(std::memory_order_relaxed); }

@@ -53,6 +53,8 @@ class ExpirySweeper {
 
   // Keys reclaimed so far (INFO's expired_keys).
   uint64_t reclaimed() const { return reclaimed_.load(std::memory_order_relaxed); }
+  // CONFIG RESETSTAT: the count from zero.
+  void ResetReclaimed() { reclaimed_.store(0, std::memory_order_relaxed); }
   // Whether the sweep sleeps until the next expiry is written.
   bool idle() const { return idle_.load(std::memory_order_relaxed); }
   // Stops (or resumes) the sweep; returns once no tick is running, so that

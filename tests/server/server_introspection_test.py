@@ -3,7 +3,8 @@
 read them:
   - INFO: the default sections, "all", "everything", several named, each
     once; blocked_clients counts a client in BLPOP; errorstats, rejected
-    and failed calls count errors by code; CONFIG RESETSTAT clears them;
+    and failed calls count errors by code; CONFIG RESETSTAT clears them
+    and the command and connection totals;
     CLIENT UNBLOCK ends a blocked command as a timeout or with an error;
   - CLIENT REPLY OFF / SKIP / ON drop exactly the replies Redis drops,
     while Pub/Sub messages still arrive;
@@ -12,6 +13,8 @@ read them:
     keyspace per database, all kept across a restart;
   - CONFIG: Redis's parameters all answer; kept ones show what was set,
     immutable ones and bad values get Redis's errors, requirepass acts;
+  - MODULE LIST is empty; LOAD and UNLOAD are refused unless
+    enable-module-command, then fail as Redis's do for a missing library;
   - DEBUG is refused unless --enable-debug-command, then DIGEST follows
     the data and SET-ACTIVE-EXPIRE keeps expired keys stored, until a read
     meets one and deletes it (lazy expiry, with its "expired" event);
@@ -72,12 +75,19 @@ def info_sections(port):
     check("blocked_clients:1" in info(c, "clients"), "INFO: a client in BLPOP is blocked_clients:1")
     c.command("RPUSH", "nothing-here", "x")
     check(blocker.reply() == (b"*", [(b"$", b"nothing-here"), (b"$", b"x")]), "the BLPOP is served")
+    def stat(text, name):
+        return int(re.search(name + r":(\d+)", text).group(1))
+    before = info(c, "stats")
     c.command("CONFIG", "RESETSTAT")
     c.command("SET", "s", "v")
     c.command("LPUSH", "s", "x")  # WRONGTYPE: failed
     c.command("GET")              # arity: rejected
     c.command("NOSUCHCOMMAND")
     stats = info(c, "commandstats", "errorstats", "stats")
+    check(stat(before, "total_commands_processed") > 10 and stat(stats, "total_commands_processed") <= 5,
+          "CONFIG RESETSTAT restarts total_commands_processed")
+    check(stat(before, "total_connections_received") > 0 and stat(stats, "total_connections_received") == 0,
+          "CONFIG RESETSTAT restarts total_connections_received")
     check("cmdstat_lpush:calls=1," in stats and "failed_calls=1" in stats, "failed_calls counts WRONGTYPE")
     check("cmdstat_get:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0" in stats,
           "rejected_calls counts an arity error")
@@ -168,6 +178,25 @@ def config(port):
     check(Client(port).command("GET", "k")[1].startswith(b"NOAUTH"), "requirepass acts on new clients")
     check(c.command("GET", "k")[0] == b"$", "a client already in stays in")
     c.command("CONFIG", "SET", "requirepass", "")
+
+
+def modules(port, enabled):
+    c = Client(port)
+    check(c.command("MODULE", "LIST") == (b"*", []), "MODULE LIST: no module")
+    check(c.command("MODULE", "HELP")[1][1] == (b"+", b"LIST"), "MODULE HELP lists LIST first")
+    check(c.command("MODULE", "NOPE")[1].startswith(b"ERR unknown subcommand or wrong number of arguments"),
+          "an unknown MODULE subcommand refused as Redis refuses it")
+    load = c.command("MODULE", "LOAD", "/nowhere/module.so")
+    unload = c.command("MODULE", "UNLOAD", "nothing")
+    if enabled:
+        check(load == (b"-", b"ERR Error loading the extension. Please check the server logs."),
+              "MODULE LOAD allowed, and failing as Redis's does: %r" % (load,))
+        check(unload == (b"-", b"ERR Error unloading module: no such module with that name"),
+              "MODULE UNLOAD of a module not loaded: %r" % (unload,))
+    else:
+        for what, got in (("LOAD", load), ("UNLOAD", unload)):
+            check(got[1].startswith(b"ERR MODULE command not allowed"),
+                  "MODULE %s refused without enable-module-command: %r" % (what, got))
 
 
 def debug(port):
@@ -359,12 +388,14 @@ def main():
               "DEBUG refused without --enable-debug-command")
         for part in (info_sections, client_reply, databases, config):
             part(port)
+        modules(port, enabled=False)
     finally:
         stop([proc])
     port, proc = checks.start_server(server_bin, os.path.join(tmp, "debug"), "--enable-debug-command",
-                                     "yes")
+                                     "yes", "--enable-module-command", "yes")
     try:
         debug(port)
+        modules(port, enabled=True)
     finally:
         stop([proc])
     against_redis(server_bin, tmp)
