@@ -47,6 +47,8 @@
 #   --pin              each server on CPU 0 (teksdb-server with one I/O thread),
 #                      the YCSB client on the others (taskset), so the client
 #                      takes none of the server's CPU time
+#   --linker-nice N    teksdb-server's --linker-nice (TeksTable's linker's nice
+#                      value, 0-19; the server's own default when not given)
 #   --repeat N         everything N times, interleaved; tables show medians (1)
 #   --out DIR          results go to DIR/ycsb (with --large DIR/ycsb-large) (build/bench)
 #   --no-plots         no plots (and no matplotlib venv)
@@ -64,10 +66,10 @@ die() { echo "bench_ycsb.sh: $*" >&2; exit 1; }
 log() { echo "[ycsb] $*" >&2; }
 
 servers=teks,skip_list,redis threads=1,2,4,8,16 records= operations=100000 scans=
-large= repeat=1 out= no_plots= pin= write_buffer_mb= workloads=a,b,c,d,f,e
+large= repeat=1 out= no_plots= pin= write_buffer_mb= workloads=a,b,c,d,f,e linker_nice=
 while (($#)); do
   case $1 in
-    --servers|--threads|--records|--operations|--scans|--repeat|--out|--write-buffer-mb|--workloads)
+    --servers|--threads|--records|--operations|--scans|--repeat|--out|--write-buffer-mb|--workloads|--linker-nice)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       v=${1#--}
       declare "${v//-/_}=$2"
@@ -90,6 +92,7 @@ done
 [[ -z $write_buffer_mb || $write_buffer_mb =~ ^[1-9][0-9]*$ ]] ||
   die "--write-buffer-mb must be a positive integer, not '$write_buffer_mb'"
 [[ -z $write_buffer_mb || -z $large ]] || die "--write-buffer-mb is for the in-memory study, not --large"
+[[ -z $linker_nice || $linker_nice =~ ^([0-9]|1[0-9])$ ]] || die "--linker-nice must be 0-19, not '$linker_nice'"
 [[ $servers =~ ^(teks|skip_list|redis)(,(teks|skip_list|redis))*$ ]] ||
   die "--servers must be a list of teks, skip_list, redis, not '$servers'"
 options=$root/ycsb/rocksdb/in_memory.ini
@@ -108,6 +111,7 @@ if [[ -n $pin ]]; then
   (($(nproc) >= 2)) || die "--pin needs 2 CPUs or more"
   server_cpus=0 client_cpus=1-$(($(nproc) - 1)) server_threads=1
 fi
+server_linker_nice=$linker_nice
 clock_ticks=$(getconf CLK_TCK)
 bash "$root/scripts/setup.sh" >&2
 ycsb_build
@@ -191,6 +195,7 @@ title="YCSB through teksdb-server: $records records, $operations operations (E: 
 title+=", $([[ -n $large ]] && echo '32 MiB write buffer' ||
   echo "in memory (${write_buffer_mb:-4096} MiB write buffer)"), repeat $repeat"
 [[ -z $pin ]] || title+=", server pinned to CPU $server_cpus, client to $client_cpus"
+[[ -z $linker_nice ]] || title+=", linker nice $linker_nice"
 report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out "$out/runs.tsv")
 [[ -n $no_plots ]] || report+=(--plots "$out")
 {
@@ -201,5 +206,5 @@ report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out
     "$(redis-server --version | cut -d' ' -f1-3)"
   echo "Command: scripts/bench_ycsb.sh --servers $servers --threads $threads --records $records" \
     "--operations $operations --scans $scans --repeat $repeat${large:+ --large}${pin:+ --pin}" \
-    "${write_buffer_mb:+--write-buffer-mb $write_buffer_mb }--workloads $workloads"
+    "${write_buffer_mb:+--write-buffer-mb $write_buffer_mb }${linker_nice:+--linker-nice $linker_nice }--workloads $workloads"
 } | tee "$out/table.txt"
