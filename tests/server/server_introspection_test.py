@@ -184,7 +184,7 @@ def modules(port, enabled):
     c = Client(port)
     check(c.command("MODULE", "LIST") == (b"*", []), "MODULE LIST: no module")
     check(c.command("MODULE", "HELP")[1][1] == (b"+", b"LIST"), "MODULE HELP lists LIST first")
-    check(c.command("MODULE", "NOPE")[1].startswith(b"ERR unknown subcommand or wrong number of arguments"),
+    check(c.command("MODULE", "NOPE") == (b"-", b"ERR unknown subcommand 'NOPE'. Try MODULE HELP."),
           "an unknown MODULE subcommand refused as Redis refuses it")
     load = c.command("MODULE", "LOAD", "/nowhere/module.so")
     unload = c.command("MODULE", "UNLOAD", "nothing")
