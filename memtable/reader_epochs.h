@@ -13,7 +13,8 @@
 // has left (each step from e to e + 1 waits until no reader of e - 1 is
 // left), and every later reader entered after the cut was published, so it
 // never reaches the cut versions (their chain no longer links them, and no
-// jump above the cut points into them: VersionChain::InsertAndDrop).
+// jump above the cut points into them: VersionChain::InsertAndDrop). The
+// same holds for a version spliced out between two readers' snapshots.
 //
 // Readers count themselves in one of kStripes cache lines (chosen by
 // thread), in the counter of their epoch's parity, so entering costs one

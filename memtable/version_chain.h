@@ -82,9 +82,11 @@
 //     version was cut and its rep reuses its memory, which waits until no
 //     reader can be looking (reader_epochs.h, version_recycler.h). After a
 //     version is linked, only its link's mark bit, the link itself (cut to
-//     nullptr) and its jump (cleared when its target is cut) change.
+//     nullptr, or moved past a version spliced out below it) and its jump
+//     (cleared when its target is cut, moved when it is spliced out) change.
 //   - Links and jumps only ever point to older versions. Dropping cuts one
-//     link to nullptr. A reader already past a cut keeps walking the
+//     link to nullptr; splicing (SpliceStripes, snapshot stripes) moves one
+//     link and the jumps that led to the spliced version one step older. A reader already past a cut keeps walking the
 //     unlinked part, and a search may reach it through a jump, but only
 //     when looking for something older than the cutter (every reader reads
 //     at or above it, so only a memtable iterator standing on an unlinked
