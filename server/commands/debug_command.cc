@@ -25,6 +25,7 @@
 #include "collection.h"
 #include "list_store.h"
 #include "object_encoding.h"
+#include "protected_command.h"
 #include "resp_reply.h"
 #include "strict_integer.h"
 
@@ -34,13 +35,6 @@ namespace {
 using ROCKSDB_NAMESPACE::Status;
 
 constexpr const char* kNoDigest = "0000000000000000000000000000000000000000";
-
-bool DebugAllowed(const Request& r) {
-  const std::string& mode = r.server.enable_debug_command;
-  if (mode == "yes") return true;
-  if (mode != "local") return false;
-  return r.client.address.rfind("127.", 0) == 0 || r.client.address.rfind("[::1]", 0) == 0;
-}
 
 // A SHA1 fed with length-prefixed parts.
 class Digest {
@@ -186,12 +180,8 @@ void Protocol(Request& r) {
 }
 
 void Debug(Request& r) {
-  if (!DebugAllowed(r)) {
-    return reply::Error(
-        r.out,
-        "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
-        "you can run it from a local connection, otherwise you need to set this option in the "
-        "configuration file, and then restart the server.");
+  if (!ProtectedCommandAllowed(r.server.enable_debug_command, r.client)) {
+    return reply::Error(r.out, ProtectedCommandRefusal("DEBUG", "enable-debug-command"));
   }
   const std::string sub = AsciiLower(r.args[1]);
   const size_t argc = r.args.size();

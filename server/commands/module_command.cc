@@ -11,18 +11,11 @@
 #include "ascii_case.h"
 #include "commands.h"
 #include "config_parameters.h"
+#include "protected_command.h"
 #include "resp_reply.h"
 
 namespace teksdb::server {
 namespace {
-
-// enable-module-command: "yes", or "local" and a loopback client.
-bool ModuleCommandAllowed(const Request& r) {
-  const std::string mode = FindConfigParameter("enable-module-command")->get(r.server);
-  if (mode == "yes") return true;
-  if (mode != "local") return false;
-  return r.client.address.rfind("127.", 0) == 0 || r.client.address.rfind("[::1]", 0) == 0;
-}
 
 void ModuleHelp(Request& r) {
   static const char* const kLines[] = {
@@ -48,12 +41,9 @@ void Module(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
   if (sub == "help") return ModuleHelp(r);
   if (sub == "list") return reply::ArrayHeader(r.out, 0);
-  if (!ModuleCommandAllowed(r)) {
-    return reply::Error(
-        r.out,
-        "ERR MODULE command not allowed. If the enable-module-command option is set to "
-        "\"local\", you can run it from a local connection, otherwise you need to set this "
-        "option in the configuration file, and then restart the server.");
+  const std::string setting = FindConfigParameter("enable-module-command")->get(r.server);
+  if (!ProtectedCommandAllowed(setting, r.client)) {
+    return reply::Error(r.out, ProtectedCommandRefusal("MODULE", "enable-module-command"));
   }
   if (sub == "unload") {
     return reply::Error(r.out, "ERR Error unloading module: no such module with that name");
