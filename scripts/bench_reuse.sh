@@ -100,13 +100,13 @@ flags_of() {  # MEMTABLE
 }
 writes=$((keys * updates))
 reads=$((keys < 500000 ? keys : 500000))
-run() {  # NAME MEMTABLE BUFFER_MB BENCHMARKS
+run() {  # NAME MEMTABLE BUFFER_MB BENCHMARKS SEED [FLAG...]
   local log=$results/raw/$1.txt flags
   read -r -a flags <<<"$(flags_of "$2")"
   rm -rf "$tmp/db"
   "$bench" --db="$tmp/db" "${flags[@]}" --num="$keys" --writes="$writes" --reads="$reads" \
     --value_size="$value_size" --write_buffer_size=$(($3 << 20)) --compression_type=snappy \
-    --seed=1 --benchmarks="$4" >"$log" 2>&1 || die "$1 failed: see $log"
+    --seed="$5" --benchmarks="$4" "${@:6}" >"$log" 2>&1 || die "$1 failed: see $log"
 }
 # FIELD of LOG: micros/op of a benchmark, or a memstats line's value.
 # (Progress lines end in carriage returns.)
@@ -138,12 +138,7 @@ for ((r = 1; r <= snapshot_runs; r++)); do
     for m in "${snapshot_memtables[@]}"; do
       progress "snapshots $way, $m, run $r"
       read -r -a extra <<<"$(snapshot_flags "$way")"
-      read -r -a flags <<<"$(flags_of "$m")"
-      log_file=$results/raw/snapshots-$way-$m-$r.txt
-      rm -rf "$tmp/db"
-      "$bench" --db="$tmp/db" "${flags[@]}" "${extra[@]}" --num="$keys" --writes="$writes" \
-        --value_size="$value_size" --write_buffer_size=$((memory_buffer << 20)) --seed="$r" \
-        --benchmarks=fillrounds,memstats >"$log_file" 2>&1 || die "snapshots $way $m failed: see $log_file"
+      run "snapshots-$way-$m-$r" "$m" "$memory_buffer" fillrounds,memstats "$r" "${extra[@]}"
     done
   done
 done
@@ -151,12 +146,12 @@ IFS=, read -r -a buffer_list <<<"$buffers"
 if [[ -z $only_snapshots ]]; then
   for m in "${memtables[@]}"; do
     progress "memory, $m"
-    run "memory-$m" "$m" "$memory_buffer" fillrandom,memstats,readrandom,readseq,seekrandom
+    run "memory-$m" "$m" "$memory_buffer" fillrandom,memstats,readrandom,readseq,seekrandom 1
   done
   for mb in "${buffer_list[@]}"; do
     for m in "${memtables[@]}"; do
       progress "flushes at $mb MiB, $m"
-      run "flushes-$mb-$m" "$m" "$mb" fillrandom,memstats
+      run "flushes-$mb-$m" "$m" "$mb" fillrandom,memstats 1
     done
   done
 fi

@@ -148,6 +148,18 @@ TEST(FactoryOptionsTest, OptionsFileRoundTripKeepsFactoryAndOptions) {
   EXPECT_EQ(o->max_wal_write_buffers, 7u);
 }
 
+// Each of `values` for TeksTable's `option` is InvalidArgument naming it.
+void ExpectEachRefused(const std::string& option, const std::vector<std::string>& values) {
+  for (const std::string& bad : values) {
+    ConfigOptions config;
+    ROCKSDB_NAMESPACE::ColumnFamilyOptions refused;
+    const Status s = ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+        config, refused, "memtable_factory={id=teks;" + option + "=" + bad + "}", &refused);
+    EXPECT_TRUE(s.IsInvalidArgument()) << option << "='" << bad << "': " << s.ToString();
+    EXPECT_NE(s.ToString().find(option), std::string::npos) << s.ToString();
+  }
+}
+
 TEST(FactoryOptionsTest, MaxWalWriteBuffersTakesAPositiveIntegerOnly) {
   ConfigOptions config;
   ROCKSDB_NAMESPACE::ColumnFamilyOptions cf;
@@ -155,13 +167,7 @@ TEST(FactoryOptionsTest, MaxWalWriteBuffersTakesAPositiveIntegerOnly) {
       config, cf, "memtable_factory={id=teks;max_wal_write_buffers=12}", &cf));
   EXPECT_EQ(GetTeksTableOptions(*cf.memtable_factory)->max_wal_write_buffers, 12u);
   EXPECT_EQ(TeksTableOptions().max_wal_write_buffers, 4u);
-  for (const std::string bad : {"0", "-1", "two", "3x", "", "99999999999"}) {
-    ROCKSDB_NAMESPACE::ColumnFamilyOptions refused;
-    const Status s = ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
-        config, refused, "memtable_factory={id=teks;max_wal_write_buffers=" + bad + "}", &refused);
-    EXPECT_TRUE(s.IsInvalidArgument()) << "'" << bad << "': " << s.ToString();
-    EXPECT_NE(s.ToString().find("max_wal_write_buffers"), std::string::npos) << s.ToString();
-  }
+  ExpectEachRefused("max_wal_write_buffers", {"0", "-1", "two", "3x", "", "99999999999"});
 }
 
 TEST(FactoryOptionsTest, LinkerNiceTakesZeroToNineteenOnly) {
@@ -171,13 +177,7 @@ TEST(FactoryOptionsTest, LinkerNiceTakesZeroToNineteenOnly) {
       config, cf, "memtable_factory={id=teks;linker_nice=19}", &cf));
   EXPECT_EQ(GetTeksTableOptions(*cf.memtable_factory)->linker_nice, 19u);
   EXPECT_EQ(TeksTableOptions().linker_nice, 0u);
-  for (const std::string bad : {"20", "-1", "low", ""}) {
-    ROCKSDB_NAMESPACE::ColumnFamilyOptions refused;
-    const Status s = ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
-        config, refused, "memtable_factory={id=teks;linker_nice=" + bad + "}", &refused);
-    EXPECT_TRUE(s.IsInvalidArgument()) << "'" << bad << "': " << s.ToString();
-    EXPECT_NE(s.ToString().find("linker_nice"), std::string::npos) << s.ToString();
-  }
+  ExpectEachRefused("linker_nice", {"20", "-1", "low", ""});
 }
 
 // The nice values of this process's threads, from /proc.
