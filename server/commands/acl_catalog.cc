@@ -22,7 +22,7 @@ struct NamedCategories {
 // Redis 7.0's commands that teksdb-server does not run (a rule may still
 // name them).
 const NamedCategories kCommandsNotRun[] = {
-    {"asking", "@fast @connection"}, {"cluster", "@slow"}, {"module", "@slow"},
+    {"asking", "@fast @connection"}, {"cluster", "@slow"},
     {"readonly", "@fast @connection"}, {"readwrite", "@fast @connection"},
 };
 
