@@ -9,8 +9,9 @@
 #   with a redis.conf it writes, and waits for its "Ready to accept" line;
 #   here src/redis-server is a small wrapper that runs teksdb-server on that
 #   file (with --redis, Debian's redis-server).
-# Each file runs with the suite's
-# per-test timeout and an outer timeout per file, so nothing hangs. Prints
+# Files run JOBS (nproc) at a time, as the harness runs its own files in
+# parallel; each with the suite's per-test timeout and an outer timeout, so
+# nothing hangs. Prints
 # per file the tests run, passed and failed, what redis-server 7.0 passes
 # of the same file (tests/tools/redis_suite_redis_passes.txt) and the share
 # of that teksdb-server passes, and for each failure whether it is expected
@@ -27,7 +28,7 @@
 #                       and its pass counts (docs/COMMANDS.md shows them)
 #          [--redis]    runs the files against Debian's redis-server instead;
 #                       with --record, writes its pass counts (the baseline)
-# Environment: TEKSDB_REDIS_SUITE_DIR (where the suite is unpacked:
+# Environment: JOBS (files at once: nproc), TEKSDB_REDIS_SUITE_DIR (where the suite is unpacked:
 #   ~/.cache/teksdb/redis-7.0.15), TEKSDB_SERVER (a teksdb-server to use as
 #   it is; else build/'s, built first: scripts/server_binary.sh).
 set -euo pipefail
@@ -41,7 +42,7 @@ passes=$root/tests/tools/redis_suite_teksdb_passes.txt
 suite=${TEKSDB_REDIS_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/teksdb/redis-7.0.15}
 files="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/list-3 unit/type/set
 unit/type/zset unit/expire unit/keyspace unit/multi unit/pubsub unit/scripting unit/bitops unit/bitfield unit/hyperloglog
-unit/info-command unit/protocol unit/introspection-2 unit/other unit/tracking unit/sort unit/geo unit/dump
+unit/pause unit/info-command unit/protocol unit/introspection-2 unit/other unit/tracking unit/sort unit/geo unit/dump
 unit/type/stream unit/type/stream-cgroups unit/obuf-limits unit/limits unit/querybuf unit/auth
 unit/networking unit/info unit/acl unit/acl-v2"
 # The files run in the harness's own mode (see above).
@@ -50,6 +51,8 @@ server=${TEKSDB_SERVER:-}
 record=0
 against_redis=0
 file_timeout=900
+# Files at once (run_file).
+files_at_once=${JOBS:-$(nproc)}
 while (($#)); do
   case $1 in
     --server) server=$2; shift 2 ;;
@@ -76,10 +79,21 @@ if [[ ! -x $suite/runtest ]]; then
 fi
 
 work=$(mktemp -d)
+# Each file runs in a subshell that stops its harness and its own server
+# (stop_server) as it ends, killed or not; the script, as it ends, kills
+# those still running.
 server_pid=
+harness_pid=
+stop_server() {
+  [[ -z $harness_pid ]] || kill "$harness_pid" 2>/dev/null
+  [[ -z $server_pid ]] || { kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null || true; }
+  harness_pid= server_pid=
+}
 cleanup() {
-  [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
+  local running
+  running=$(jobs -rp)
+  [[ -z $running ]] || { kill $running 2>/dev/null; wait 2>/dev/null || true; }
+  [[ -n ${KEEP_WORK:-} ]] || rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -111,19 +125,18 @@ write_wrapper() {
 }
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-start_server() {  # file, port
+start_server() {  # file, port, log
   local dir=$work/db-${1//\//-}
   if ((against_redis)); then
     mkdir -p "$dir"
     redis-server --port "$2" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
-      --enable-debug-command yes >"$work/server.log" 2>&1 &
+      --enable-debug-command yes >"$3" 2>&1 &
   else
     # One I/O thread, as Redis's one event loop: the suite's tests send on
     # one connection and then on another without waiting (UNSUBSCRIBE, then
     # PUBLISH elsewhere) and read the result as if the server ran them in
     # the order they were sent, which concurrent I/O threads do not promise.
-    "$server" --dir "$dir" --port "$2" --threads 1 --enable-debug-command yes \
-      2>"$work/server.log" &
+    "$server" --dir "$dir" --port "$2" --threads 1 --enable-debug-command yes 2>"$3" &
   fi
   server_pid=$!
   for _ in $(seq 1 100); do redis-cli -p "$2" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -135,36 +148,56 @@ redis_passes() {  # file: what redis-server 7.0 passes of it, or "-"
   awk -F'\t' -v f="$1" '$1 == f { print $2; found = 1 } END { if (!found) print "-" }' "$baseline" 2>/dev/null || echo -
 }
 
-write_wrapper
-printf '%-24s %5s %6s %6s %6s %6s %9s %5s\n' file run passed failed redis share expected new
-new_failures=0
-: >"$work/failures"
-: >"$work/passes"
-for file in $files; do
-  own=0
+# slot_tree SLOT: the suite's directory as the harness of SLOT sees it:
+# its files linked, but tests/tmp its own (a harness empties tests/tmp as
+# it starts and ends: two in one tree would remove each other's servers).
+slot_tree() {
+  local tree=$work/tree-$1 entry
+  if [[ ! -d $tree ]]; then
+    mkdir -p "$tree/tests/tmp"
+    for entry in "$suite"/*; do [[ ${entry##*/} == tests ]] || ln -s "$entry" "$tree/"; done
+    for entry in "$suite"/tests/*; do [[ ${entry##*/} == tmp ]] || ln -s "$entry" "$tree/tests/"; done
+  fi
+  echo "$tree"
+}
+
+# run_file INDEX FILE SLOT: runs FILE with the harness, its output in
+# $work/INDEX.out and the harness's exit status in $work/INDEX.status. Files
+# run $files_at_once at a time (as the harness itself runs its files,
+# --clients, in its own mode); each running file holds a slot, the slot
+# its tree (slot_tree) and its ports: the harness's servers from
+# 21111 + 500 * SLOT, its client port below.
+run_file() {
+  local index=$1 file=$2 slot=$3 own=0 port status=0 skip=() server_args=()
   [[ $own_files == *" $file "* ]] && own=1
+  server_args=(--baseport $((21111 + 500 * slot)) --portcount 500)
   if ((!own)); then
     port=$(free_port)
-    start_server "$file" "$port"
+    start_server "$file" "$port" "$work/$index.server.log"
+    server_args+=(--host 127.0.0.1 --port "$port")
   fi
-  skip=()
   if ((!against_redis)); then
     while IFS=$'\t' read -r skip_file skip_test _; do
       [[ $skip_file == "$file" ]] && skip+=(--skiptest "$skip_test")
     done < <(grep -v '^#' "$skipped")
   fi
-  status=0
-  server_args=()
-  ((own)) || server_args=(--host 127.0.0.1 --port "$port")
-  (cd "$suite" && timeout "$file_timeout" tclsh tests/test_helper.tcl "${server_args[@]}" \
+  # (In the background, so that the subshell's TERM trap runs at once.)
+  (cd "$(slot_tree "$slot")" && exec timeout "$file_timeout" tclsh tests/test_helper.tcl "${server_args[@]}" \
      --single "$file" --tags -slow --durable --clients 1 --timeout 120 "${skip[@]}") \
-     >"$work/out" 2>&1 || status=$?
-  if ((!own)); then
-    kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null || true
-    server_pid=
-  fi
+     >"$work/$index.out" 2>&1 &
+  harness_pid=$!
+  wait "$harness_pid" || status=$?
+  harness_pid=
+  stop_server
+  echo "$status" >"$work/$index.status"
+}
+
+# report INDEX FILE: FILE's line of the table, from run_file's output.
+report() {
+  local index=$1 file=$2 status passed failed expected_here=0 new_here=0 reference share=- name
+  status=$(cat "$work/$index.status")
   # Results, colours stripped: "[ok]: NAME (N ms)", "[err]: NAME in FILE", "[exception]: ...".
-  sed 's/\x1b\[[0-9;]*m//g' "$work/out" >"$work/plain"
+  sed 's/\x1b\[[0-9;]*m//g' "$work/$index.out" >"$work/plain"
   passed=$(grep -c '^\[ok\]: ' "$work/plain" || true)
   grep -E '^\[(err|exception)\]: ' "$work/plain" |
     sed -E 's/^\[(err|exception)\]: //; s/ in tests\/.*$//; s/ \([0-9]+ ms\)$//' >"$work/failed" || true
@@ -172,7 +205,6 @@ for file in $files; do
   sed -nE 's/^sock[0-9a-f]+ => \(IN PROGRESS\) (.*)$/hung: \1/p' "$work/plain" >>"$work/failed"
   failed=$(wc -l <"$work/failed")
   printf '%s\t%s\n' "$file" "$passed" >>"$work/passes"
-  expected_here=0 new_here=0
   while IFS= read -r name; do
     if ((against_redis)); then
       echo "  redis-server fails in $file: $name" >&2
@@ -188,14 +220,45 @@ for file in $files; do
   if ((status == 124)); then
     echo "  $file: timed out after ${file_timeout} s" >&2
     new_here=$((new_here + 1))
+  elif ((status != 0 && passed + failed == 0)); then
+    echo "  $file: the harness ran nothing (exit $status): $(grep -v '^$' "$work/plain" | tail -n 3 | paste -sd' ')" >&2
+    new_here=$((new_here + 1))
   fi
   new_failures=$((new_failures + new_here))
   reference=$(redis_passes "$file")
-  share=-
   [[ $reference != - && $reference -gt 0 ]] && share="$((100 * passed / reference))%"
   printf '%-24s %5d %6d %6d %6s %6s %9d %5d\n' "$file" $((passed + failed)) "$passed" "$failed" \
     "$reference" "$share" "$expected_here" "$new_here"
+}
+
+write_wrapper
+printf '%-24s %5s %6s %6s %6s %6s %9s %5s\n' file run passed failed redis share expected new
+new_failures=0
+: >"$work/failures"
+: >"$work/passes"
+read -r -a file_list <<<"$(echo $files)"
+reported=0
+# report_done: the table's lines, in the files' order, as far as they have run.
+report_done() {
+  while ((reported < ${#file_list[@]})) && [[ -f $work/$reported.status ]]; do
+    report "$reported" "${file_list[$reported]}"
+    reported=$((reported + 1))
+  done
+}
+for index in "${!file_list[@]}"; do
+  while (($(jobs -rp | wc -l) >= files_at_once)); do wait -n || true; report_done; done
+  slot=0
+  while [[ -e $work/slot-$slot.busy ]]; do slot=$((slot + 1)); done
+  touch "$work/slot-$slot.busy"
+  (
+    trap stop_server EXIT
+    trap 'exit 143' TERM
+    run_file "$index" "${file_list[$index]}" "$slot"
+    rm -f "$work/slot-$slot.busy"
+  ) &
 done
+wait
+report_done
 
 # --record rewrites, for the files run only, the lines of a "FILE<TAB>..." list.
 keep_other_files() {  # list: its comment lines and the lines of files not run

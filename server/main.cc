@@ -268,6 +268,13 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
   state.scripts = &scripts;
   state.keyspace = &keyspace;
   state.sweeper = sweeper.get();
+  // CLIENT PAUSE and FAILOVER's hold: the commands a pause held run again
+  // as it eases; nothing expires while writes are paused.
+  state.pause.set_changed([&sweeper, &keyspace](teksdb::server::ClientPause::Kind kind) {
+    sweeper->Pause(teksdb::server::ExpirySweeper::kClientsPaused,
+                   kind != teksdb::server::ClientPause::kNone);
+    keyspace.waiters().TouchAll(teksdb::server::ClientPause::kWakeKey);
+  });
   state.db = db.get();
   state.stale_filter = filter.get();
   state.storage_health = health.get();
@@ -305,7 +312,9 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
     replication_options.sync_writes = flags.sync;
     teksdb::server::Replication::Hooks hooks;
     // A replica writes only what its primary ships: no expiry sweep.
-    hooks.role_changed = [&sweeper](bool replica) { sweeper->Pause(replica); };
+    hooks.role_changed = [&sweeper](bool replica) {
+      sweeper->Pause(teksdb::server::ExpirySweeper::kReplica, replica);
+    };
     hooks.copy_ready = [&copy_ready, &server] {
       copy_ready = true;
       server.Stop();
@@ -322,6 +331,15 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
       }
     };
     hooks.progress = [&keyspace] { keyspace.waiters().TouchAll(teksdb::server::ReplicationWakeKey()); };
+    hooks.hold_writers = [&state](bool held) {
+      const int64_t now_ms = teksdb::server::Keyspace::NowMs();
+      if (held) {
+        state.pause.Pause(teksdb::server::ClientPause::kFailover, teksdb::server::ClientPause::kWrite,
+                          teksdb::server::ClientPause::kNoDeadline, now_ms);
+      } else {
+        state.pause.Unpause(teksdb::server::ClientPause::kFailover, now_ms);
+      }
+    };
     replication_options.auth = {flags.masteruser, flags.masterauth};
     replication_options.max_bytes_per_second = int64_t{flags.repl_max_mbps} << 20;
     teksdb::server::Replication replication(db.get(), replication_options, hooks);
@@ -360,6 +378,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
     state.replication = nullptr;
   }
   state.sweeper = nullptr;
+  state.pause.set_changed(nullptr);
   sweeper.reset();  // joins the sweep before the database closes
   health->Stop();
   keyspace.SetWriteListener(nullptr);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ascii_case.h"
+#include "command_info.h"
 #include "commands.h"
 #include "monotonic_clock.h"
 #include "resp_reply.h"
@@ -242,6 +243,33 @@ void TrackingInfo(Request& r) {
   for (const std::string& p : state.options.prefixes) reply::Bulk(r.out, p);
 }
 
+// CLIENT PAUSE timeout [WRITE|ALL]: holds clients' commands (all, or those
+// that may write) for `timeout` milliseconds (client_pause.h).
+void Pause(Request& r) {
+  if (r.args.size() > 4) return reply::Error(r.out, SubcommandSyntaxError(r.args[1], "CLIENT"));
+  ClientPause::Kind kind = ClientPause::kAll;
+  if (r.args.size() == 4) {
+    const std::string mode = AsciiLower(r.args[3]);
+    if (mode == "write") {
+      kind = ClientPause::kWrite;
+    } else if (mode != "all") {
+      return reply::Error(r.out, "ERR CLIENT PAUSE mode must be WRITE or ALL");
+    }
+  }
+  int64_t timeout_ms;
+  if (!ParseStrictInt64(r.args[2], &timeout_ms)) {
+    return reply::Error(r.out, "ERR timeout is not an integer or out of range");
+  }
+  if (timeout_ms < 0) return reply::Error(r.out, "ERR timeout is negative");
+  const int64_t now_ms = Keyspace::NowMs();
+  // (0: a pause that has already ended, as Redis's.)
+  const int64_t end_ms = timeout_ms == 0                                ? 0
+                         : timeout_ms > ClientPause::kNoDeadline - now_ms ? ClientPause::kNoDeadline
+                                                                          : now_ms + timeout_ms;
+  r.server.pause.Pause(ClientPause::kCommand, kind, end_ms, now_ms);
+  reply::Ok(r.out);
+}
+
 // SubcommandError has checked the subcommand and its arity.
 void Client(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
@@ -268,6 +296,11 @@ void Client(Request& r) {
     }
     const bool unblocked = id > 0 && r.server.clients.Unblock(static_cast<uint64_t>(id), how == "error");
     return reply::Integer(r.out, unblocked ? 1 : 0);
+  }
+  if (sub == "pause") return Pause(r);
+  if (sub == "unpause") {
+    r.server.pause.Unpause(ClientPause::kCommand, Keyspace::NowMs());
+    return reply::Ok(r.out);
   }
   if (sub == "tracking") return Tracking(r);
   if (sub == "caching") return Caching(r);

@@ -286,7 +286,7 @@ const Subcommand kSubcommands[] = {
     {"client", "no-evict", 3, true},  {"client", "info", 2},    {"client", "list", -2, true},
     {"client", "reply", 3},     {"client", "tracking", -3}, {"client", "caching", 3},
     {"client", "getredir", 2},  {"client", "trackinginfo", 2}, {"client", "unblock", -3, true},
-    {"client", "kill", -3, true},
+    {"client", "kill", -3, true},     {"client", "pause", -3, true}, {"client", "unpause", 2, true},
     {"object", "encoding", 3},  {"object", "freq", 3},    {"object", "idletime", 3},
     {"object", "refcount", 3},
     {"memory", "usage", -3},    {"memory", "stats", 2},   {"memory", "doctor", 2},
@@ -728,6 +728,11 @@ std::string SubcommandError(const std::vector<std::string>& args) {
   }
   return "ERR unknown subcommand '" + args[1].substr(0, 128) + "'. Try " + AsciiUpper(container) +
          " HELP.";
+}
+
+bool FlaggedMayReplicate(const std::string& name) {
+  return name == "pfcount" || name == "publish" || name == "spublish" || name == "eval" ||
+         name == "evalsha" || name == "fcall";
 }
 
 std::string SubcommandSyntaxError(const std::string& sub, const std::string& container) {

@@ -91,6 +91,12 @@ bool IsAdminSubcommand(const std::vector<std::string>& args);
 // handler runs; empty when the request is well formed.
 std::string SubcommandError(const std::vector<std::string>& args);
 
+// Redis 7.0's commands flagged may-replicate (its commands/*.json) that
+// are not writes: PFCOUNT, PUBLISH, SPUBLISH, EVAL, EVALSHA and FCALL.
+// CLIENT PAUSE WRITE holds them (the scripts by their flags), and a
+// read-only script may not call them, as in Redis.
+bool FlaggedMayReplicate(const std::string& name);
+
 // Redis's addReplySubcommandSyntaxError, for the arguments a handler
 // refuses: "ERR unknown subcommand or wrong number of arguments for 'sub'.
 // Try CONTAINER HELP."

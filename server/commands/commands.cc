@@ -145,15 +145,53 @@ const std::vector<bool>& TrackedReadsByIndex() {
   return tracked;
 }
 
-// Whether the command may write: a write command, a script that may call
-// one, or an EXEC that queued one (what FAILOVER's pause holds back).
-bool MayWrite(const ClientState& client, const std::string& name, size_t index) {
-  if (WritesByIndex()[index] || name == "eval" || name == "evalsha" || name == "fcall") return true;
-  if (name != "exec") return false;
-  return std::any_of(client.queued.begin(), client.queued.end(), [](const auto& queued) {
-    const Command* command = LookupCommand(AsciiLower(queued[0]));
-    return command != nullptr && WritesByIndex()[static_cast<size_t>(command - CommandTable().data())];
-  });
+// Whether a command "may replicate", as Redis 7.0 says (what CLIENT PAUSE
+// WRITE and FAILOVER hold back): a write; PFCOUNT, PUBLISH, SPUBLISH
+// (FlaggedMayReplicate); a script unless it declares no-writes
+// (EVAL's shebang line, EVALSHA's cached script, FCALL's function; one
+// that declares nothing, or is not found, may write); EXEC by what it
+// queued.
+bool MayReplicate(ServerState& server, const ClientState& client,
+                  const std::vector<std::string>& args, size_t index) {
+  if (WritesByIndex()[index]) return true;
+  const std::string& name = CommandTable()[index].name;
+  if (!FlaggedMayReplicate(name)) {
+    if (name != "exec") return false;
+    return std::any_of(client.queued.begin(), client.queued.end(), [&](const auto& queued) {
+      const auto it = IndexByName().find(AsciiLower(queued[0]));
+      return it != IndexByName().end() && MayReplicate(server, client, queued, it->second);
+    });
+  }
+  if (name == "eval" || name == "evalsha" || name == "fcall") {
+    ScriptEngine::RunFlags flags;
+    bool found = false;
+    if (name == "eval") {
+      found = ScriptEngine::BodyFlags(args[1], &flags);
+    } else if (name == "evalsha") {
+      found = server.scripts->CachedFlags(args[1], &flags);
+    } else {
+      ScriptEngine::FunctionInfo function;
+      found = server.scripts->FindFunction(args[1], &function);
+      flags = function.run;
+    }
+    return !found || !flags.declared || !flags.no_writes;
+  }
+  return true;
+}
+
+// Whether the pause in force holds the command back: CLIENT PAUSE ALL
+// holds every command, WRITE (and FAILOVER) those that may replicate. The
+// commands of an EXEC and of a script are not held: EXEC was, whole.
+ClientPause::Kind PausedBy(ServerState& server, const ClientState& client,
+                           const std::vector<std::string>& args, size_t index) {
+  if (client.in_script || client.in_exec) return ClientPause::kNone;
+  server.pause.ExpireDue(Keyspace::NowMs());
+  const ClientPause::Kind kind = server.pause.kind();
+  if (kind == ClientPause::kAll) return ClientPause::kAll;
+  if (kind == ClientPause::kWrite && MayReplicate(server, client, args, index)) {
+    return ClientPause::kWrite;
+  }
+  return ClientPause::kNone;
 }
 
 // Redis's reply to an unknown command: the name and the arguments'
@@ -300,14 +338,6 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
       }
     }
   }
-  if (server.replication->writes_paused() && MayWrite(client, name, it->second)) {
-    // FAILOVER holds writers back until it is done (then, a replica: READONLY).
-    if (client.may_block && !client.in_script) {
-      client.block = ClientState::Block{{ReplicationWakeKey()}, 0};
-      return;
-    }
-    return refuse("ERR writes are paused by a FAILOVER in progress");
-  }
   // maxmemory: checked for what a connection sends, not for the commands
   // of an EXEC (checked whole, so that it runs all or nothing) or a script.
   if (client.may_block && !client.in_script && server.memory.limit() > 0 &&
@@ -348,6 +378,17 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (!client.in_script && running.active() && !AllowedWhileBusy(args) &&
       running.MustRefuse(client.id)) {
     return refuse(running.BusyError());
+  }
+  // CLIENT PAUSE, FAILOVER: held until the pause eases (then, after a
+  // failover, a replica's READONLY), as Redis's last check. (The pause's
+  // one atomic load when there is none.)
+  if (server.pause.kind() != ClientPause::kNone) {
+    if (const ClientPause::Kind held = PausedBy(server, client, args, it->second);
+        held != ClientPause::kNone) {
+      client.block = ClientState::Block{{ClientPause::kWakeKey}, 0};
+      client.block->paused_by = held;
+      return;
+    }
   }
   if (QueueInMulti(client, command, args, out)) return;
   Request request{server, client, args, out,

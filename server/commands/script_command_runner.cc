@@ -14,7 +14,8 @@ namespace teksdb::server {
 
 std::string ScriptCommandRunner::Refusal(ServerState& server, ClientState& client,
                                          const std::vector<std::string>& args,
-                                         bool* writes, bool* deny_oom) const {
+                                         bool* writes, bool* may_replicate,
+                                         bool* deny_oom) const {
   const std::string name = AsciiLower(args[0]);
   const Command* command = LookupCommand(name);
   const CommandInfo* info = FindCommandInfo(name);
@@ -38,6 +39,7 @@ std::string ScriptCommandRunner::Refusal(ServerState& server, ClientState& clien
     }
   }
   *writes = Writes(*info);
+  *may_replicate = *writes || FlaggedMayReplicate(name);
   *deny_oom = std::strstr(info->flags, "denyoom") != nullptr;
   return "";
 }

@@ -11,7 +11,7 @@ namespace teksdb::server {
 class ScriptCommandRunner : public CommandRunner {
  public:
   std::string Refusal(ServerState& server, ClientState& client, const std::vector<std::string>& args,
-                      bool* writes, bool* deny_oom) const override;
+                      bool* writes, bool* may_replicate, bool* deny_oom) const override;
   bool AclAllows(ServerState& server, ClientState& client, const std::vector<std::string>& args,
                  bool* known) const override;
   void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,

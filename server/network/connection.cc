@@ -146,10 +146,18 @@ bool Connection::TryWake(const std::string& key) {
     self->wake_pending_.store(false, std::memory_order_release);
     // Unblocked meanwhile (timed out, unblocked, closed): the next waiter.
     if (!self->blocked_) return self->keyspace_.waiters().Touch(key);
-    self->rerun_keys_ = self->client_.block->keys;
+    // A command a pause held runs as if it had just arrived (a blocking
+    // one's timeout starts then); every held one is woken, none passes a
+    // turn on.
+    const bool held_by_pause = self->client_.block->paused_by != ClientPause::kNone;
+    if (!held_by_pause) self->rerun_keys_ = self->client_.block->keys;
     self->LeaveBlock();
     self->block_timer_.cancel();
-    self->client_.block_rerun = true;
+    if (held_by_pause) {
+      self->block_deadline_ms_ = -1;
+    } else {
+      self->client_.block_rerun = true;
+    }
     self->Process();
   });
   return true;
@@ -173,6 +181,12 @@ void Connection::EnterBlock() {
   }
   for (const std::string& key : client_.block->keys) {
     keyspace_.waiters().Add(key, shared_from_this(), client_.block->wake_on_delete);
+  }
+  if (client_.block->paused_by != ClientPause::kNone) {
+    client_.info->paused.store(true, std::memory_order_relaxed);
+    // Eased before it was registered (its wake went to nobody): at once.
+    if (server_->pause.kind() < client_.block->paused_by) TryWake(ClientPause::kWakeKey);
+    return;
   }
   if (client_.block->deadline_ms == 0) return;
   block_timer_.expires_after(std::chrono::milliseconds(
@@ -200,9 +214,12 @@ void Connection::EndBlock(const char* error) {
 }
 
 bool Connection::Unblock(bool with_error) {
-  if (!client_.info->blocked.load(std::memory_order_relaxed)) return false;
+  if (!client_.info->blocked.load(std::memory_order_relaxed) ||
+      client_.info->paused.load(std::memory_order_relaxed)) {
+    return false;
+  }
   asio::post(strand_, [self = shared_from_this(), with_error] {
-    if (!self->blocked_) return;
+    if (!self->blocked_ || self->client_.block->paused_by != ClientPause::kNone) return;
     self->EndBlock(with_error ? "UNBLOCKED client unblocked via CLIENT UNBLOCK" : nullptr);
   });
   return true;
@@ -212,6 +229,7 @@ void Connection::LeaveBlock() {
   if (!blocked_) return;
   blocked_ = false;
   client_.info->blocked.store(false, std::memory_order_relaxed);
+  client_.info->paused.store(false, std::memory_order_relaxed);
   for (const std::string& key : client_.block->keys) keyspace_.waiters().Remove(key, this);
   client_.block.reset();
 }

@@ -153,6 +153,7 @@ void Server::Cron() {
   state_->stats.SampleOps(now_ms, state_->commands.load(std::memory_order_relaxed));
   state_->migrate_sockets.CloseIdle(now_ms);
   state_->clients.CheckOutputLimits();
+  state_->pause.ExpireDue(now_ms);  // (Redis's cron ends a pause too)
   cron_timer_.expires_after(std::chrono::milliseconds(kCronMs));
   cron_timer_.async_wait([this](const asio::error_code& error) {
     if (!error) Cron();

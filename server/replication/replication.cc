@@ -45,7 +45,7 @@ Status Replication::Start() {
         bool already = false;
         return Follow(host, port, &already).ok();
       },
-      hooks_.progress);
+      hooks_.hold_writers);
   sync_files::RemoveTree(feed_options.checkpoint_dir);  // a crash's leftovers
   std::lock_guard<std::mutex> lock(role_mu_);
   replica_ = history.replica();

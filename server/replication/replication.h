@@ -49,9 +49,10 @@ class Replication {
     std::function<void()> copy_ready;  // a full sync's copy waits in sync_dir()
     // A replica applied one of its primary's batches (RocksDB's bytes).
     std::function<void(const std::string& batch)> applied;
-    // A replica acknowledged, or paused writes resumed: WAIT and the
-    // writers FAILOVER held back look again.
+    // A replica acknowledged: WAIT looks again.
     std::function<void()> progress;
+    // FAILOVER holds writers back (true) until it is done (false).
+    std::function<void(bool held)> hold_writers;
   };
   // Settings CONFIG reads and sets.
   struct Settings {
@@ -80,9 +81,8 @@ class Replication {
   // history (never an empty or half-synced copy).
   bool promotable() const;
   ReplicaFeeds& feeds() { return *feeds_; }
-  // FAILOVER (switchover.h); writes wait while writes_paused().
+  // FAILOVER (switchover.h); writes wait while it holds them (Hooks).
   Switchover& switchover() { return *switchover_; }
-  bool writes_paused() const { return switchover_ != nullptr && switchover_->paused(); }
   Settings& settings() { return settings_; }
   // CONFIG masterauth and masteruser.
   void set_masterauth(const std::string& password);

@@ -36,8 +36,8 @@ bool Promote(const std::string& host, int port, const PrimaryAuth& auth, std::st
 
 Switchover::Switchover(ROCKSDB_NAMESPACE::DB* db, ReplicaFeeds* feeds,
                        std::function<bool(const std::string&, int)> follow,
-                       std::function<void()> resumed)
-    : db_(db), feeds_(feeds), follow_(std::move(follow)), resumed_(std::move(resumed)) {}
+                       std::function<void(bool)> hold_writers)
+    : db_(db), feeds_(feeds), follow_(std::move(follow)), hold_writers_(std::move(hold_writers)) {}
 
 Switchover::~Switchover() {
   Abort();
@@ -53,6 +53,7 @@ bool Switchover::Start(Request request, const PrimaryAuth& auth, std::string* er
   if (thread_.joinable()) thread_.join();  // the last one, finished
   abort_ = false;
   state_ = kWaitingForSync;
+  if (hold_writers_) hold_writers_(true);
   std::fprintf(stderr, "teksdb-server: FAILOVER requested to %s\n",
                request.host.empty() ? "any replica"
                                     : (request.host + ":" + std::to_string(request.port)).c_str());
@@ -92,7 +93,7 @@ bool Switchover::FindInSync(const Request& request, std::string* host, int* port
 
 void Switchover::Finish() {
   state_ = kNone;
-  if (resumed_) resumed_();
+  if (hold_writers_) hold_writers_(false);
 }
 
 void Switchover::Run(Request request, PrimaryAuth auth) {

@@ -1,7 +1,8 @@
 // Switchover: FAILOVER, Redis 6.2's planned switchover of a primary to one
 // of its replicas, on a thread of its own, without losing a write:
-// 1. writes pause (paused() is true; the command layer holds writers back,
-//    as CLIENT PAUSE WRITE does) while the target replica (or, without
+// 1. writes pause (paused() is true, and `hold_writers(true)` has the
+//    command layer hold writers back: CLIENT PAUSE WRITE's mechanism,
+//    client_pause.h) while the target replica (or, without
 //    one, any online replica) acknowledges everything written;
 // 2. that replica is promoted (REPLICAOF NO ONE on a connection of the
 //    switchover's own, after AUTH with masterauth), and this server follows
@@ -36,10 +37,11 @@ class Switchover {
     bool force = false;
   };
   // `follow`: makes this server a replica of host:port (Replication::Follow);
-  // `resumed`: called after writes resume.
+  // `hold_writers(held)`: writes pause (true, before Start returns) and
+  // resume (false).
   Switchover(ROCKSDB_NAMESPACE::DB* db, ReplicaFeeds* feeds,
              std::function<bool(const std::string& host, int port)> follow,
-             std::function<void()> resumed);
+             std::function<void(bool held)> hold_writers);
   ~Switchover();
 
   // Starts one; false with Redis's error when one is running.
@@ -60,7 +62,7 @@ class Switchover {
   ROCKSDB_NAMESPACE::DB* const db_;
   ReplicaFeeds* const feeds_;
   const std::function<bool(const std::string&, int)> follow_;
-  const std::function<void()> resumed_;
+  const std::function<void(bool)> hold_writers_;
   std::atomic<int> state_{kNone};
   std::mutex mu_;
   std::condition_variable cv_;

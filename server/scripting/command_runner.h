@@ -24,11 +24,12 @@ class CommandRunner {
   // command, wrong number of arguments, a command scripts may not run,
   // unless DEBUG SET-DISABLE-DENY-SCRIPTS lets them, one the client's ACL
   // user may not run: logged in ACL LOG), or empty; *writes says whether
-  // the command writes, *deny_oom whether it may grow memory (refused past
-  // maxmemory).
+  // the command writes, *may_replicate whether it writes or may replicate
+  // as Redis says (PUBLISH: refused in read-only scripts too), *deny_oom
+  // whether it may grow memory (refused past maxmemory).
   virtual std::string Refusal(ServerState& server, ClientState& client,
                               const std::vector<std::string>& args, bool* writes,
-                              bool* deny_oom) const = 0;
+                              bool* may_replicate, bool* deny_oom) const = 0;
   // redis.acl_check_cmd: whether the client's ACL user may run `args`;
   // false with *known false for an unknown command or subcommand.
   virtual bool AclAllows(ServerState& server, ClientState& client,

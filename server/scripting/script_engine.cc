@@ -198,6 +198,20 @@ bool ScriptEngine::Exists(const std::string& sha) {
   return scripts_.count(AsciiLower(sha)) > 0;
 }
 
+bool ScriptEngine::BodyFlags(const std::string& body, RunFlags* flags) {
+  size_t code_start;
+  std::string error;
+  return ParseShebang(body, &code_start, flags, &error);
+}
+
+bool ScriptEngine::CachedFlags(const std::string& sha, RunFlags* flags) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = scripts_.find(AsciiLower(sha));
+  if (it == scripts_.end()) return false;
+  *flags = it->second.run;
+  return true;
+}
+
 void ScriptEngine::Flush() {
   std::lock_guard<std::mutex> lock(mu_);
   Close(&scripts_state_);

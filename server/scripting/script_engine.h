@@ -89,6 +89,12 @@ class ScriptEngine {
   // bytecode).
   bool Load(const std::string& body, std::string* sha, std::string* error);
   bool Exists(const std::string& sha);
+  // What a script declares, for the checks before a command runs (CLIENT
+  // PAUSE WRITE holds only scripts that may write): EVAL's `body` by its
+  // shebang line (false if that line is invalid), EVALSHA's cached script
+  // by its `sha` (false if none is cached).
+  static bool BodyFlags(const std::string& body, RunFlags* flags);
+  bool CachedFlags(const std::string& sha, RunFlags* flags);
   void Flush();
 
   // Runs cached script `sha` for request r (its KEYS and ARGV), replying

@@ -90,13 +90,14 @@ bool CallInto(lua_State* L) {
   // The arguments are copied: off the stack with them, so that the reply
   // has room however many there were (unpack of 7999, as Redis allows).
   lua_settop(L, 0);
-  bool writes = false, deny_oom = false;
+  bool writes = false, may_replicate = false, deny_oom = false;
   Request& r = *context->request;
-  if (const std::string refusal = context->commands->Refusal(r.server, r.client, args, &writes, &deny_oom);
+  if (const std::string refusal =
+          context->commands->Refusal(r.server, r.client, args, &writes, &may_replicate, &deny_oom);
       !refusal.empty()) {
     return fail(refusal);
   }
-  if (context->read_only && writes) {
+  if (context->read_only && may_replicate) {
     return fail("Write commands are not allowed from read-only scripts.");
   }
   if (context->oom_at_start && deny_oom && !context->wrote) {

@@ -37,6 +37,9 @@ class ClientRegistry {
     std::atomic<int> multi{-1};  // commands queued in MULTI, -1 outside
     std::atomic<int> db{0};      // the database SELECTed
     std::atomic<bool> blocked{false};
+    // Its blocked command is held by a pause (CLIENT UNBLOCK leaves it, as
+    // Redis 7.2 does; 7.0 crashes).
+    std::atomic<bool> paused{false};
     std::atomic<bool> monitor{false};  // MONITOR ran (flag O)
     // The bytes the connection holds of requests not yet run (qbuf) and
     // of output not yet written (omem), as of its last change.

@@ -24,6 +24,7 @@
 #include "acl_log.h"
 #include "acl_users.h"
 #include "client_limits.h"
+#include "client_pause.h"
 #include "client_registry.h"
 #include "client_tracking.h"
 #include "keyspace.h"
@@ -89,6 +90,7 @@ struct ServerState {
   MemoryLimit memory;                       // maxmemory, used_memory
   CompactLimits compact_limits;             // hash-max-listpack-entries, ...
   MigrateSockets migrate_sockets;           // MIGRATE's connections to other servers
+  ClientPause pause;                        // CLIENT PAUSE, FAILOVER's hold on writers
   std::atomic<int64_t> hll_sparse_max_bytes{3000};  // hll-sparse-max-bytes (hyperloglog.h)
   // stream-node-max-bytes and -entries (stream_store.h's nodes)
   std::atomic<int64_t> stream_node_max_bytes{4096};
@@ -189,6 +191,10 @@ struct ClientState {
     // Woken when a key is deleted too (XREADGROUP: its group went with
     // the key, an error to reply).
     bool wake_on_delete = false;
+    // Held by a pause at least this strict (ClientPause::kWakeKey its one
+    // key, no deadline): woken when the pause in force eases below it,
+    // then run as if it had just arrived.
+    ClientPause::Kind paused_by = ClientPause::kNone;
   };
   std::optional<Block> block;
   bool block_rerun = false;

@@ -28,7 +28,7 @@ void ExpirySweeper::Run() {
     lock.unlock();
     {
       std::lock_guard<std::mutex> tick(tick_mu_);
-      if (!paused_ && active_ && (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_)) {
+      if (paused_ == 0 && active_ && (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_)) {
         idle_.store(false, std::memory_order_relaxed);
         Tick();
       }
@@ -37,16 +37,16 @@ void ExpirySweeper::Run() {
   }
 }
 
-void ExpirySweeper::Pause(bool paused) {
+void ExpirySweeper::Pause(PauseReason reason, bool paused) {
   std::lock_guard<std::mutex> tick(tick_mu_);
   std::unique_lock<std::shared_mutex> reclaims(reclaim_mu_);
-  paused_ = paused;
+  paused_ = paused ? (paused_ | reason) : (paused_ & ~reason);
 }
 
 ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimRead(const Keyspace& view, int db,
                                                      const std::string& key) {
   std::shared_lock<std::shared_mutex> reclaims(reclaim_mu_);
-  if (paused_) return ROCKSDB_NAMESPACE::Status::OK();
+  if (paused_ != 0) return ROCKSDB_NAMESPACE::Status::OK();
   return Reclaim(view.InDatabase(db), db, key);
 }
 
