@@ -42,7 +42,8 @@ passes=$root/tests/tools/redis_suite_teksdb_passes.txt
 suite=${TEKSDB_REDIS_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/teksdb/redis-7.0.15}
 files="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/list-3 unit/type/set
 unit/type/zset unit/expire unit/keyspace unit/multi unit/pubsub unit/scripting unit/bitops unit/bitfield unit/hyperloglog
-unit/pause unit/info-command unit/protocol unit/introspection-2 unit/other unit/tracking unit/sort unit/geo unit/dump
+unit/functions unit/pause unit/info-command unit/protocol unit/introspection unit/introspection-2
+unit/latency-monitor unit/slowlog unit/lazyfree unit/replybufsize unit/other unit/tracking unit/sort unit/geo unit/dump
 unit/type/stream unit/type/stream-cgroups unit/obuf-limits unit/limits unit/querybuf unit/auth
 unit/networking unit/info unit/acl unit/acl-v2"
 # The files run in the harness's own mode (see above).

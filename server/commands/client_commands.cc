@@ -7,6 +7,7 @@
 // fd is -1.
 #include <set>
 
+#include "acl_catalog.h"
 #include "ascii_case.h"
 #include "command_info.h"
 #include "commands.h"
@@ -16,7 +17,7 @@
 
 namespace teksdb::server {
 
-std::string ClientListLine(const ClientRegistry::Info& c) {
+std::string ClientListLine(const ClientRegistry::Info& c, int64_t running_request_bytes) {
   const int64_t now = MonotonicMs();
   const int64_t last = c.last_command_ms.load(std::memory_order_relaxed);
   const int subs = c.channels.load(std::memory_order_relaxed);
@@ -29,9 +30,9 @@ std::string ClientListLine(const ClientRegistry::Info& c) {
   if (multi >= 0) flags += 'x';
   if (c.blocked.load(std::memory_order_relaxed)) flags += 'b';
   if (flags.empty()) flags = "N";
-  const size_t command = c.last_command.load(std::memory_order_relaxed);
-  const std::string cmd = command == 0 ? "NULL" : CommandTable()[command - 1].name;
-  const int64_t qbuf = c.query_bytes.load(std::memory_order_relaxed);
+  const int command = c.last_command.load(std::memory_order_relaxed);
+  const std::string cmd = command == 0 ? "NULL" : AclCommands()[command - 1].name;
+  const int64_t qbuf = c.query_bytes.load(std::memory_order_relaxed) + running_request_bytes;
   const int64_t omem = c.output_bytes.load(std::memory_order_relaxed);
   return "id=" + std::to_string(c.id) + " addr=" + c.address + " laddr=" + c.local_address +
          " fd=-1 name=" + c.name() + " age=" + std::to_string((now - c.created_ms) / 1000) +
@@ -46,6 +47,15 @@ std::string ClientListLine(const ClientRegistry::Info& c) {
 }
 
 namespace {
+
+// The bytes of `args` as a client sends them (a multibulk request).
+int64_t RequestBytes(const std::vector<std::string>& args) {
+  int64_t bytes = static_cast<int64_t>(std::to_string(args.size()).size()) + 3;
+  for (const std::string& arg : args) {
+    bytes += static_cast<int64_t>(std::to_string(arg.size()).size() + arg.size()) + 5;
+  }
+  return bytes;
+}
 
 bool IsPubSub(const ClientRegistry::Info& c) {
   return c.channels.load() + c.patterns.load() + c.shard_channels.load() > 0;
@@ -81,7 +91,7 @@ void List(Request& r) {
     if (type == "pubsub" ? !IsPubSub(*c) : (type == "normal" ? IsPubSub(*c) : !type.empty())) {
       continue;
     }
-    text += ClientListLine(*c);
+    text += ClientListLine(*c, c->id == r.client.id ? RequestBytes(r.args) : 0);
   }
   reply::Bulk(r.out, text);
 }
@@ -284,7 +294,9 @@ void Client(Request& r) {
     return r.client.name.empty() ? reply::Null(r.out, r.protocol()) : reply::Bulk(r.out, r.client.name);
   }
   if (sub == "id") return reply::Integer(r.out, static_cast<int64_t>(r.client.id));
-  if (sub == "info") return reply::Bulk(r.out, r.client.info ? ClientListLine(*r.client.info) : std::string());
+  if (sub == "info") {
+    return reply::Bulk(r.out, r.client.info ? ClientListLine(*r.client.info, RequestBytes(r.args)) : std::string());
+  }
   if (sub == "list") return List(r);
   if (sub == "kill") return Kill(r);
   if (sub == "unblock") {  // CLIENT UNBLOCK id [TIMEOUT|ERROR]

@@ -295,6 +295,7 @@ const Subcommand kSubcommands[] = {
     {"module", "loadex", -3, true}, {"module", "unload", 3, true},
     {"latency", "latest", 2, true},   {"latency", "history", 3, true}, {"latency", "reset", -2, true},
     {"latency", "doctor", 2, true},   {"latency", "graph", 3, true},  {"latency", "histogram", -2, true},
+    {"latency", "help", 2},
     {"config", "get", -3, true},      {"config", "set", -4, true},    {"config", "resetstat", 2, true},
     {"config", "rewrite", 2, true},
     {"slowlog", "get", -2, true},     {"slowlog", "len", 2, true},    {"slowlog", "reset", 2, true},

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "acl_catalog.h"
 #include "acl_check.h"
 #include "ascii_case.h"
 #include "command_info.h"
@@ -101,8 +102,17 @@ bool AnyQueued(const ClientState& client, const std::vector<bool>& by_index, boo
 // (noeviction): a "denyoom" command, an EXEC of one, and anything queued
 // into MULTI (which could grow without bound) but EXEC, DISCARD, QUIT and
 // RESET. (EVAL's and FCALL's scripts: by their flags, script_engine.h.)
-bool DeniedOnOom(const ClientState& client, const std::string& name, size_t index) {
+bool DeniedOnOom(const ClientState& client, const std::vector<std::string>& args,
+                 const std::string& name, size_t index) {
   if (DenyOomByIndex()[index]) return true;
+  // (Redis 7.0's subcommands flagged denyoom.)
+  if (args.size() > 1) {
+    const std::string sub = AsciiLower(args[1]);
+    if ((name == "function" && (sub == "load" || sub == "restore")) ||
+        (name == "xgroup" && (sub == "create" || sub == "createconsumer"))) {
+      return true;
+    }
+  }
   if (!client.in_multi) return false;
   if (name != "exec") return name != "discard" && name != "quit" && name != "reset";
   return AnyQueued(client, DenyOomByIndex(), true);
@@ -302,7 +312,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     return;
   }
   if (client.info && !client.in_script) {  // CLIENT LIST's cmd (refused ones too, as Redis)
-    client.info->last_command.store(it->second + 1, std::memory_order_relaxed);
+    client.info->last_command.store(AclCommandId(it->second, args) + 1, std::memory_order_relaxed);
   }
   // A command refused before it runs: INFO's rejected_calls and errorstats.
   auto refuse = [&](const std::string& error) {
@@ -341,7 +351,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   // maxmemory: checked for what a connection sends, not for the commands
   // of an EXEC (checked whole, so that it runs all or nothing) or a script.
   if (client.may_block && !client.in_script && server.memory.limit() > 0 &&
-      DeniedOnOom(client, name, it->second) && server.memory.Exceeded()) {
+      DeniedOnOom(client, args, name, it->second) && server.memory.Exceeded()) {
     return refuse(MemoryLimit::kError);
   }
   const bool exec = client.in_multi && name == "exec";
@@ -485,8 +495,16 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
     server.stats.RecordError(out->substr(reply_start + 1, end - reply_start - 1));
   }
 
-  if (!client.in_script && server.slowlog.IsSlow(usec.count())) {
-    server.slowlog.Add(usec.count(), args, client.address, client.name);
+  // The slow log and the latency monitor: commands a client sent, once
+  // each (a blocked one when it replies), not EXEC (flagged skip_slowlog:
+  // the commands it ran are, each).
+  if (!client.in_script && !client.block && name != "exec") {
+    static const std::vector<bool> fast = FlaggedByIndex("fast");
+    server.latency.Sample(fast[it->second] ? "fast-command" : "command", usec.count() / 1000,
+                          Keyspace::NowMs() / 1000);
+    if (server.slowlog.IsSlow(usec.count())) {
+      server.slowlog.Add(usec.count(), args, client.address, client.name);
+    }
   }
 }
 }  // namespace

@@ -61,8 +61,9 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
 void ReclaimExpiredReads(ServerState& server, ClientState& client);
 
 // A connection's CLIENT LIST line ("id=... addr=...\n"), as Redis logs
-// a client it closes.
-std::string ClientListLine(const ClientRegistry::Info& client);
+// a client it closes; `running_request_bytes`, the request it runs now
+// (its own CLIENT LIST), counted in qbuf as Redis's buffer still holds it.
+std::string ClientListLine(const ClientRegistry::Info& client, int64_t running_request_bytes = 0);
 
 // The handlers of each file, for the table.
 void AddStringCommands(std::vector<Command>* table);

@@ -164,7 +164,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"socket-mark-id", nullptr, kInteger, "0", 0, kUIntMax, nullptr, true, false},
     {"active-defrag-max-scan-fields", nullptr, kInteger, "1000", 1, kMax, nullptr, false, false},
     {"cluster-node-timeout", nullptr, kInteger, "15000", 0, kMax, nullptr, false, false},
-    {"latency-monitor-threshold", nullptr, kInteger, "0", 0, kMax, nullptr, false, false},
     {"repl-backlog-size", nullptr, kMemory, "1048576", 1, kMax, nullptr, false, false},
     {"cluster-link-sendbuf-limit", nullptr, kMemory, "0", 0, kMax, nullptr, false, false},
     {"active-defrag-ignore-bytes", nullptr, kMemory, "104857600", 1, kMax, nullptr, false, false},
@@ -249,7 +248,9 @@ std::string CheckKeptValue(const KeptParameter& p, const std::string& value, std
         if (!ParseStrictInt64(value.substr(0, value.size() - 1), &v) || v < 0) {
           return "argument must be a memory or percent value";
         }
-        if (-v < p.min) return Between(p.min, p.max);
+        // (Kept negative, as Redis keeps it: its lower bound is minus the
+        // largest percentage.)
+        if (-v < p.min) return "percentage argument must be less or equal to " + std::to_string(-p.min);
         *shown = std::to_string(v) + "%";
         return "";
       }

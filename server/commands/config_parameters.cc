@@ -39,6 +39,9 @@ std::string Fixed(const char* value) { return value; }
 
 // What CONFIG SET answers for a parameter that cannot change at run time.
 std::string Immutable(const std::string&) { return "can't set immutable config"; }
+std::string ReadOnlyReplicas(const std::string& value) {
+  return AsciiLower(value) == "yes" ? std::string() : "teksdb-server's replicas are always read-only";
+}
 
 // The kept parameters (config_kept_parameters.h), by name and by alias:
 // the value set last, or the default.
@@ -406,6 +409,9 @@ std::vector<ConfigParameter> MakeParameters() {
       {"slowlog-log-slower-than", [](ServerState& s) { return std::to_string(s.slowlog.slower_than()); },
        IntegerIn(std::numeric_limits<int64_t>::min(), kLongMax),
        [](ServerState& s, const std::string& v) { s.slowlog.set_slower_than(Integer(v)); }},
+      {"latency-monitor-threshold", [](ServerState& s) { return std::to_string(s.latency.threshold_ms()); },
+       IntegerIn(0, kLongMax),
+       [](ServerState& s, const std::string& v) { s.latency.set_threshold_ms(Integer(v)); }},
       {"busy-reply-threshold", busy, IntegerIn(0, kLongMax), set_busy},
       {"lua-time-limit", busy, IntegerIn(0, kLongMax), set_busy, false, nullptr,
        "busy-reply-threshold"},
@@ -427,9 +433,11 @@ std::vector<ConfigParameter> MakeParameters() {
       {"min-replicas-max-lag", max_lag, IntegerIn(0, kIntMax), set_max_lag},
       {"min-slaves-max-lag", max_lag, IntegerIn(0, kIntMax), set_max_lag, false, nullptr,
        "min-replicas-max-lag"},
-      {"replica-read-only", [](ServerState&) { return Fixed("yes"); }, Immutable, nullptr},
-      {"slave-read-only", [](ServerState&) { return Fixed("yes"); }, Immutable, nullptr, false,
-       nullptr, "replica-read-only"},
+      // (A replica here only ever applies its primary's WAL: "yes" is all it takes.)
+      {"replica-read-only", [](ServerState&) { return Fixed("yes"); }, ReadOnlyReplicas,
+       [](ServerState&, const std::string&) {}},
+      {"slave-read-only", [](ServerState&) { return Fixed("yes"); }, ReadOnlyReplicas,
+       [](ServerState&, const std::string&) {}, false, nullptr, "replica-read-only"},
       {"repl-max-mbps",
        [](ServerState& s) {
          return std::to_string(s.replication->feeds().max_bytes_per_second() >> 20);

@@ -169,10 +169,7 @@ void Protocol(Request& r) {
   }
   if (type == "true" || type == "false") return boolean(type == "true");
   if (type == "verbatim") {
-    const std::string text = "This is a verbatim\nstring";
-    if (!resp3) return reply::Bulk(out, text);
-    out->append("=" + std::to_string(text.size() + 4) + "\r\ntxt:" + text + "\r\n");
-    return;
+    return reply::Verbatim(out, resp3 ? 3 : 2, "This is a verbatim\nstring");
   }
   reply::Error(out,
                "ERR Wrong protocol type name. Please use one of the following: "

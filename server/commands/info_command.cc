@@ -188,6 +188,10 @@ std::string MemorySection(ServerState& s) {
          InfoField("maxmemory", maxmemory) + InfoField("maxmemory_human", Human(maxmemory)) +
          InfoField("maxmemory_policy", ConfigValue(s, "maxmemory-policy")) +
          InfoField("mem_fragmentation_ratio", "1.00") + InfoField("mem_allocator", "libc") +
+         // Nothing is freed in the background here (UNLINK and FLUSHDB
+         // ASYNC delete as DEL does: a key's meta record, its members
+         // going with compactions): none pending, none freed so.
+         InfoField("lazyfree_pending_objects", 0) + InfoField("lazyfreed_objects", 0) +
          InfoField("memtable_bytes", memtable_bytes);
 }
 

@@ -5,8 +5,9 @@
 // kept, since a clock touched by every read measured 9% of a GET's server
 // CPU), MEMORY USAGE (the bytes the key's records
 // take, estimated from SAMPLES members as Redis does), MEMORY STATS and
-// DOCTOR, LATENCY (the latency monitor is off, as Redis's default; its
-// per-command HISTOGRAM comes from INFO's latency histograms) and LOLWUT.
+// DOCTOR, LATENCY (latency_monitor.h's events, off by default as Redis's;
+// its per-command HISTOGRAM comes from INFO's latency histograms) and
+// LOLWUT.
 #include <algorithm>
 #include <cmath>
 
@@ -115,53 +116,191 @@ void Memory(Request& r) {
   reply::Ok(r.out);  // purge
 }
 
-// LATENCY LATEST | HISTORY event | RESET [event ...] | DOCTOR | GRAPH event
-// | HISTOGRAM [command ...]
+// LATENCY HISTOGRAM's entry for one command or subcommand: its calls and
+// the cumulative counts at powers of two of microseconds where they grow,
+// as Redis replies.
+void ReplyHistogram(Request& r, const std::string& name, const CommandStats& stats) {
+  const uint64_t calls = stats.latency.count();
+  reply::Bulk(r.out, name);
+  reply::MapHeader(r.out, r.protocol(), 2);
+  reply::Bulk(r.out, "calls");
+  reply::Integer(r.out, static_cast<int64_t>(calls));
+  reply::Bulk(r.out, "histogram_usec");
+  std::string buckets;
+  size_t n = 0;
+  uint64_t previous = 0;
+  for (double edge = 1; previous < calls && edge < 1e18; edge *= 2) {
+    const uint64_t below = std::max(previous, stats.latency.CountBelow(edge + 1));
+    if (below > previous) {
+      reply::Integer(&buckets, static_cast<int64_t>(edge));
+      reply::Integer(&buckets, static_cast<int64_t>(below));
+      ++n;
+    }
+    previous = below;
+  }
+  reply::MapHeader(r.out, r.protocol(), n);
+  r.out->append(buckets);
+}
+
+// LATENCY HISTOGRAM [command ...]: the commands named (a container: its
+// subcommands; "client|id": that one; unknown names skipped), or all, that
+// ran since the last CONFIG RESETSTAT.
+void Histogram(Request& r) {
+  const std::vector<std::pair<std::string, const CommandStats*>> subcommands =
+      r.server.stats.Subcommands();
+  std::vector<std::pair<std::string, const CommandStats*>> entries;
+  auto add_command = [&](size_t i) {
+    const std::string& name = CommandTable()[i].name;
+    const CommandStats& stats = r.server.stats.command(i);
+    if (stats.calls.load(std::memory_order_relaxed) > 0) entries.emplace_back(name, &stats);
+    for (const auto& [full_name, sub_stats] : subcommands) {
+      if (full_name.compare(0, name.size() + 1, name + "|") == 0 &&
+          sub_stats->calls.load(std::memory_order_relaxed) > 0) {
+        entries.emplace_back(full_name, sub_stats);
+      }
+    }
+  };
+  if (r.args.size() == 2) {
+    for (size_t i = 0; i < CommandTable().size(); ++i) add_command(i);
+  }
+  for (size_t j = 2; j < r.args.size(); ++j) {
+    const std::string name = AsciiLower(r.args[j]);
+    if (const Command* command = LookupCommand(name)) {
+      add_command(static_cast<size_t>(command - CommandTable().data()));
+      continue;
+    }
+    for (const auto& [full_name, sub_stats] : subcommands) {
+      if (full_name == name && sub_stats->calls.load(std::memory_order_relaxed) > 0) {
+        entries.emplace_back(full_name, sub_stats);
+      }
+    }
+  }
+  reply::MapHeader(r.out, r.protocol(), entries.size());
+  for (const auto& [name, stats] : entries) ReplyHistogram(r, name, *stats);
+}
+
+// LATENCY GRAPH event: the event's samples as a column chart, the largest
+// at the top, one column per sample, oldest first, with each sample's age
+// below it.
+std::string Graph(const std::string& event, const std::vector<LatencyMonitor::Point>& points,
+                  int64_t max_ms, int64_t now_s) {
+  constexpr int kRows = 8;
+  int64_t high = 0, low = INT64_MAX;
+  for (const LatencyMonitor::Point& p : points) {
+    high = std::max(high, p.latency_ms);
+    low = std::min(low, p.latency_ms);
+  }
+  std::string text = event + " - high " + std::to_string(high) + " ms, low " + std::to_string(low) +
+                     " ms (all time high " + std::to_string(max_ms) + " ms)\n" +
+                     std::string(80, '-') + "\n";
+  for (int row = kRows; row >= 1; --row) {
+    for (const LatencyMonitor::Point& p : points) {
+      const int64_t filled = high == 0 ? kRows : (p.latency_ms * kRows + high - 1) / high;
+      text += filled >= row ? '#' : ' ';
+    }
+    text += '\n';
+  }
+  for (const LatencyMonitor::Point& p : points) {
+    const int64_t age = std::max<int64_t>(0, now_s - p.time_s);
+    text += age < 60 ? 's' : age < 3600 ? 'm' : 'h';
+  }
+  return text + "\n(s: seconds ago, m: minutes, h: hours)\n";
+}
+
+void LatencyHelp(Request& r) {
+  static const char* const kLines[] = {
+      "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DOCTOR",
+      "    Return a human readable latency analysis report.",
+      "GRAPH <event>",
+      "    Return an ASCII latency graph for the <event> class.",
+      "HISTORY <event>",
+      "    Return time-latency samples for the <event> class.",
+      "LATEST",
+      "    Return the latest latency samples for all events.",
+      "RESET [<event> ...]",
+      "    Reset latency data of one or more <event> classes.",
+      "    (default: reset all data for all event classes)",
+      "HISTOGRAM [COMMAND ...]",
+      "    Return a cumulative distribution of latencies in the format of a histogram for the "
+      "specified command names.",
+      "    If no commands are specified then all histograms are replied.",
+      "HELP",
+      "    Prints this help."};
+  reply::ArrayHeader(r.out, std::size(kLines));
+  for (const char* line : kLines) reply::Simple(r.out, line);
+}
+
+// LATENCY DOCTOR: what the monitor saw, event by event, in words.
+std::string Doctor(const LatencyMonitor& monitor) {
+  const int64_t threshold = monitor.threshold_ms();
+  if (threshold == 0) {
+    return "The latency monitor is off (latency-monitor-threshold 0): CONFIG SET "
+           "latency-monitor-threshold <milliseconds> to sample what takes longer. LATENCY "
+           "HISTOGRAM and INFO latencystats report per-command latencies meanwhile.\n";
+  }
+  const std::vector<LatencyMonitor::Latest> latest = monitor.LatestEvents();
+  if (latest.empty()) {
+    return "No event took " + std::to_string(threshold) +
+           " ms or more (latency-monitor-threshold) since the monitor was last reset.\n";
+  }
+  std::string text = "Events that took " + std::to_string(threshold) + " ms or more:\n";
+  for (const LatencyMonitor::Latest& event : latest) {
+    const std::vector<LatencyMonitor::Point> points = monitor.History(event.event);
+    int64_t sum = 0;
+    for (const LatencyMonitor::Point& p : points) sum += p.latency_ms;
+    text += "- " + event.event + ": " + std::to_string(points.size()) + " seconds with a sample, " +
+            "average " + std::to_string(points.empty() ? 0 : sum / static_cast<int64_t>(points.size())) +
+            " ms, latest " + std::to_string(event.last.latency_ms) + " ms, all time high " +
+            std::to_string(event.max_ms) + " ms.\n";
+  }
+  text += "\"command\" and \"fast-command\" are commands slower than the threshold: SLOWLOG GET "
+          "names them.\n";
+  return text;
+}
+
+// LATENCY LATEST | HISTORY event | RESET [event ...] | GRAPH event | DOCTOR
+// | HISTOGRAM [command ...] | HELP (SubcommandError has checked the
+// subcommand and its arity).
 void Latency(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
-  if (sub == "latest" || sub == "history") return reply::ArrayHeader(r.out, 0);
-  if (sub == "reset") return reply::Integer(r.out, 0);
-  if (sub == "graph") return reply::Error(r.out, "ERR No samples available for event '" + r.args[2] + "'");
-  if (sub == "doctor") {
-    return reply::Bulk(r.out, "Latency monitoring is disabled in this teksdb-server instance "
-                              "(latency-monitor-threshold 0); LATENCY HISTOGRAM and INFO "
-                              "latencystats report per-command latencies.");
-  }
-  // histogram: the commands named (or all that ran), cumulative counts at
-  // powers of two of microseconds where they grow, as Redis replies.
-  std::vector<size_t> commands;
-  for (size_t i = 0; i < CommandTable().size(); ++i) {
-    const bool named = r.args.size() == 2 ||
-        std::any_of(r.args.begin() + 2, r.args.end(),
-                    [&](const std::string& a) { return AsciiLower(a) == CommandTable()[i].name; });
-    if (named && r.server.stats.command(i).calls.load(std::memory_order_relaxed) > 0) {
-      commands.push_back(i);
+  LatencyMonitor& monitor = r.server.latency;
+  if (sub == "latest") {
+    const std::vector<LatencyMonitor::Latest> latest = monitor.LatestEvents();
+    reply::ArrayHeader(r.out, latest.size());
+    for (const LatencyMonitor::Latest& event : latest) {
+      reply::ArrayHeader(r.out, 4);
+      reply::Bulk(r.out, event.event);
+      reply::Integer(r.out, event.last.time_s);
+      reply::Integer(r.out, event.last.latency_ms);
+      reply::Integer(r.out, event.max_ms);
     }
+    return;
   }
-  reply::MapHeader(r.out, r.protocol(), commands.size());
-  for (size_t i : commands) {
-    const CommandStats& stats = r.server.stats.command(i);
-    const uint64_t calls = stats.latency.count();
-    reply::Bulk(r.out, CommandTable()[i].name);
-    reply::MapHeader(r.out, r.protocol(), 2);
-    reply::Bulk(r.out, "calls");
-    reply::Integer(r.out, static_cast<int64_t>(calls));
-    reply::Bulk(r.out, "histogram_usec");
-    std::string buckets;
-    size_t n = 0;
-    uint64_t previous = 0;
-    for (double edge = 1; previous < calls && edge < 1e18; edge *= 2) {
-      const uint64_t below = std::max(previous, stats.latency.CountBelow(edge + 1));
-      if (below > previous) {
-        reply::Integer(&buckets, static_cast<int64_t>(edge));
-        reply::Integer(&buckets, static_cast<int64_t>(below));
-        ++n;
-      }
-      previous = below;
+  if (sub == "history") {
+    const std::vector<LatencyMonitor::Point> points = monitor.History(r.args[2]);
+    reply::ArrayHeader(r.out, points.size());
+    for (const LatencyMonitor::Point& p : points) {
+      reply::ArrayHeader(r.out, 2);
+      reply::Integer(r.out, p.time_s);
+      reply::Integer(r.out, p.latency_ms);
     }
-    reply::MapHeader(r.out, r.protocol(), n);
-    r.out->append(buckets);
+    return;
   }
+  if (sub == "reset") {
+    return reply::Integer(r.out, monitor.Reset({r.args.begin() + 2, r.args.end()}));
+  }
+  if (sub == "graph") {
+    int64_t max_ms;
+    const std::vector<LatencyMonitor::Point> points = monitor.History(r.args[2]);
+    if (points.empty() || !monitor.Max(r.args[2], &max_ms)) {
+      return reply::Error(r.out, "ERR No samples available for event '" + r.args[2] + "'");
+    }
+    return reply::Verbatim(r.out, r.protocol(), Graph(r.args[2], points, max_ms, Keyspace::NowMs() / 1000));
+  }
+  if (sub == "doctor") return reply::Verbatim(r.out, r.protocol(), Doctor(monitor));
+  if (sub == "help") return LatencyHelp(r);
+  Histogram(r);
 }
 
 void Lolwut(Request& r) { reply::Bulk(r.out, "teksdb-server, speaking Redis ver. 7.0.15\n"); }

@@ -6,6 +6,7 @@
 // (which takes the whole keyspace when one is queued: command_info.h).
 // Every change to the function libraries is saved in the database
 // (function_store.h) before it is acknowledged.
+#include <algorithm>
 #include <functional>
 #include <iterator>
 
@@ -287,10 +288,18 @@ void FunctionRestore(Request& r) {
   if (policy == "flush") engine.FlushLibraries();
   for (const std::string& code : codes) {
     std::string name, error;
-    if (engine.LoadLibrary(code, policy == "replace", &name, &error)) continue;
+    // (APPEND onto a library of the same name: Redis's restore words.)
+    if (policy == "append" && ScriptEngine::LibraryName(code, &name, &error) &&
+        std::any_of(before.begin(), before.end(),
+                    [&](const ScriptEngine::LibraryInfo& library) { return library.name == name; })) {
+      error = "ERR Library " + name + " already exists";
+    } else if (engine.LoadLibrary(code, policy == "replace", &name, &error)) {
+      continue;
+    }
     engine.FlushLibraries();  // back to what was there
     for (const ScriptEngine::LibraryInfo& library : before) {
-      engine.LoadLibrary(library.code, false, &name, &error);
+      std::string ignored_name, ignored_error;
+      engine.LoadLibrary(library.code, false, &ignored_name, &ignored_error);
     }
     return reply::Error(r.out, error);
   }

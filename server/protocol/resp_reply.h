@@ -68,6 +68,14 @@ inline void SetHeader(std::string* out, int protocol, size_t n) {
   out->append(std::to_string(n));
   out->append("\r\n");
 }
+// Text to show as it is (RESP3: a verbatim string of format "txt"; RESP2:
+// a bulk string), as Redis's addReplyVerbatim.
+inline void Verbatim(std::string* out, int protocol, std::string_view text) {
+  if (protocol != 3) return Bulk(out, text);
+  out->append("=" + std::to_string(text.size() + 4) + "\r\ntxt:");
+  out->append(text);
+  out->append("\r\n");
+}
 // A double, `text` as Redis formats it ("1.5", "inf"); RESP2: a bulk string.
 inline void Double(std::string* out, int protocol, std::string_view text) {
   if (protocol != 3) return Bulk(out, text);

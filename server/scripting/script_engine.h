@@ -108,6 +108,9 @@ class ScriptEngine {
   // none); replaces a library of the same name only if `replace`. Its name
   // in *name, or false with Redis's error in *error.
   bool LoadLibrary(const std::string& code, bool replace, std::string* name, std::string* error);
+  // The name library `code` declares ("#!lua name=..."), or false with
+  // Redis's error in *error.
+  static bool LibraryName(const std::string& code, std::string* name, std::string* error);
   // FUNCTION DELETE (false: no such library) and FLUSH.
   bool DeleteLibrary(const std::string& name);
   void FlushLibraries();

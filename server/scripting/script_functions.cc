@@ -40,6 +40,13 @@ constexpr const char* kNameError =
     "Library names can only contain letters, numbers, or underscores(_) and must be at least one "
     "character long";
 
+// The string at `index` of L's stack, whole (a NUL in it too).
+std::string StackString(lua_State* L, int index) {
+  size_t length = 0;
+  const char* text = lua_tolstring(L, index, &length);
+  return std::string(text, length);
+}
+
 bool ValidName(const std::string& name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -108,7 +115,7 @@ int RegisterFunction(lua_State* L) {
     if (!lua_isfunction(L, 2)) {
       return script_run::RaiseError(L, "second argument to redis.register_function must be a function");
     }
-    info.name = lua_tostring(L, 1);
+    info.name = StackString(L, 1);
     callback = 2;
   } else {
     if (!lua_istable(L, 1)) {
@@ -127,14 +134,14 @@ int RegisterFunction(lua_State* L) {
         if (lua_type(L, -1) != LUA_TSTRING) {
           script_run::RaiseError(L, "function_name argument given to redis.register_function must be a string");
         }
-        info.name = lua_tostring(L, -1);
+        info.name = StackString(L, -1);
         named = true;
       } else if (key == "description") {
         if (lua_type(L, -1) != LUA_TSTRING) {
           script_run::RaiseError(L, "description argument given to redis.register_function must be a string");
         }
         info.has_description = true;
-        info.description = lua_tostring(L, -1);
+        info.description = StackString(L, -1);
       } else if (key == "callback") {
         if (!lua_isfunction(L, -1)) {
           script_run::RaiseError(L, "callback argument given to redis.register_function must be a function");
@@ -268,10 +275,12 @@ bool ParseMetadata(const std::string& code, std::string* name, size_t* code_star
     *error = "ERR Invalid library metadata";
     return false;
   }
-  std::istringstream line(code.substr(2, end - 2));
+  // (The engine is the first word's rest after "#!": "#! name=x" names
+  // none, as Redis reads it.)
+  std::istringstream line(code.substr(0, end));
   std::vector<std::string> parts;
   for (std::string part; line >> part;) parts.push_back(part);
-  const std::string engine = parts.empty() ? std::string() : parts[0];
+  const std::string engine = parts[0].substr(2);
   if (AsciiLower(engine) != "lua") {
     *error = "ERR Engine '" + engine + "' not found";
     return false;
@@ -320,6 +329,11 @@ void ScriptEngine::CountFunctions() {
   size_t functions = 0;
   for (const auto& [name, library] : libraries_) functions += library.functions.size();
   function_count_.store(functions, std::memory_order_relaxed);
+}
+
+bool ScriptEngine::LibraryName(const std::string& code, std::string* name, std::string* error) {
+  size_t code_start;
+  return ParseMetadata(code, name, &code_start, error);
 }
 
 bool ScriptEngine::LoadLibrary(const std::string& code, bool replace, std::string* name,

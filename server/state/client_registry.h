@@ -31,7 +31,9 @@ class ClientRegistry {
     std::string address, local_address;  // "ip:port"
     int64_t created_ms = 0;              // steady clock
     std::atomic<int64_t> last_command_ms{0};
-    std::atomic<size_t> last_command{0};  // index in CommandTable() + 1; 0: none yet
+    // The last command's id in AclCommands() (its subcommand's, as CLIENT
+    // LIST names it: "client|list") + 1; 0: none yet.
+    std::atomic<int> last_command{0};
     std::atomic<int> protocol{2};
     std::atomic<int> channels{0}, patterns{0}, shard_channels{0};
     std::atomic<int> multi{-1};  // commands queued in MULTI, -1 outside

@@ -37,11 +37,14 @@ class ListenAddress {
     std::lock_guard<std::mutex> lock(mu_);
     move_ = std::move(move);
   }
-  // Listens on bind:port instead (the address kept only if it worked).
+  // Listens on bind:port instead (the address kept only if it worked);
+  // where it listens already, nothing to do (CONFIG SET of the value it has,
+  // as Redis leaves it).
   std::string Move(const std::string& bind, uint16_t port) {
     Mover move;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (bind == bind_ && port == port_) return "";
       move = move_;
     }
     if (!move) return "the server is not listening yet";

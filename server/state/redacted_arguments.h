@@ -1,7 +1,8 @@
 // The arguments Redis shows as "(redacted)" in MONITOR and SLOWLOG
 // (redactClientCommandArgument): every argument of AUTH, HELLO's AUTH
 // username and password, MIGRATE's AUTH password and AUTH2 username and
-// password, ACL SETUSER's user name and rules.
+// password, ACL SETUSER's user name and rules, CONFIG SET's values of the
+// parameters Redis calls sensitive (masterauth, masteruser, requirepass).
 //
 // Thread safety: a pure function.
 #pragma once
@@ -17,6 +18,11 @@ inline bool IsRedactedArgument(const std::vector<std::string>& args, size_t i) {
   const std::string name = AsciiLower(args[0]);
   if (name == "auth") return i > 0;
   if (name == "acl") return i > 1 && AsciiLower(args[1]) == "setuser";
+  if (name == "config") {
+    if (i < 3 || i % 2 == 0 || AsciiLower(args[1]) != "set") return false;
+    const std::string parameter = AsciiLower(args[i - 1]);
+    return parameter == "masterauth" || parameter == "masteruser" || parameter == "requirepass";
+  }
   if (name == "migrate") {
     // MIGRATE host port key db timeout [COPY] [REPLACE] [AUTH pw]
     // [AUTH2 user pw] [KEYS ...], read as migrateCommand reads it.

@@ -28,6 +28,7 @@
 #include "client_registry.h"
 #include "client_tracking.h"
 #include "keyspace.h"
+#include "latency_monitor.h"
 #include "compact_limits.h"
 #include "listen_address.h"
 #include "memory_limit.h"
@@ -99,6 +100,7 @@ struct ServerState {
   Replication* replication = nullptr;       // REPLICAOF, WAIT, ... (replication/; set by main)
   std::string run_id;                       // INFO's: 40 hex digits, new each start
   SlowLog slowlog;                          // SLOWLOG
+  LatencyMonitor latency;                   // LATENCY LATEST, HISTORY, ...
   ClientRegistry clients;                   // CLIENT LIST, KILL
   ClientTracking tracking{&clients};        // CLIENT TRACKING
   std::atomic<int64_t> last_save_s{0};      // LASTSAVE (set at start and by SAVE)

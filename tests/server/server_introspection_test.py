@@ -15,6 +15,8 @@ read them:
     immutable ones and bad values get Redis's errors, requirepass acts;
   - MODULE LIST is empty; LOAD and UNLOAD are refused unless
     enable-module-command, then fail as Redis's do for a missing library;
+  - LATENCY's monitor: off at threshold 0, then a slow command's event in
+    LATEST, HISTORY, GRAPH, DOCTOR, and RESET;
   - DEBUG is refused unless --enable-debug-command, then DIGEST follows
     the data and SET-ACTIVE-EXPIRE keeps expired keys stored, until a read
     meets one and deletes it (lazy expiry, with its "expired" event);
@@ -197,6 +199,33 @@ def modules(port, enabled):
         for what, got in (("LOAD", load), ("UNLOAD", unload)):
             check(got[1].startswith(b"ERR MODULE command not allowed"),
                   "MODULE %s refused without enable-module-command: %r" % (what, got))
+
+
+def latency_monitor(port):
+    c = Client(port)
+    c.command("CONFIG", "SET", "latency-monitor-threshold", "0")
+    c.command("LATENCY", "RESET")
+    c.command("DEBUG", "SLEEP", "0.05")
+    check(c.command("LATENCY", "LATEST") == (b"*", []), "LATENCY: nothing sampled while the threshold is 0")
+    check(c.command("LATENCY", "DOCTOR")[1].startswith(b"The latency monitor is off"),
+          "LATENCY DOCTOR: says the monitor is off")
+    c.command("CONFIG", "SET", "latency-monitor-threshold", "20")
+    c.command("DEBUG", "SLEEP", "0.05")
+    c.command("GET", "k")  # fast, and below the threshold
+    latest = c.command("LATENCY", "LATEST")[1]
+    check(len(latest) == 1 and latest[0][1][0][1] == b"command" and int(latest[0][1][2][1]) >= 50,
+          f"LATENCY LATEST: one 'command' event of 50 ms or more ({latest})")
+    history = c.command("LATENCY", "HISTORY", "command")[1]
+    check(len(history) == 1 and int(history[0][1][1][1]) >= 50, f"LATENCY HISTORY command: {history}")
+    graph = c.command("LATENCY", "GRAPH", "command")
+    check(graph[0] == b"$" and graph[1].startswith(b"command - high ") and b"#" in graph[1],
+          "LATENCY GRAPH command: a chart of its samples")
+    check(c.command("LATENCY", "GRAPH", "fork") == (b"-", b"ERR No samples available for event 'fork'"),
+          "LATENCY GRAPH of an event with no sample: Redis's error")
+    check(b"command: 1 seconds with a sample" in c.command("LATENCY", "DOCTOR")[1],
+          "LATENCY DOCTOR: names the event")
+    check(c.command("LATENCY", "RESET") == (b":", b"1"), "LATENCY RESET: the one event")
+    c.command("CONFIG", "SET", "latency-monitor-threshold", "0")
 
 
 def debug(port):
@@ -395,6 +424,7 @@ def main():
                                      "yes", "--enable-module-command", "yes")
     try:
         debug(port)
+        latency_monitor(port)
         modules(port, enabled=True)
     finally:
         stop([proc])
