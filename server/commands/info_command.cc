@@ -302,7 +302,9 @@ std::vector<Section> InfoSections(ServerState& s) {
       {"server", "Server", true,
        [&s] {
          const int64_t uptime = (Keyspace::NowMs() - s.started_ms) / 1000;
-         return InfoField("redis_version", "7.0.15") + InfoField("redis_mode", "standalone") +
+         // (No git commit of Redis's: its fields as a build from a release tarball shows them.)
+         return InfoField("redis_version", "7.0.15") + InfoField("redis_git_sha1", "00000000") +
+                InfoField("redis_git_dirty", 0) + InfoField("redis_mode", "standalone") +
                 InfoField("teksdb_version", "0.1.0") + InfoField("arch_bits", 64) +
                 InfoField("process_id", getpid()) + InfoField("run_id", s.run_id) +
                 InfoField("tcp_port", s.listen.port()) + InfoField("uptime_in_seconds", uptime) +
