@@ -271,8 +271,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
   // CLIENT PAUSE and FAILOVER's hold: the commands a pause held run again
   // as it eases; nothing expires while writes are paused.
   state.pause.set_changed([&sweeper, &keyspace](teksdb::server::ClientPause::Kind kind) {
-    sweeper->Pause(teksdb::server::ExpirySweeper::kClientsPaused,
-                   kind != teksdb::server::ClientPause::kNone);
+    sweeper->HoldForClientPause(kind != teksdb::server::ClientPause::kNone);
     keyspace.waiters().TouchAll(teksdb::server::ClientPause::kWakeKey);
   });
   state.db = db.get();
@@ -312,9 +311,7 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
     replication_options.sync_writes = flags.sync;
     teksdb::server::Replication::Hooks hooks;
     // A replica writes only what its primary ships: no expiry sweep.
-    hooks.role_changed = [&sweeper](bool replica) {
-      sweeper->Pause(teksdb::server::ExpirySweeper::kReplica, replica);
-    };
+    hooks.role_changed = [&sweeper](bool replica) { sweeper->Pause(replica); };
     hooks.copy_ready = [&copy_ready, &server] {
       copy_ready = true;
       server.Stop();

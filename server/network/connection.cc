@@ -127,6 +127,7 @@ void Connection::CloseForLimit(const std::string& before, const std::string& aft
   replies_.shrink_to_fit();
   pushes_.clear();
   pushes_bytes_ = 0;
+  pushes_ahead_ = 0;
   ready_.clear();
   unparsed_.clear();
   unparsed_.shrink_to_fit();
@@ -207,6 +208,7 @@ void Connection::EndBlock(const char* error) {
   }
   LeaveBlock();
   // The null array (or the error), and on with the commands after it.
+  MarkPushesAhead();
   error != nullptr ? reply::Error(&replies_, error) : reply::NullArray(&replies_, client_.protocol);
   ready_.pop_front();
   block_deadline_ms_ = -1;
@@ -235,11 +237,18 @@ void Connection::LeaveBlock() {
 }
 
 std::string& Connection::PushBuffer(size_t bytes) {
-  if (pushes_.empty() || pushes_.back().size() + bytes > kPushChunkBytes) {
+  if (pushes_.empty() || push_chunk_closed_ || pushes_.back().size() + bytes > kPushChunkBytes) {
     pushes_.emplace_back();
     pushes_.back().reserve(bytes);
+    push_chunk_closed_ = false;
   }
   return pushes_.back();
+}
+
+void Connection::MarkPushesAhead() {
+  if (!replies_.empty() || pushes_.empty()) return;
+  pushes_ahead_ = pushes_.size();
+  push_chunk_closed_ = true;
 }
 
 void Connection::PushWritten(const std::string& chunk, size_t size_before) {
@@ -326,6 +335,7 @@ void Connection::DeliverMonitorLine(const std::string& line) {
 
 void Connection::Process() {
   if (closed_for_limit_) return;
+  MarkPushesAhead();
   while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply && !blocked_ &&
          !client_.hand_over_to_feeds) {
     if (ready_.empty() && !ParseAhead()) break;
@@ -475,7 +485,8 @@ void Connection::Write() {
   // whoever has read that reply finds it gone (CLIENT LIST, a tracking
   // redirect to it, which then breaks).
   if (client_.close_after_reply) server_->clients.Remove(client_.id);
-  // The replies, then the pushes as they are (no copy into one buffer).
+  // The pushes that came before the replies, the replies, then the other
+  // pushes, as they are (no copy into one buffer).
   outgoing_replies_.clear();
   outgoing_replies_.swap(replies_);
   outgoing_pushes_.clear();
@@ -484,8 +495,14 @@ void Connection::Write() {
   outgoing_bytes_ = outgoing_replies_.size() + pushes_bytes_;
   pushes_bytes_ = 0;
   outgoing_buffers_.clear();
+  const size_t ahead = std::min(pushes_ahead_, outgoing_pushes_.size());
+  pushes_ahead_ = 0;
+  push_chunk_closed_ = false;
+  for (size_t i = 0; i < ahead; ++i) outgoing_buffers_.push_back(asio::buffer(outgoing_pushes_[i]));
   outgoing_buffers_.push_back(asio::buffer(outgoing_replies_));
-  for (const std::string& chunk : outgoing_pushes_) outgoing_buffers_.push_back(asio::buffer(chunk));
+  for (size_t i = ahead; i < outgoing_pushes_.size(); ++i) {
+    outgoing_buffers_.push_back(asio::buffer(outgoing_pushes_[i]));
+  }
   asio::async_write(
       socket_, outgoing_buffers_,
       asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& error,

@@ -25,7 +25,9 @@
 // formats them for the connection's protocol on the connection's strand,
 // which every handler of the connection runs on, and queues them in
 // pushes_; they are written between whole replies, while a read may be
-// outstanding (one write at a time: writing_).
+// outstanding (one write at a time: writing_), in the order they came: the
+// pushes that waited when replies began go out before those replies
+// (pushes_ahead_).
 //
 // A blocking command that found nothing (BLPOP ...) leaves ClientState::
 // block set: the connection registers as a waiter of its keys (key_waiters.h)
@@ -117,6 +119,10 @@ class Connection : public Subscriber,
   // pushes_, or a new one (so that what waits is held in chunks of at most
   // kPushChunkBytes, or one message each, never in one string that doubles).
   std::string& PushBuffer(size_t bytes);
+  // Replies are about to be added to an empty replies_: the pushes waiting
+  // now came first (pushes_ahead_), and a later push starts a chunk of its
+  // own.
+  void MarkPushesAhead();
   // After a push was appended to `chunk` (which held `size_before` bytes):
   // counts it, checks the limit, and writes.
   void PushWritten(const std::string& chunk, size_t size_before);
@@ -142,7 +148,9 @@ class Connection : public Subscriber,
   std::string replies_;
   std::deque<std::string> pushes_;  // Pub/Sub messages, ... not yet written
   size_t pushes_bytes_ = 0;         // their bytes
-  // What the write in flight holds: replies, then pushes.
+  size_t pushes_ahead_ = 0;         // pushes_'s first chunks, due before replies_
+  bool push_chunk_closed_ = false;  // the next push starts a new chunk
+  // What the write in flight holds: pushes ahead, replies, then pushes.
   std::string outgoing_replies_;
   std::vector<std::string> outgoing_pushes_;
   std::vector<asio::const_buffer> outgoing_buffers_;

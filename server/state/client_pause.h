@@ -11,7 +11,8 @@
 // Thread safety: every member may be called from any thread. kind() is one
 // atomic load (every command reads it); changes are serialized, and the
 // change callback runs under that serialization, in the order of the
-// changes: it must not call back into ClientPause.
+// changes: it must not call back into ClientPause, nor wait (CLIENT PAUSE
+// runs on a connection that may hold key stripes).
 #pragma once
 
 #include <atomic>

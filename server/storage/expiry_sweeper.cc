@@ -28,7 +28,7 @@ void ExpirySweeper::Run() {
     lock.unlock();
     {
       std::lock_guard<std::mutex> tick(tick_mu_);
-      if (paused_ == 0 && active_ && (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_)) {
+      if (!paused_ && !clients_paused_.load(std::memory_order_relaxed) && active_ && (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_)) {
         idle_.store(false, std::memory_order_relaxed);
         Tick();
       }
@@ -37,16 +37,16 @@ void ExpirySweeper::Run() {
   }
 }
 
-void ExpirySweeper::Pause(PauseReason reason, bool paused) {
+void ExpirySweeper::Pause(bool paused) {
   std::lock_guard<std::mutex> tick(tick_mu_);
   std::unique_lock<std::shared_mutex> reclaims(reclaim_mu_);
-  paused_ = paused ? (paused_ | reason) : (paused_ & ~reason);
+  paused_ = paused;
 }
 
 ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimRead(const Keyspace& view, int db,
                                                      const std::string& key) {
   std::shared_lock<std::shared_mutex> reclaims(reclaim_mu_);
-  if (paused_ != 0) return ROCKSDB_NAMESPACE::Status::OK();
+  if (paused_ || clients_paused_.load(std::memory_order_relaxed)) return ROCKSDB_NAMESPACE::Status::OK();
   return Reclaim(view.InDatabase(db), db, key);
 }
 
@@ -82,7 +82,11 @@ void ExpirySweeper::Tick() {
           return ++seen_here < kBatchKeys - seen;
         },
         position_, /*include_expired=*/true);
-    for (size_t i = 0; s.ok() && i < expired.size(); ++i) s = Reclaim(view, database_, expired[i]);
+    for (size_t i = 0; s.ok() && i < expired.size(); ++i) {
+      // Held by a client pause meanwhile: this batch again once it ends.
+      if (clients_paused_.load(std::memory_order_relaxed)) return;
+      s = Reclaim(view, database_, expired[i]);
+    }
     if (!s.ok()) {
       // Try again next tick from the same place (a full disk, a closing DB).
       std::fprintf(stderr, "teksdb-server: expiry sweep: %s\n", s.ToString().c_str());

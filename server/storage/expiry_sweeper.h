@@ -57,15 +57,15 @@ class ExpirySweeper {
   void ResetReclaimed() { reclaimed_.store(0, std::memory_order_relaxed); }
   // Whether the sweep sleeps until the next expiry is written.
   bool idle() const { return idle_.load(std::memory_order_relaxed); }
-  // Why the sweep is paused: a replica writes only what its primary ships
-  // (and follows its primary's deletes); while clients' writes are paused
-  // (CLIENT PAUSE WRITE, FAILOVER: client_pause.h) nothing expires, as in
-  // Redis.
-  enum PauseReason : unsigned { kReplica = 1, kClientsPaused = 2 };
-  // Stops (or resumes) the sweep for `reason`; it runs when no reason holds
-  // it. Returns once no tick is running, so that nothing is written after
-  // Pause(reason, true) returns.
-  void Pause(PauseReason reason, bool paused);
+  // Stops (or resumes) the sweep; returns once no tick is running, so that
+  // nothing is written after Pause(true) returns (a replica writes only
+  // what its primary ships, and follows its primary's deletes).
+  void Pause(bool paused);
+  // While clients' writes are paused (CLIENT PAUSE WRITE, FAILOVER:
+  // client_pause.h) nothing expires, as in Redis: the sweep and the reads'
+  // reclaims skip their deletes (one already under way completes). Returns
+  // at once: its caller may hold key stripes a reclaim waits for.
+  void HoldForClientPause(bool held) { clients_paused_.store(held, std::memory_order_relaxed); }
   // DEBUG SET-ACTIVE-EXPIRE: the sweep off (or on again) whatever the role,
   // so that expired keys stay stored until then (they still read as
   // absent).
@@ -74,8 +74,8 @@ class ExpirySweeper {
   // Lazy expiry: `key` of database `db`, which a command read as expired,
   // deleted through the command's `view` (under the key's lock, if still
   // expired: Keyspace::ReclaimIfExpired), counted and told as the sweep's
-  // own are - unless the sweep is paused (for any reason). Whatever DEBUG
-  // SET-ACTIVE-EXPIRE says, as Redis.
+  // own are - unless the sweep is paused or held (a replica deletes only
+  // what its primary ships). Whatever DEBUG SET-ACTIVE-EXPIRE says, as Redis.
   ROCKSDB_NAMESPACE::Status ReclaimRead(const Keyspace& view, int db, const std::string& key);
 
  private:
@@ -102,7 +102,8 @@ class ExpirySweeper {
   std::condition_variable wake_;
   bool stop_ = false;
   std::mutex tick_mu_;   // held for each tick
-  unsigned paused_ = 0;  // PauseReasons; guarded by tick_mu_ and, exclusively, reclaim_mu_
+  bool paused_ = false;  // guarded by tick_mu_ and, exclusively, reclaim_mu_
+  std::atomic<bool> clients_paused_{false};  // HoldForClientPause
   // Held shared by ReclaimRead across its check of paused_ and its write,
   // exclusively by Pause: nothing is written once Pause(true) returns.
   std::shared_mutex reclaim_mu_;
