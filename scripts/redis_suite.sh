@@ -9,8 +9,8 @@
 #   with a redis.conf it writes, and waits for its "Ready to accept" line;
 #   here src/redis-server is a small wrapper that runs teksdb-server on that
 #   file (with --redis, Debian's redis-server).
-# Files run JOBS (nproc) at a time, as the harness runs its own files in
-# parallel; each with the suite's per-test timeout and an outer timeout, so
+# Files run JOBS (twice the CPUs) at a time, as the harness runs its own
+# files in parallel; each with the suite's per-test timeout and an outer timeout, so
 # nothing hangs. Prints
 # per file the tests run, passed and failed, what redis-server 7.0 passes
 # of the same file (tests/tools/redis_suite_redis_passes.txt) and the share
@@ -29,7 +29,7 @@
 #                       and its pass counts (docs/COMMANDS.md shows them)
 #          [--redis]    runs the files against Debian's redis-server instead;
 #                       with --record, writes its pass counts (the baseline)
-# Environment: JOBS (files at once: nproc), TEKSDB_REDIS_SUITE_DIR (where the suite is unpacked:
+# Environment: JOBS (files at once: twice the CPUs), TEKSDB_REDIS_SUITE_DIR (where the suite is unpacked:
 #   ~/.cache/teksdb/redis-7.0.15), TEKSDB_SERVER (a teksdb-server to use as
 #   it is; else build/'s, built first: scripts/server_binary.sh).
 set -euo pipefail
@@ -62,8 +62,9 @@ server=${TEKSDB_SERVER:-}
 record=0
 against_redis=0
 file_timeout=900
-# Files at once (run_file).
-files_at_once=${JOBS:-$(nproc)}
+# Files at once (run_file): twice the CPUs, as the harness's files mostly
+# wait (timeouts, sleeps, replies).
+files_at_once=${JOBS:-$(($(nproc) * 2))}
 while (($#)); do
   case $1 in
     --server) server=$2; shift 2 ;;
