@@ -417,8 +417,14 @@ def damaged_files(port, rdb, tmp, rng):
     c = Client(port)
     c.command("SELECT", 0)
     c.command("FLUSHALL")
+    # Cut where the last 8 bytes are not all zero: eight zeros there read as
+    # a file written with rdbchecksum no, which is read unchecked, as Redis
+    # loads it (its keys up to the damage then sent).
+    cut = len(data) // 2
+    while data[cut - 8:cut] == bytes(8):
+        cut += 1
     cases = {
-        "cut short": data[:len(data) // 2],
+        "cut short": data[:cut],
         "a byte flipped": data[:100] + bytes([data[100] ^ 0x40]) + data[101:],
         "a newer RDB version": b"REDIS0011" + data[9:],
         "not an RDB file": b"hello world, this is not a database",
