@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <set>
 #include <sstream>
@@ -300,8 +299,7 @@ void Help(Request& r) {
       "    Return the current connection username.",
       "HELP",
       "    Prints this help."};
-  reply::ArrayHeader(r.out, std::size(kLines));
-  for (const char* line : kLines) reply::Simple(r.out, line);
+  reply::StatusLines(r.out, kLines);
 }
 
 void AclCommand(Request& r) {

@@ -267,6 +267,7 @@ struct Subcommand {
   const char* name;
   int arity;
   bool admin = false;  // Redis 7.0's "admin" flag: MONITOR does not show it
+  bool denyoom = false;  // Redis 7.0's "denyoom" flag: refused past maxmemory
 };
 // Containers whose subcommands scripts may not call (Redis 7.0 flags each
 // ACL, CONFIG, CLIENT, SCRIPT, FUNCTION and LATENCY subcommand "noscript").
@@ -303,11 +304,11 @@ const Subcommand kSubcommands[] = {
     {"pubsub", "shardchannels", -2}, {"pubsub", "shardnumsub", -2},
     {"script", "load", 3},      {"script", "exists", -3}, {"script", "flush", -2},
     {"script", "kill", 2},      {"script", "help", 2},
-    {"function", "load", -3},   {"function", "delete", 3}, {"function", "flush", -2},
-    {"function", "list", -2},   {"function", "dump", 2},   {"function", "restore", -3},
+    {"function", "load", -3, false, true}, {"function", "delete", 3}, {"function", "flush", -2},
+    {"function", "list", -2},   {"function", "dump", 2},   {"function", "restore", -3, false, true},
     {"function", "stats", 2},   {"function", "kill", 2},
-    {"xgroup", "create", -5},   {"xgroup", "setid", -5},  {"xgroup", "destroy", 4},
-    {"xgroup", "createconsumer", 5}, {"xgroup", "delconsumer", 5}, {"xgroup", "help", 2},
+    {"xgroup", "create", -5, false, true}, {"xgroup", "setid", -5},  {"xgroup", "destroy", 4},
+    {"xgroup", "createconsumer", 5, false, true}, {"xgroup", "delconsumer", 5}, {"xgroup", "help", 2},
     {"xinfo", "stream", -3},    {"xinfo", "groups", 3},   {"xinfo", "consumers", 4},
     {"xinfo", "help", 2},
 };
@@ -710,10 +711,21 @@ std::string FullCommandName(const std::vector<std::string>& args) {
   return name + "|" + AsciiLower(args[1]);
 }
 
+namespace {
+// The request's subcommand, or null (none, or not one the server runs).
+const Subcommand* RequestSubcommand(const std::vector<std::string>& args) {
+  return args.size() < 2 ? nullptr : FindSubcommand(AsciiLower(args[0]), AsciiLower(args[1]));
+}
+}  // namespace
+
 bool IsAdminSubcommand(const std::vector<std::string>& args) {
-  if (args.size() < 2) return false;
-  const Subcommand* s = FindSubcommand(AsciiLower(args[0]), AsciiLower(args[1]));
+  const Subcommand* s = RequestSubcommand(args);
   return s != nullptr && s->admin;
+}
+
+bool IsDenyOomSubcommand(const std::vector<std::string>& args) {
+  const Subcommand* s = RequestSubcommand(args);
+  return s != nullptr && s->denyoom;
 }
 
 std::string SubcommandError(const std::vector<std::string>& args) {

@@ -84,6 +84,9 @@ bool HasSubcommands(const std::string& lower_case_name);
 // Whether the request is a subcommand Redis 7.0 flags "admin" (CONFIG GET,
 // CLIENT LIST, SLOWLOG GET, ...).
 bool IsAdminSubcommand(const std::vector<std::string>& args);
+// Whether the request is a subcommand Redis 7.0 flags "denyoom" (FUNCTION
+// LOAD and RESTORE, XGROUP CREATE and CREATECONSUMER).
+bool IsDenyOomSubcommand(const std::vector<std::string>& args);
 
 // For a command with subcommands (COMMAND, CLIENT, CONFIG): Redis's error
 // for an unknown subcommand or a wrong number of arguments for it, which

@@ -104,15 +104,7 @@ bool AnyQueued(const ClientState& client, const std::vector<bool>& by_index, boo
 // RESET. (EVAL's and FCALL's scripts: by their flags, script_engine.h.)
 bool DeniedOnOom(const ClientState& client, const std::vector<std::string>& args,
                  const std::string& name, size_t index) {
-  if (DenyOomByIndex()[index]) return true;
-  // (Redis 7.0's subcommands flagged denyoom.)
-  if (args.size() > 1) {
-    const std::string sub = AsciiLower(args[1]);
-    if ((name == "function" && (sub == "load" || sub == "restore")) ||
-        (name == "xgroup" && (sub == "create" || sub == "createconsumer"))) {
-      return true;
-    }
-  }
+  if (DenyOomByIndex()[index] || IsDenyOomSubcommand(args)) return true;
   if (!client.in_multi) return false;
   if (name != "exec") return name != "discard" && name != "quit" && name != "reset";
   return AnyQueued(client, DenyOomByIndex(), true);
@@ -499,9 +491,12 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   // each (a blocked one when it replies), not EXEC (flagged skip_slowlog:
   // the commands it ran are, each).
   if (!client.in_script && !client.block && name != "exec") {
-    static const std::vector<bool> fast = FlaggedByIndex("fast");
-    server.latency.Sample(fast[it->second] ? "fast-command" : "command", usec.count() / 1000,
-                          Keyspace::NowMs() / 1000);
+    // (No clock read while the monitor is off: its one load.)
+    if (server.latency.threshold_ms() != 0) {
+      static const std::vector<bool> fast = FlaggedByIndex("fast");
+      server.latency.Sample(fast[it->second] ? "fast-command" : "command", usec.count() / 1000,
+                            Keyspace::NowMs() / 1000);
+    }
     if (server.slowlog.IsSlow(usec.count())) {
       server.slowlog.Add(usec.count(), args, client.address, client.name);
     }

@@ -227,8 +227,7 @@ void LatencyHelp(Request& r) {
       "    If no commands are specified then all histograms are replied.",
       "HELP",
       "    Prints this help."};
-  reply::ArrayHeader(r.out, std::size(kLines));
-  for (const char* line : kLines) reply::Simple(r.out, line);
+  reply::StatusLines(r.out, kLines);
 }
 
 // LATENCY DOCTOR: what the monitor saw, event by event, in words.

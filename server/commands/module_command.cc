@@ -6,7 +6,6 @@
 // not have.
 //
 // Thread safety: a pure function of the request and a CONFIG parameter.
-#include <iterator>
 
 #include "ascii_case.h"
 #include "commands.h"
@@ -31,8 +30,7 @@ void ModuleHelp(Request& r) {
       "    Unload a module.",
       "HELP",
       "    Prints this help."};
-  reply::ArrayHeader(r.out, std::size(kLines));
-  for (const char* line : kLines) reply::Simple(r.out, line);
+  reply::StatusLines(r.out, kLines);
 }
 
 // MODULE HELP | LIST | LOAD path [arg...] | LOADEX path ... | UNLOAD name

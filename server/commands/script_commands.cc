@@ -8,7 +8,6 @@
 // (function_store.h) before it is acknowledged.
 #include <algorithm>
 #include <functional>
-#include <iterator>
 
 #include "ascii_case.h"
 #include "commands.h"
@@ -119,8 +118,7 @@ void ScriptHelp(Request& r) {
       "    Load a script into the scripts cache without executing it.",
       "HELP",
       "    Prints this help."};
-  reply::ArrayHeader(r.out, std::size(kLines));
-  for (const char* line : kLines) reply::Simple(r.out, line);
+  reply::StatusLines(r.out, kLines);
 }
 
 // SCRIPT LOAD body | EXISTS sha... | FLUSH [ASYNC|SYNC] | KILL | HELP

@@ -37,8 +37,7 @@ void XGroupHelp(Request& r) {
       "HELP",
       "    Print this help.",
   };
-  reply::ArrayHeader(r.out, std::size(kHelp));
-  for (const char* line : kHelp) reply::Simple(r.out, line);
+  reply::StatusLines(r.out, kHelp);
 }
 
 void XGroup(Request& r) {

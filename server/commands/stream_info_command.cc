@@ -177,8 +177,7 @@ void XInfoHelp(Request& r) {
       "HELP",
       "    Prints this help.",
   };
-  reply::ArrayHeader(r.out, std::size(kHelp));
-  for (const char* line : kHelp) reply::Simple(r.out, line);
+  reply::StatusLines(r.out, kHelp);
 }
 
 // XINFO STREAM|GROUPS|CONSUMERS key ... (SubcommandError checked the arity).

@@ -5,6 +5,7 @@
 // Redis 7.0 does.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -67,6 +68,12 @@ inline void SetHeader(std::string* out, int protocol, size_t n) {
   out->push_back(protocol == 3 ? '~' : '*');
   out->append(std::to_string(n));
   out->append("\r\n");
+}
+// Lines of text as an array of status replies (HELP's).
+template <size_t N>
+inline void StatusLines(std::string* out, const char* const (&lines)[N]) {
+  ArrayHeader(out, N);
+  for (const char* line : lines) Simple(out, line);
 }
 // Text to show as it is (RESP3: a verbatim string of format "txt"; RESP2:
 // a bulk string), as Redis's addReplyVerbatim.

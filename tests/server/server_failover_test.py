@@ -33,7 +33,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks, sentinels_know_all, start_sentinels, stop  # noqa: E402
+from server_checks import Checks, sentinels_know_all, start_sentinels, stop, wait_for  # noqa: E402
 from resp_client import Client, free_port  # noqa: E402
 
 checks = Checks("server_failover")
@@ -127,15 +127,6 @@ def info(port):
     if got is None or got[0] != b"$":
         return {}
     return dict(line.split(":", 1) for line in got[1].decode().splitlines() if ":" in line)
-
-
-def wait_for(predicate, seconds):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def all_in_sync(ports, primary):

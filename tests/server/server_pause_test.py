@@ -24,7 +24,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks, start_redis, stop  # noqa: E402
+from server_checks import Checks, start_redis, stop, wait_for  # noqa: E402
 from resp_client import Client  # noqa: E402
 
 checks = Checks("server_pause")
@@ -54,15 +54,6 @@ def info_field(c, name):
     return None
 
 
-def wait_for(condition, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return False
-
-
 def replied_within(client, seconds):
     """The client's next reply if it comes within `seconds`, else None
     (the socket's timeout put back)."""
@@ -80,7 +71,7 @@ def write_pause(port):
     check(admin.command("CLIENT", "PAUSE", "100000", "WRITE") == (b"+", b"OK"), "PAUSE WRITE: OK")
     check(held.command("GET", "k") == (b"$", None), "PAUSE WRITE: a read is answered")
     held.sock.sendall(Client.encode(["SET", "k", "v"]))
-    check(wait_for(lambda: info_field(admin, "blocked_clients") == 1),
+    check(wait_for(lambda: info_field(admin, "blocked_clients") == 1, 10),
           "PAUSE WRITE: the SET is held (blocked_clients 1)")
     held_id = int([f for f in admin.command("CLIENT", "LIST")[1].decode().split()
                    if f.startswith("id=")][-1][3:])
@@ -124,7 +115,7 @@ def expiry_waits(port):
     check(info_field(admin, "expired_keys") == expired, "paused: nothing expired (expired_keys stays)")
     admin.command("CLIENT", "UNPAUSE")
     admin.command("GET", "ttl-key")
-    check(wait_for(lambda: info_field(admin, "expired_keys") == expired + 1),
+    check(wait_for(lambda: info_field(admin, "expired_keys") == expired + 1, 10),
           "unpaused: the key is reclaimed (expired_keys + 1)")
 
 

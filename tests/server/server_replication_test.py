@@ -35,6 +35,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import server_checks  # noqa: E402
 from server_checks import Checks, start_redis, stop  # noqa: E402
 from resp_client import Client, free_port  # noqa: E402
 
@@ -107,11 +108,8 @@ def info(c, section="replication"):
 
 
 def wait_for(what, predicate, seconds=30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
+    if server_checks.wait_for(predicate, seconds):
+        return True
     print(f"(gave up waiting for {what})")
     return False
 

@@ -98,6 +98,17 @@ def sentinels_know_all(ports, name, replicas):
     return True
 
 
+def wait_for(predicate, seconds, interval=0.05):
+    """Whether `predicate()` came true within `seconds`, asked every
+    `interval` seconds."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return False
+
+
 def stop(procs):
     for proc in procs:
         if proc.poll() is None:
