@@ -53,7 +53,13 @@ void PfAdd(Request& r) {
   bool updated = !v;
   for (size_t i = 2; i < r.args.size(); ++i) {
     const int raised = hyperloglog::Add(&hll, r.args[i], SparseMaxBytes(r));
-    if (raised < 0) return reply::Error(r.out, hyperloglog::kInvalidError);
+    if (raised < 0) {
+      // Redis edits the string in place, element by element: what the
+      // elements before the corrupt part found stays added (its cached
+      // count too, as Redis leaves it).
+      if (updated && !WriteHll(r, r.args[1], v->expire_ms, std::move(hll))) return;
+      return reply::Error(r.out, hyperloglog::kInvalidError);
+    }
     updated |= raised > 0;
   }
   if (updated) {

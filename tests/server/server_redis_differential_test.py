@@ -21,6 +21,8 @@ and UNWATCH, with writes from a second connection of each server between
 WATCH and EXEC. teksdb-server's limits of compact collections start as
 Redis's (sets of strings never compact, as in Redis 7.0).
 
+A damaged HyperLogLog first, then the random stream.
+
 Then the same in pipelines: batches of 1 to 40 commands (valid and
 invalid mixed, transactions among them, the SCANs left out; some
 batches mostly GETs, which the server reads ahead in one MultiGet, among
@@ -837,6 +839,27 @@ SCRIPTS = [
 ]
 
 
+# A HyperLogLog damaged past its registers: PFADD keeps what the elements
+# before the damage added (Redis edits the string in place), then refuses.
+DAMAGED_HLL = [
+    ["DEL", "hll"], ["PFADD", "hll", "a"], ["APPEND", "hll", "+1"],
+    ["CONFIG", "SET", "hll-sparse-max-bytes", "60"],
+    ["PFADD", "hll"] + [f"e{i}" for i in range(40)], ["GET", "hll"], ["PFCOUNT", "hll"],
+    ["CONFIG", "SET", "hll-sparse-max-bytes", "3000"], ["DEL", "hll"],
+]
+
+
+def run_fixed(redis, teks, commands, history, what):
+    """`commands` in order to both; false on the first reply that differs."""
+    for cmd in commands:
+        history.append(cmd)
+        want, got = redis.command(*cmd), teks.command(*cmd)
+        if not same(cmd, want, got):
+            print(f"FAIL ({what}) at {cmd}\n  redis:  {want}\n  teksdb: {got}")
+            return False
+    return True
+
+
 def run_scripted(redis, teks, rng, count, history):
     """The fixed SCRIPTS, then `count` random commands each run through
     EVAL (redis.call), so that every reply is converted to Lua and back;
@@ -846,13 +869,7 @@ def run_scripted(redis, teks, rng, count, history):
         cmd = random_command(rng)
         if cmd[0].upper() not in NOT_SCRIPTED:
             scripted.append(["EVAL", "return redis.call(unpack(ARGV))", "0"] + cmd)
-    for cmd in scripted:
-        history.append(cmd)
-        want, got = redis.command(*cmd), teks.command(*cmd)
-        if not same(cmd, want, got):
-            print(f"FAIL (scripts) at {cmd}\n  redis:  {want}\n  teksdb: {got}")
-            return False
-    return True
+    return run_fixed(redis, teks, scripted, history, "scripts")
 
 
 def run_pipelines(redis, teks, rng, count, history):
@@ -1315,6 +1332,8 @@ def main():
         rng = random.Random(seed)
         history = []
         scale = int(os.environ.get("TEKSDB_TEST_SCALE", "1"))
+        if not run_fixed(redis, teks, DAMAGED_HLL, history, "damaged HyperLogLog"):
+            return 1
         if not run_random(servers, rng, scale * 4000, history, 2):
             return 1
         ok, pipelined = run_pipelines(redis, teks, rng, scale * 100, history)
