@@ -8,7 +8,9 @@
 #                                                                 -L 'sequential|concurrent' (all)
 #   tsan     build-tsan   TEKSDB_SANITIZE=thread, -O1 -g1, only   -L concurrent
 #                         what those tests run (target concurrent_tests)
-#   release  build        RelWithDebInfo (-O2 -g1)                -L 'sequential|concurrent|preload|api' (all)
+#   release  build        RelWithDebInfo (-O2 -g1), without the   -L 'sequential|concurrent|preload|api'
+#                         single-threaded gtests the asan phase ran
+#                         (TEKSDB_SEQUENTIAL_GTESTS=OFF)
 #   fault    build-fault  TEKSDB_FAULT_INJECTION=ON, teks_stress only  -L fault
 #            (a deliberately broken drop horizon that teks_stress must catch)
 #   debug    build-debug  Debug (-O0): contracts checked by assert, -Werror  -L 'sequential|concurrent'
@@ -162,11 +164,15 @@ for p in "${phases[@]}"; do
       # the scripted (preload) tests, which need speed, stay in release.
       phase debug "$build-debug" 'sequential|concurrent' -- -j "$jobs" ;;
     release)
-      # Everything again, optimized: races show differently without
-      # sanitizers, and the preload tests need an uninstrumented build.
-      # Two at a time, as the other phases: tests that time themselves
-      # (the benchmarks, server_limits, Redis's suite) are RUN_SERIAL.
-      phase release "$build" 'sequential|concurrent|preload|api' -- -j "$jobs" ;;
+      # Everything again but the single-threaded gtests, optimized: races
+      # show differently without sanitizers, the preload tests need an
+      # uninstrumented build, and the server's tests run at its speed. (The
+      # single-threaded gtests ran under ASan and UBSan; built and run
+      # again here they cost CI ~5 minutes; the longer job's debug phase
+      # runs them once more.) Two at a time, as the other phases: tests that
+      # time themselves (the benchmarks, server_limits, Redis's suite) are
+      # RUN_SERIAL.
+      phase release "$build" 'sequential|concurrent|preload|api' -DTEKSDB_SEQUENTIAL_GTESTS=OFF -- -j "$jobs" ;;
     fault)
       build_target=teks_stress phase fault "$build-fault" fault -- ;;
     *) echo "test.sh: unknown phase '$p' (asan, tsan, debug, release, fault)" >&2; exit 2 ;;

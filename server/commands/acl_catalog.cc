@@ -1,7 +1,6 @@
-// AclCommands implementation: Redis 7.0's subcommands and the commands
-// the server does not run, with their categories as COMMAND INFO gives
-// them on redis-server 7.0 (the commands the server runs take theirs from
-// command_info.cc's table).
+// AclCommands implementation: Redis 7.0's subcommands (and CLIENT's that
+// 7.2 added), with their categories as COMMAND INFO gives them on
+// redis-server 7.0 (the commands take theirs from command_info.cc's table).
 #include "acl_catalog.h"
 
 #include <cstring>
@@ -19,14 +18,7 @@ struct NamedCategories {
   const char* categories;
 };
 
-// Redis 7.0's commands that teksdb-server does not run (a rule may still
-// name them).
-const NamedCategories kCommandsNotRun[] = {
-    {"asking", "@fast @connection"}, {"cluster", "@slow"},
-    {"readonly", "@fast @connection"}, {"readwrite", "@fast @connection"},
-};
-
-// Every subcommand of Redis 7.0, by container.
+// Every subcommand of Redis 7.0 (and CLIENT's that 7.2 added), by container.
 const NamedCategories kSubcommandCategories[] = {
     {"acl|cat", "@slow"}, {"acl|deluser", "@admin @slow @dangerous"},
     {"acl|dryrun", "@admin @slow @dangerous"}, {"acl|genpass", "@slow"},
@@ -40,6 +32,7 @@ const NamedCategories kSubcommandCategories[] = {
     {"client|info", "@slow @connection"}, {"client|kill", "@admin @slow @dangerous @connection"},
     {"client|list", "@admin @slow @dangerous @connection"},
     {"client|no-evict", "@admin @slow @dangerous @connection"},
+    {"client|no-touch", "@slow @connection"}, {"client|setinfo", "@slow @connection"},
     {"client|pause", "@admin @slow @dangerous @connection"}, {"client|reply", "@slow @connection"},
     {"client|setname", "@slow @connection"}, {"client|tracking", "@slow @connection"},
     {"client|trackinginfo", "@slow @connection"},
@@ -115,7 +108,6 @@ AclCommandSet Build() {
     const CommandInfo& info = *FindCommandInfo(command.name);
     add(command.name, info.acl_categories, std::strstr(info.flags, "no_auth") != nullptr);
   }
-  for (const NamedCategories& command : kCommandsNotRun) add(command.name, command.categories, false);
   return set;
 }
 

@@ -1,5 +1,5 @@
 // CLIENT SETNAME GETNAME ID INFO LIST KILL NO-EVICT, as Redis 7.0 answers
-// them (the connections: client_registry.h), and MONITOR (monitors.h; the
+// them, and SETINFO and NO-TOUCH, as Redis 7.2 does (the connections: client_registry.h), and MONITOR (monitors.h; the
 // lines are fed by Execute). A CLIENT LIST line has Redis's
 // fields: qbuf is what the connection holds of requests not yet run, omem
 // what it holds of output not yet written, tot-mem their sum; those that
@@ -29,6 +29,7 @@ std::string ClientListLine(const ClientRegistry::Info& c, int64_t running_reques
   if (subs + psubs + ssubs > 0) flags += 'P';
   if (multi >= 0) flags += 'x';
   if (c.blocked.load(std::memory_order_relaxed)) flags += 'b';
+  if (c.no_touch.load(std::memory_order_relaxed)) flags += 'T';
   if (flags.empty()) flags = "N";
   const int command = c.last_command.load(std::memory_order_relaxed);
   const std::string cmd = command == 0 ? "NULL" : AclCommands()[command - 1].name;
@@ -43,7 +44,8 @@ std::string ClientListLine(const ClientRegistry::Info& c, int64_t running_reques
          " qbuf=" + std::to_string(qbuf) + " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0"
          " oll=0 omem=" + std::to_string(omem) + " tot-mem=" + std::to_string(qbuf + omem) +
          " events=r cmd=" + cmd + " user=" + c.user() + " redir=-1 resp=" +
-         std::to_string(c.protocol.load(std::memory_order_relaxed)) + "\n";
+         std::to_string(c.protocol.load(std::memory_order_relaxed)) + " lib-name=" + c.lib_name() +
+         " lib-ver=" + c.lib_ver() + "\n";
 }
 
 namespace {
@@ -280,16 +282,30 @@ void Pause(Request& r) {
   reply::Ok(r.out);
 }
 
+// CLIENT SETINFO lib-name|lib-ver value, as Redis 7.2's (empty: unset).
+void SetInfo(Request& r) {
+  const std::string attribute = AsciiLower(r.args[2]);
+  if (attribute != "lib-name" && attribute != "lib-ver") {
+    return reply::Error(r.out, "ERR Unrecognized option '" + r.args[2] + "'");
+  }
+  if (!IsClientAttribute(r.args[3])) {
+    return reply::Error(r.out, "ERR " + r.args[2] + " cannot contain spaces, newlines or special characters.");
+  }
+  if (r.client.info) {
+    attribute == "lib-name" ? r.client.info->set_lib_name(r.args[3]) : r.client.info->set_lib_ver(r.args[3]);
+  }
+  reply::Ok(r.out);
+}
+
 // SubcommandError has checked the subcommand and its arity.
 void Client(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
   if (sub == "setname") {
-    if (r.args[2].find_first_of(" \n") != std::string::npos) {
-      return reply::Error(r.out, "ERR Client names cannot contain spaces, newlines or special characters.");
-    }
+    if (!IsClientAttribute(r.args[2])) return reply::Error(r.out, kBadClientName);
     SetClientName(r.client, r.args[2]);
     return reply::Ok(r.out);
   }
+  if (sub == "setinfo") return SetInfo(r);
   if (sub == "getname") {
     return r.client.name.empty() ? reply::Null(r.out, r.protocol()) : reply::Bulk(r.out, r.client.name);
   }
@@ -338,8 +354,12 @@ void Client(Request& r) {
     }
     return;
   }
-  // no-evict: nothing is evicted
+  // no-evict: nothing is evicted; no-touch: nothing keeps access times
+  // (OBJECT IDLETIME is refused), so only CLIENT LIST's flag T shows it
   if (mode != "on" && mode != "off") return reply::Error(r.out, kSyntaxError);
+  if (sub == "no-touch" && r.client.info) {
+    r.client.info->no_touch.store(mode == "on", std::memory_order_relaxed);
+  }
   reply::Ok(r.out);
 }
 

@@ -248,6 +248,7 @@ const std::vector<Command>& CommandTable() {
     AddClientCommands(&commands);
     AddIntrospectionCommands(&commands);
     AddModuleCommand(&commands);
+    AddClusterCommands(&commands);
     AddLcsCommand(&commands);
     AddReplicationCommands(&commands);
     AddAclCommand(&commands);

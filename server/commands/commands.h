@@ -103,6 +103,7 @@ void AddGeoSearchCommands(std::vector<Command>* table);
 void AddClientCommands(std::vector<Command>* table);
 void AddIntrospectionCommands(std::vector<Command>* table);
 void AddModuleCommand(std::vector<Command>* table);
+void AddClusterCommands(std::vector<Command>* table);
 void AddLcsCommand(std::vector<Command>* table);
 void AddReplicationCommands(std::vector<Command>* table);
 void AddAclCommand(std::vector<Command>* table);

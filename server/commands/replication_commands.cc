@@ -1,6 +1,6 @@
 // Replication's commands, as Redis 7.0 answers them (replication.h has the
 // machinery): REPLICAOF / SLAVEOF (host port, or NO ONE), ROLE, WAIT,
-// FAILOVER (switchover.h), and
+// WAITAOF (Redis 7.2's), FAILOVER (switchover.h), and
 // the replica's side of the handshake on its primary: REPLCONF (its port,
 // run id, data format, the files of a cut-off sync it holds) and PSYNC,
 // after which the connection hands its socket to the replica feeds. SYNC,
@@ -119,6 +119,60 @@ void Wait(Request& r) {
                                       /*rerun_at_deadline=*/true};
 }
 
+// Whether WAITAOF synced the WAL up to `sequence` already.
+bool SyncedThrough(const ServerState& server, uint64_t sequence) {
+  return server.wal_synced_through.load() >= sequence;
+}
+
+// WAITAOF numlocal numreplicas timeout, as Redis 7.2's, on the WAL (this
+// server's append-only file, always on): numlocal 1 syncs the WAL to disk
+// here up to this client's writes (on this thread, once), then it blocks as
+// WAIT does until numreplicas replicas acknowledged them on disk (those
+// that sync each batch, --sync, say so in their handshake: REPLCONF capa
+// teksdb-acks-on-disk), or the timeout. Replies [1 if synced here (with
+// --sync, or by a WAITAOF 1 since the writes), the replicas].
+void WaitAof(Request& r) {
+  int64_t local, wanted, timeout;
+  if (!ParseStrictInt64(r.args[1], &local)) return reply::Error(r.out, kNotInteger);
+  if (local < 0 || local > 1) {
+    return reply::Error(r.out, "ERR value is out of range, value must between 0 and 1");
+  }
+  if (!ParseStrictInt64(r.args[2], &wanted) || wanted < 0) {
+    return reply::Error(r.out, "ERR value is out of range, must be positive");
+  }
+  if (!ParseStrictInt64(r.args[3], &timeout)) {
+    return reply::Error(r.out, "ERR timeout is not an integer or out of range");
+  }
+  if (timeout < 0) return reply::Error(r.out, "ERR timeout is negative");
+  Replication& replication = *r.server.replication;
+  if (replication.replica()) {
+    return reply::Error(r.out, "ERR WAITAOF cannot be used with replica instances. Please also note "
+                               "that writes to replicas are just local and are not propagated.");
+  }
+  if (!r.client.block_rerun) {
+    ROCKSDB_NAMESPACE::Status s = r.keyspace->FlushGroup();
+    if (!s.ok()) return ReplyStorageError(r, s);
+    r.client.wait_target = r.server.db->GetLatestSequenceNumber();
+    if (local == 1 && !r.keyspace->syncs_writes() && !SyncedThrough(r.server, r.client.wait_target)) {
+      s = r.server.db->SyncWAL();
+      if (!s.ok()) return ReplyStorageError(r, s);
+      uint64_t synced = r.server.wal_synced_through.load();
+      while (synced < r.client.wait_target &&
+             !r.server.wal_synced_through.compare_exchange_weak(synced, r.client.wait_target)) {
+      }
+    }
+  }
+  const int acked = replication.feeds().CountAckedOnDisk(r.client.wait_target);
+  if (acked >= wanted || r.client.block_timed_out || !r.client.may_block) {
+    reply::ArrayHeader(r.out, 2);
+    reply::Integer(r.out, r.keyspace->syncs_writes() || SyncedThrough(r.server, r.client.wait_target) ? 1 : 0);
+    return reply::Integer(r.out, acked);
+  }
+  r.client.block = ClientState::Block{{kWakeKey},
+                                      timeout == 0 ? 0 : Keyspace::NowMs() + timeout,
+                                      /*rerun_at_deadline=*/true};
+}
+
 // REPLCONF option value [option value ...] from a replica's handshake.
 void ReplConf(Request& r) {
   if (r.args.size() % 2 == 0) return reply::Error(r.out, kSyntaxError);
@@ -146,7 +200,9 @@ void ReplConf(Request& r) {
       if (!request.ParseHeld(value)) return reply::Error(r.out, "ERR malformed teksdb-held list");
     } else if (option == "ack" || option == "getack") {
       return;  // Redis answers nothing to these
-    } else if (option != "capa" && option != "ip-address") {
+    } else if (option == "capa") {
+      request.acks_on_disk |= value == "teksdb-acks-on-disk";
+    } else if (option != "ip-address") {
       return reply::Error(r.out, "ERR Unrecognized REPLCONF option: " + r.args[i].substr(0, 128));
     }
   }
@@ -238,7 +294,8 @@ std::string ReplicationWakeKey() { return kWakeKey; }
 void AddReplicationCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"replicaof", 3, ReplicaOf}, {"slaveof", 3, ReplicaOf}, {"role", 1, Role},
-      {"wait", 3, Wait},           {"replconf", -1, ReplConf}, {"psync", -3, PSync},
+      {"wait", 3, Wait},           {"waitaof", 4, WaitAof},
+      {"replconf", -1, ReplConf}, {"psync", -3, PSync},
       {"sync", 1, Sync},           {"failover", -1, Failover},
   });
 }

@@ -69,26 +69,26 @@ void Auth(Request& r) {
 // description (a map in RESP3). Without protover it keeps the protocol.
 void Hello(Request& r) {
   int64_t version = r.protocol();
-  if (r.args.size() >= 2 && !ParseStrictInt64(r.args[1], &version)) {
-    return reply::Error(r.out, "ERR Protocol version is not an integer or out of range");
+  if (r.args.size() >= 2) {
+    if (!ParseStrictInt64(r.args[1], &version)) {
+      return reply::Error(r.out, "ERR Protocol version is not an integer or out of range");
+    }
+    if (version < 2 || version > 3) return reply::Error(r.out, "NOPROTO unsupported protocol version");
   }
-  const std::string* user = nullptr;
-  const std::string* password = nullptr;
-  const std::string* name = nullptr;
+  // Each option takes effect as it is read, as Redis's: a later one's
+  // error leaves an earlier AUTH or SETNAME done.
   for (size_t i = 2; i < r.args.size(); ++i) {
     const std::string option = AsciiLower(r.args[i]);
     if (option == "auth" && i + 2 < r.args.size()) {
-      user = &r.args[i + 1];
-      password = &r.args[i + 2];
+      if (!LogIn(r, r.args[i + 1], r.args[i + 2])) return reply::Error(r.out, kWrongPass);
       i += 2;
     } else if (option == "setname" && i + 1 < r.args.size()) {
-      name = &r.args[++i];
+      if (!IsClientAttribute(r.args[++i])) return reply::Error(r.out, kBadClientName);
+      SetClientName(r.client, r.args[i]);
     } else {
       return reply::Error(r.out, "ERR Syntax error in HELLO option '" + r.args[i] + "'");
     }
   }
-  if (version < 2 || version > 3) return reply::Error(r.out, "NOPROTO unsupported protocol version");
-  if (password && !LogIn(r, *user, *password)) return reply::Error(r.out, kWrongPass);
   if (!r.client.authenticated) {
     return reply::Error(r.out,
                         "NOAUTH HELLO must be called with the client already authenticated, "
@@ -96,7 +96,6 @@ void Hello(Request& r) {
                         "authenticate the client and select the RESP protocol version at the same "
                         "time");
   }
-  if (name) SetClientName(r.client, *name);
   SetClientProtocol(r.client, static_cast<int>(version));
   reply::MapHeader(r.out, r.protocol(), 7);
   for (const char* field : {"server", "redis", "version", "7.0.15", "proto"}) reply::Bulk(r.out, field);

@@ -135,7 +135,7 @@ void UnwatchCommand(Request& r) {
 
 // RESET: the connection as new (RESP2, database 0, replies on, tracking
 // off, no name, no transaction, nothing watched, no subscription, not a
-// monitor), as the default user, authenticated only if it needs no
+// monitor, NO-TOUCH off; lib-name and lib-ver stay, as Redis 7.2's), as the default user, authenticated only if it needs no
 // password.
 void Reset(Request& r) {
   EndMulti(r);
@@ -149,7 +149,10 @@ void Reset(Request& r) {
   r.server.tracking.Disable(r.client.id);
   r.client.tracking = false;
   r.server.monitors.Remove(r.client.id);
-  if (r.client.info) r.client.info->monitor.store(false, std::memory_order_relaxed);
+  if (r.client.info) {
+    r.client.info->monitor.store(false, std::memory_order_relaxed);
+    r.client.info->no_touch.store(false, std::memory_order_relaxed);
+  }
   SetClientDefaultUser(r.server, r.client);
   reply::Simple(r.out, "RESET");
 }

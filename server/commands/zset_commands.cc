@@ -151,15 +151,22 @@ void ZCard(Request& r) {
   if (zset.Open(r, Keyspace::kZSet)) reply::Integer(r.out, zset.count());
 }
 
-// ZRANK and ZREVRANK key member.
+// ZRANK and ZREVRANK key member [WITHSCORE] (WITHSCORE as Redis 7.2's: the
+// rank and the score, a null array when there is none).
 void Rank(Request& r, bool reverse) {
+  if (r.args.size() > 4) {
+    return reply::Error(r.out, std::string("ERR wrong number of arguments for '") +
+                                   (reverse ? "zrevrank" : "zrank") + "' command");
+  }
+  const bool with_score = r.args.size() == 4;
+  if (with_score && AsciiLower(r.args[3]) != "withscore") return reply::Error(r.out, kSyntaxError);
   Collection zset;
   std::optional<double> score;
   if (!zset.Open(r, Keyspace::kZSet) ||
       !ReadScore(r, &zset, r.args[2], /*locked=*/false, &score)) {
     return;
   }
-  if (!score) return reply::Null(r.out, r.protocol());
+  if (!score) return with_score ? reply::NullArray(r.out, r.protocol()) : reply::Null(r.out, r.protocol());
   int64_t rank = 0;
   bool found = false;
   const std::string target = IndexEntry(*score, r.args[2]);
@@ -171,7 +178,9 @@ void Rank(Request& r, bool reverse) {
     return;
   }
   if (!found && !zset.Settled(r)) return;
+  if (with_score) reply::ArrayHeader(r.out, 2);
   reply::Integer(r.out, reverse ? zset.count() - 1 - rank : rank);
+  if (with_score) reply::Double(r.out, r.protocol(), FormatScore(*score));
 }
 void ZRank(Request& r) { Rank(r, false); }
 void ZRevRank(Request& r) { Rank(r, true); }
@@ -224,8 +233,8 @@ void ZRandMember(Request& r) {
 void AddZSetCommands(std::vector<Command>* table) {
   table->insert(table->end(), {
       {"zadd", -4, ZAdd},           {"zincrby", 4, ZIncrBy},   {"zrem", -3, ZRem},
-      {"zscore", 3, ZScore},        {"zcard", 2, ZCard},       {"zrank", 3, ZRank},
-      {"zrevrank", 3, ZRevRank},
+      {"zscore", 3, ZScore},        {"zcard", 2, ZCard},       {"zrank", -3, ZRank},
+      {"zrevrank", -3, ZRevRank},
       {"zmscore", -3, ZMScore},     {"zrandmember", -2, ZRandMember},
   });
 }

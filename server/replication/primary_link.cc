@@ -174,6 +174,10 @@ Status PrimaryLink::Handshake(LinkSocket* link, std::string* reply) {
     s = step(link_frames::Frame({"REPLCONF", "teksdb-runid", options_.run_id}), "+OK",
              "the primary refused this replica");
   }
+  if (s.ok() && options_.sync_writes) {  // (a capability: a primary may ignore it)
+    s = step(link_frames::Frame({"REPLCONF", "capa", "teksdb-acks-on-disk"}), "+OK",
+             "the primary refused REPLCONF capa");
+  }
   if (!s.ok()) return s;
   // The files of a sync cut off before, that the primary need not send again.
   std::map<std::string, sync_files::FileSum> held;

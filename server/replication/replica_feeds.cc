@@ -83,6 +83,7 @@ void ReplicaFeeds::Serve(std::unique_ptr<LinkSocket> socket, PsyncRequest reques
   feed->id = ++next_id_;
   feed->ip = socket->PeerAddress();
   feed->port = request.listening_port;
+  feed->acks_on_disk = request.acks_on_disk;
   feed->socket = std::move(socket);
   feed->last_ack_ms = MonotonicMs();
   Feed* raw = feed.get();
@@ -129,6 +130,13 @@ int ReplicaFeeds::CountAcked(uint64_t sequence) const {
   std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int>(std::count_if(feeds_.begin(), feeds_.end(), [&](const auto& feed) {
     return !feed->done && feed->state == 2 && feed->acked >= sequence;
+  }));
+}
+
+int ReplicaFeeds::CountAckedOnDisk(uint64_t sequence) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(std::count_if(feeds_.begin(), feeds_.end(), [&](const auto& feed) {
+    return !feed->done && feed->state == 2 && feed->acks_on_disk && feed->acked >= sequence;
   }));
 }
 

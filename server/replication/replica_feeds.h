@@ -46,6 +46,9 @@ struct PsyncRequest {
   uint64_t next = 0;   // the first sequence it lacks
   int listening_port = 0;
   std::string format;  // the data format it reads (REPLCONF teksdb-format)
+  // Its acknowledgements are of batches on disk (REPLCONF capa
+  // teksdb-acks-on-disk: it syncs each batch), for WAITAOF.
+  bool acks_on_disk = false;
   std::map<std::string, sync_files::FileSum> held;  // a cut-off sync's files
 
   // Reads REPLCONF teksdb-held's list ("name size checksum" lines); false
@@ -86,6 +89,8 @@ class ReplicaFeeds {
   size_t Count() const;
   // How many online replicas acknowledged `sequence` or later.
   int CountAcked(uint64_t sequence) const;
+  // Of those, how many acknowledged it on disk (PsyncRequest::acks_on_disk).
+  int CountAckedOnDisk(uint64_t sequence) const;
   // How many online replicas acknowledged within `max_lag_s` seconds.
   int CountInReach(int64_t max_lag_s) const;
   // Disconnects every replica (a demotion); they may come back.
@@ -102,6 +107,7 @@ class ReplicaFeeds {
     std::unique_ptr<LinkSocket> socket;
     std::atomic<int> state{0};  // 0 wait_bgsave, 1 send_bulk, 2 online
     std::atomic<uint64_t> acked{0};
+    bool acks_on_disk = false;  // set before the feed runs
     std::atomic<int64_t> last_ack_ms{0};
     std::atomic<bool> done{false};
     std::thread thread;

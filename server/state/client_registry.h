@@ -43,6 +43,7 @@ class ClientRegistry {
     // Redis 7.2 does; 7.0 crashes).
     std::atomic<bool> paused{false};
     std::atomic<bool> monitor{false};  // MONITOR ran (flag O)
+    std::atomic<bool> no_touch{false};  // CLIENT NO-TOUCH ON (flag T)
     // The bytes the connection holds of requests not yet run (qbuf) and
     // of output not yet written (omem), as of its last change.
     std::atomic<int64_t> query_bytes{0}, output_bytes{0};
@@ -65,9 +66,27 @@ class ClientRegistry {
       user_ = std::move(user);
     }
 
+    // CLIENT SETINFO's lib-name and lib-ver (empty: not set).
+    std::string lib_name() const {
+      std::lock_guard<std::mutex> lock(name_mu_);
+      return lib_name_;
+    }
+    std::string lib_ver() const {
+      std::lock_guard<std::mutex> lock(name_mu_);
+      return lib_ver_;
+    }
+    void set_lib_name(std::string value) {
+      std::lock_guard<std::mutex> lock(name_mu_);
+      lib_name_ = std::move(value);
+    }
+    void set_lib_ver(std::string value) {
+      std::lock_guard<std::mutex> lock(name_mu_);
+      lib_ver_ = std::move(value);
+    }
+
    private:
-    mutable std::mutex name_mu_;  // guards name_ and user_
-    std::string name_, user_ = "default";
+    mutable std::mutex name_mu_;  // guards name_, user_, lib_name_ and lib_ver_
+    std::string name_, user_ = "default", lib_name_, lib_ver_;
   };
 
   // What closes a connection, or ends its blocked command (the connection

@@ -41,5 +41,7 @@ bool StillHolds(Request& r, const std::string& key, uint64_t version);
 constexpr const char* kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
 constexpr const char* kNotInteger = "ERR value is not an integer or out of range";
 constexpr const char* kSyntaxError = "ERR syntax error";
+constexpr const char* kBadClientName =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
 
 }  // namespace teksdb::server

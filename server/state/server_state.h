@@ -93,6 +93,8 @@ struct ServerState {
   MigrateSockets migrate_sockets;           // MIGRATE's connections to other servers
   ClientPause pause;                        // CLIENT PAUSE, FAILOVER's hold on writers
   std::atomic<int64_t> hll_sparse_max_bytes{3000};  // hll-sparse-max-bytes (hyperloglog.h)
+  // The sequence up to which WAITAOF last synced the WAL (without --sync).
+  std::atomic<uint64_t> wal_synced_through{0};
   // stream-node-max-bytes and -entries (stream_store.h's nodes)
   std::atomic<int64_t> stream_node_max_bytes{4096};
   std::atomic<int64_t> stream_node_max_entries{100};
@@ -216,6 +218,16 @@ struct ClientState {
   PsyncRequest replica_request;
   bool hand_over_to_feeds = false;
 };
+
+// Whether `value` may be a client's name, lib-name or lib-ver: printable
+// ASCII without spaces, so that a CLIENT LIST line splits at its spaces.
+inline bool IsClientAttribute(std::string_view value) {
+  for (const char c : value) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < '!' || byte > '~') return false;
+  }
+  return true;
+}
 
 // A client's name and protocol, also as CLIENT LIST shows them.
 inline void SetClientName(ClientState& client, const std::string& name) {

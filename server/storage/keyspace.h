@@ -81,6 +81,9 @@ class Keyspace {
 
   static constexpr int kDatabases = storage_format::kDatabases;
 
+  // Whether every write waits for the WAL to reach the disk (`sync`).
+  bool syncs_writes() const { return shared_->write_options.sync; }
+
   // A view whose writes are staged in `group` (see Views above).
   Keyspace InGroup(WriteGroup* group) const;
   // This view in database `db` (0 <= db < kDatabases): the same group,
