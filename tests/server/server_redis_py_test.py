@@ -13,7 +13,7 @@ memtable bytes, latency percentiles), expired keys reclaimed in the
 background (INFO's expired_keys, DBSIZE), Redis's errors raised as the
 client's exceptions, concurrent HINCRBY from a connection pool that loses
 no increment, SLOWLOG and CONFIG SET, SAVE, COPY, RANDOMKEY, OBJECT
-ENCODING, MEMORY USAGE, LATENCY HISTOGRAM, CLIENT LIST and KILL, the pool
+ENCODING, MEMORY USAGE, LATENCY HISTOGRAM, CLIENT LIST and KILL, CLIENT SETINFO (as redis-py sends it), the pool
 reconnecting after a server restart, and AUTH with
 --requirepass (also through HELLO 3).
 
@@ -210,6 +210,11 @@ def admin(r):
     victim = other.client_id()
     check(any(c["name"] == "victim" and int(c["id"]) == victim for c in r.client_list()),
           "CLIENT LIST shows the other connection, named")
+    # redis-py 5 and later send CLIENT SETINFO as each connection opens.
+    mine = r.client_info()
+    check(mine.get("lib-name") == "redis-py" and mine.get("lib-ver") == redis.__version__,
+          f"CLIENT INFO shows the library redis-py announced ({mine.get('lib-name')} "
+          f"{mine.get('lib-ver')})")
     check(r.client_kill_filter(_id=victim) == 1, "CLIENT KILL ID closes it")
     deadline = time.time() + 5
     while any(c["name"] == "victim" for c in r.client_list()) and time.time() < deadline:
