@@ -27,15 +27,34 @@ KVROCKS = os.path.join(ROOT, "docs", "kvrocks_commands.txt")
 SUITE = os.path.join(ROOT, "tests", "tools")  # scripts/redis_suite.sh --record's files
 
 
-def suite_table():
-    """The section on Redis's own test suite, from what scripts/redis_suite.sh
-    --record (and --redis --record) wrote: passes per file, both servers."""
+def suite_counts(suffix):
+    """The table of one release's files: passes per file, both servers, and
+    the failures listed (scripts/redis_suite.sh's lists, `suffix` naming
+    the release's: "" for 7.0.15, "_7.4.1")."""
     def passes(name):
         with open(os.path.join(SUITE, name)) as f:
             return dict(l.split("\t")[:2] for l in f.read().splitlines() if l and not l.startswith("#"))
-    redis, teks = passes("redis_suite_redis_passes.txt"), passes("redis_suite_teksdb_passes.txt")
-    with open(os.path.join(SUITE, "redis_suite_expected_failures.txt")) as f:
+    redis = passes(f"redis_suite_redis_passes{suffix}.txt")
+    teks = passes(f"redis_suite_teksdb_passes{suffix}.txt")
+    with open(os.path.join(SUITE, f"redis_suite_expected_failures{suffix}.txt")) as f:
         expected = [l.split("\t")[0] for l in f.read().splitlines() if l and not l.startswith("#")]
+    lines = ["| file | redis-server passes | teksdb-server passes | share | listed failures |",
+             "|---|---:|---:|---:|---:|"]
+    total_r = total_t = 0
+    for name in sorted(redis):
+        r, t = int(redis[name]), int(teks.get(name, 0))
+        total_r += r
+        total_t += t
+        share = f"{100 * t // r}%" if r else "-"  # (a file whose tests are all slow: none run)
+        lines.append(f"| {name} | {r} | {t} | {share} | {expected.count(name)} |")
+    lines.append(f"| **all** | **{total_r}** | **{total_t}** | "
+                 f"**{100 * total_t // total_r if total_r else 0}%** | **{len(expected)}** |")
+    return lines
+
+
+def suite_table():
+    """The sections on Redis's own test suites, from what scripts/redis_suite.sh
+    --record (and --redis --record) wrote."""
     lines = ["", "## Redis 7.0.15's own test suite", "",
              "`scripts/redis_suite.sh` runs these files of Redis's suite against a fresh",
              "teksdb-server each (`--threads 1`: the suite reads commands sent on two",
@@ -61,18 +80,17 @@ def suite_table():
              "Not run yet: the `slow`-tagged tests, unit/type/list-2 (all slow), the",
              "cluster, TLS and module files, and tests/integration.",
              "redis-server: Debian's 7.0, run the same way (`--redis`). Counts as of the",
-             "last `--record`.", "",
-             "| file | redis-server passes | teksdb-server passes | share | listed failures |",
-             "|---|---:|---:|---:|---:|"]
-    total_r = total_t = 0
-    for name in sorted(redis):
-        r, t = int(redis[name]), int(teks.get(name, 0))
-        total_r += r
-        total_t += t
-        share = f"{100 * t // r}%" if r else "-"  # (a file whose tests are all slow: none run)
-        lines.append(f"| {name} | {r} | {t} | {share} | {expected.count(name)} |")
-    lines.append(f"| **all** | **{total_r}** | **{total_t}** | "
-                 f"**{100 * total_t // total_r if total_r else 0}%** | **{len(expected)}** |")
+             "last `--record`.", ""]
+    lines += suite_counts("")
+    lines += ["", "## Redis 7.4.1's files, for what Redis 7.2 and 7.4 added", "",
+              "`scripts/redis_suite.sh --version 7.4.1` runs Redis 7.4.1's files that test",
+              "what teksdb-server has of 7.2 and 7.4 (ZRANK WITHSCORE, CLIENT SETINFO and",
+              "NO-TOUCH, WAITAOF) the same way, against",
+              "`tests/tools/redis_suite_*_7.4.1.txt` (CI: ctest `redis_suite_7.4.1`, about",
+              "20 seconds). redis-server: a 7.4.1 built from ../shared/redis outside the",
+              "tree (`REDIS_SERVER=PATH/TO/redis-7.4.1/src/redis-server scripts/redis_suite.sh --version 7.4.1 --redis",
+              "--record`); CI compares with its recorded counts and builds none.", ""]
+    lines += suite_counts("_7.4.1")
     return lines
 
 

@@ -12,7 +12,7 @@
 # Files run JOBS (twice the CPUs) at a time, as the harness runs its own
 # files in parallel; each with the suite's per-test timeout and an outer timeout, so
 # nothing hangs. Prints
-# per file the tests run, passed and failed, what redis-server 7.0 passes
+# per file the tests run, passed and failed, what redis-server (7.0, or the --version) passes
 # of the same file (tests/tools/redis_suite_redis_passes.txt) and the share
 # of that teksdb-server passes, and for each failure whether it is expected
 # (tests/tools/redis_suite_expected_failures.txt: "FILE<TAB>TEST<TAB>why",
@@ -27,27 +27,29 @@
 #          [--record]   writes the failures of this run as the expected list,
 #                       keeping the reasons already there (new ones: "not triaged"),
 #                       and its pass counts (docs/COMMANDS.md shows them)
-#          [--redis]    runs the files against Debian's redis-server instead;
-#                       with --record, writes its pass counts (the baseline)
+#          [--redis]    runs the files against Debian's redis-server instead (or
+#                       REDIS_SERVER); with --record, writes its pass counts (the baseline)
+#          [--version 7.4.1]  Redis 7.4.1's files instead (what Redis 7.2 and 7.4
+#                       added that teksdb-server runs: $files_74), against their own
+#                       lists (tests/tools/redis_suite_*_7.4.1.txt); its --redis needs
+#                       REDIS_SERVER, a redis-server 7.4.1 built outside the tree
+#                       (../shared/redis/README.md)
 # Environment: JOBS (files at once: twice the CPUs), TEKSDB_REDIS_SUITE_DIR (where the suite is unpacked:
-#   ~/.cache/teksdb/redis-7.0.15), TEKSDB_SERVER (a teksdb-server to use as
+#   ~/.cache/teksdb/redis-7.0.15, or redis-7.4.1-suite: apart from a 7.4 build,
+#   whose src/redis-server the wrapper would replace), TEKSDB_SERVER (a teksdb-server to use as
 #   it is; else build/'s, built first: scripts/server_binary.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tarball=$root/../shared/redis/redis-7.0.15.tar.gz
-expected=$root/tests/tools/redis_suite_expected_failures.txt
-baseline=$root/tests/tools/redis_suite_redis_passes.txt
-skipped=$root/tests/tools/redis_suite_skipped_tests.txt
-passes=$root/tests/tools/redis_suite_teksdb_passes.txt
-suite=${TEKSDB_REDIS_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/teksdb/redis-7.0.15}
-files="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/list-3 unit/type/set
+files_70="unit/type/string unit/type/incr unit/type/hash unit/type/list unit/type/list-3 unit/type/set
 unit/type/zset unit/expire unit/keyspace unit/multi unit/pubsub unit/scripting unit/bitops unit/bitfield unit/hyperloglog
 unit/functions unit/pause unit/info-command unit/protocol unit/introspection unit/introspection-2
 unit/latency-monitor unit/slowlog unit/lazyfree unit/replybufsize unit/other unit/tracking unit/sort unit/geo unit/dump
 unit/type/stream unit/type/stream-cgroups unit/obuf-limits unit/limits unit/querybuf unit/auth
 unit/networking unit/info unit/acl unit/acl-v2 unit/scan unit/quit unit/violations unit/printver
 unit/pubsubshard unit/wait"
+# Redis 7.4.1's files with what 7.2 and 7.4 added that teksdb-server runs.
+files_74="unit/type/zset unit/introspection unit/wait"
 # The longer job's files besides (--long): eviction, memory, shutdown and
 # AOF files whose tests mostly wait on what teksdb-server does otherwise
 # (their reasons in the expected list); minutes more.
@@ -59,6 +61,9 @@ unit/pubsubshard unit/wait unit/maxmemory unit/memefficiency unit/client-evictio
 unit/shutdown unit/aofrw unit/pendingquerybuf"
 own_files=" $(echo $own_files) "  # (one space between, and around)
 server=${TEKSDB_SERVER:-}
+version=7.0.15
+files=
+long=0
 record=0
 against_redis=0
 file_timeout=900
@@ -69,18 +74,48 @@ while (($#)); do
   case $1 in
     --server) server=$2; shift 2 ;;
     --files) files=$2; shift 2 ;;
-    --long) files="$files $long_files"; shift ;;
+    --long) long=1; shift ;;
+    --version) version=$2; shift 2 ;;
     --record) record=1; shift ;;
     --redis) against_redis=1; shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "redis_suite: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+# What differs by version: the tarball, the lists, the files, and the
+# server's settings (Redis 7.0 keeps no set of strings compact; a listpack
+# set is Redis 7.2's).
+case $version in
+  7.0.15) lists_suffix= default_files=$files_70 compat_flags=(--set-max-listpack-entries 0) ;;
+  7.4.1) lists_suffix=_7.4.1 default_files=$files_74 compat_flags=() ;;
+  *) echo "redis_suite: unknown --version '$version' (7.0.15 or 7.4.1)" >&2; exit 2 ;;
+esac
+files=${files:-$default_files}
+if ((long)); then
+  [[ $version == 7.0.15 ]] || { echo "redis_suite: --long is for 7.0.15's files" >&2; exit 2; }
+  files="$files $long_files"
+fi
+tarball=$root/../shared/redis/redis-$version.tar.gz
+expected=$root/tests/tools/redis_suite_expected_failures$lists_suffix.txt
+baseline=$root/tests/tools/redis_suite_redis_passes$lists_suffix.txt
+skipped=$root/tests/tools/redis_suite_skipped_tests$lists_suffix.txt
+passes=$root/tests/tools/redis_suite_teksdb_passes$lists_suffix.txt
+suite_name=redis-$version
+[[ $version == 7.0.15 ]] || suite_name+=-suite
+suite=${TEKSDB_REDIS_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/teksdb/$suite_name}
+if [[ -n ${REDIS_SERVER:-} ]]; then
+  redis_server=$(realpath "$REDIS_SERVER")
+elif [[ $version == 7.0.15 ]]; then
+  redis_server=redis-server
+else
+  redis_server=  # (--redis refuses to run without it)
+fi
 command -v tclsh >/dev/null || { echo "redis_suite: tclsh not found (scripts/setup.sh installs tcl)" >&2; exit 1; }
 # (Exit 77, ctest's "skipped", where the sources are not beside the project.)
 [[ -f $tarball ]] || { echo "redis_suite: $tarball not found: skipped" >&2; exit 77; }
 if ((against_redis)); then
-  command -v redis-server >/dev/null || { echo "redis_suite: redis-server not found" >&2; exit 1; }
+  [[ -n $redis_server ]] || { echo "redis_suite: --redis with --version $version needs REDIS_SERVER" >&2; exit 2; }
+  command -v "$redis_server" >/dev/null || { echo "redis_suite: $redis_server not found" >&2; exit 1; }
 elif [[ -z $server ]]; then
   server=$(bash "$root/scripts/server_binary.sh")
 fi
@@ -122,7 +157,7 @@ trap cleanup EXIT
 write_wrapper() {
   mkdir -p "$suite/src"
   if ((against_redis)); then
-    printf '#!/bin/sh\nexec redis-server "$@"\n' >"$suite/src/redis-server"
+    printf '#!/bin/sh\nexec %q "$@"\n' "$redis_server" >"$suite/src/redis-server"
   else
     # (Without a file, "--user foo --user foo": the flags as they are.)
     printf '%s\n' '#!/bin/sh' \
@@ -131,7 +166,7 @@ write_wrapper() {
       "dir=\$(sed -n 's/^dir //p' \"\$conf\" | tail -n 1)" \
       "acl=\$(sed -n 's/^aclfile //p' \"\$conf\" | tail -n 1)" \
       'case $acl in ""|/*) ;; *) set -- --aclfile "$(realpath -m "$dir/$acl")" "$@" ;; esac' \
-      "exec $(printf %q "$(realpath "$server")") \"\$conf\" --dir \"\$dir/teksdb\" --threads 1 --set-max-listpack-entries 0 \"\$@\" 2>&1" \
+      "exec $(printf %q "$(realpath "$server")") \"\$conf\" --dir \"\$dir/teksdb\" --threads 1 ${compat_flags[*]} \"\$@\" 2>&1" \
       >"$suite/src/redis-server"
   fi
   chmod +x "$suite/src/redis-server"
@@ -142,7 +177,7 @@ start_server() {  # file, port, log
   local dir=$work/db-${1//\//-}
   if ((against_redis)); then
     mkdir -p "$dir"
-    redis-server --port "$2" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
+    "$redis_server" --port "$2" --bind 127.0.0.1 --dir "$dir" --save "" --appendonly no \
       --enable-debug-command yes >"$3" 2>&1 &
   else
     # One I/O thread, as Redis's one event loop: the suite's tests send on
@@ -153,11 +188,12 @@ start_server() {  # file, port, log
   fi
   server_pid=$!
   for _ in $(seq 1 100); do redis-cli -p "$2" ping >/dev/null 2>&1 && break; sleep 0.1; done
-  # Redis 7.0, whose suite this is, keeps no set of strings compact (a
-  # listpack set is Redis 7.2's): teksdb-server set as 7.0 behaves.
-  ((against_redis)) || redis-cli -p "$2" config set set-max-listpack-entries 0 >/dev/null
+  # (compat_flags, in CONFIG SET's words.)
+  if ((!against_redis)) && ((${#compat_flags[@]})); then
+    redis-cli -p "$2" config set "${compat_flags[0]#--}" "${compat_flags[1]}" >/dev/null
+  fi
 }
-redis_passes() {  # file: what redis-server 7.0 passes of it, or "-"
+redis_passes() {  # file: what redis-server passes of it (the baseline), or "-"
   awk -F'\t' -v f="$1" '$1 == f { print $2; found = 1 } END { if (!found) print "-" }' "$baseline" 2>/dev/null || echo -
 }
 
@@ -284,6 +320,7 @@ keep_other_files() {  # list: its comment lines and the lines of files not run
 # kept by --record even when this run passed them, unless they failed (then
 # the failures below write them again).
 keep_timing_failures() {
+  [[ -f $expected ]] || return 0
   awk -F'\t' -v run="$files" 'BEGIN { n = split(run, f, /[ \n]+/); for (i = 1; i <= n; i++) ran[f[i]] = 1 }
     ($1 in ran) && $3 ~ /^fails now and then/' "$expected" |
     while IFS=$'\t' read -r file name reason; do

@@ -214,6 +214,8 @@ const CommandInfo kCommands[] = {
     {"unsubscribe", "pubsub noscript loading stale", 0, 0, 0, "@pubsub @slow"},
     {"unwatch", "noscript loading stale fast allow_busy", 0, 0, 0, "@fast @transaction"},
     {"wait", "noscript", 0, 0, 0, "@slow @connection"},
+    // (noscript as 7.0's WAIT, unlike 7.2's WAITAOF: it flushes its group and
+    // syncs the WAL, which a script holding every gate should not.)
     {"waitaof", "noscript blocking", 0, 0, 0, "@slow @blocking @connection"},
     {"watch", "noscript loading stale fast allow_busy", 1, -1, 1, "@fast @transaction"},
     {"xack", "write fast", 1, 1, 1, "@write @stream @fast"},

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "ascii_case.h"
@@ -86,15 +87,29 @@ void Role(Request& r) {
   reply::Integer(r.out, static_cast<int64_t>(latest));
 }
 
+// WAIT's and WAITAOF's timeout in milliseconds as a deadline (0: none):
+// false having replied Redis 7.2's errors (a timeout past the clock's range
+// too, where 7.0 blocks for ever).
+bool ParseWaitDeadline(Request& r, const std::string& arg, int64_t* deadline_ms) {
+  int64_t timeout;
+  if (!ParseStrictInt64(arg, &timeout)) {
+    return reply::Error(r.out, "ERR timeout is not an integer or out of range"), false;
+  }
+  if (timeout < 0) return reply::Error(r.out, "ERR timeout is negative"), false;
+  const int64_t now_ms = Keyspace::NowMs();
+  if (timeout > std::numeric_limits<int64_t>::max() - now_ms) {
+    return reply::Error(r.out, "ERR timeout is out of range"), false;
+  }
+  *deadline_ms = timeout == 0 ? 0 : now_ms + timeout;
+  return true;
+}
+
 // WAIT numreplicas timeout: blocks (as BLPOP does) until that many replicas
 // acknowledged this client's writes, or the timeout; replies how many did.
 void Wait(Request& r) {
-  int64_t wanted, timeout;
+  int64_t wanted, deadline_ms;
   if (!ParseStrictInt64(r.args[1], &wanted)) return reply::Error(r.out, kNotInteger);
-  if (!ParseStrictInt64(r.args[2], &timeout)) {
-    return reply::Error(r.out, "ERR timeout is not an integer or out of range");
-  }
-  if (timeout < 0) return reply::Error(r.out, "ERR timeout is negative");
+  if (!ParseWaitDeadline(r, r.args[2], &deadline_ms)) return;
   Replication& replication = *r.server.replication;
   if (replication.replica()) {
     return reply::Error(r.out, "ERR WAIT cannot be used with replica instances. Please also note "
@@ -114,9 +129,7 @@ void Wait(Request& r) {
   if (acked >= wanted || r.client.block_timed_out || !r.client.may_block) {
     return reply::Integer(r.out, acked);
   }
-  r.client.block = ClientState::Block{{kWakeKey},
-                                      timeout == 0 ? 0 : Keyspace::NowMs() + timeout,
-                                      /*rerun_at_deadline=*/true};
+  r.client.block = ClientState::Block{{kWakeKey}, deadline_ms, /*rerun_at_deadline=*/true};
 }
 
 // Whether WAITAOF synced the WAL up to `sequence` already.
@@ -132,7 +145,7 @@ bool SyncedThrough(const ServerState& server, uint64_t sequence) {
 // teksdb-acks-on-disk), or the timeout. Replies [1 if synced here (with
 // --sync, or by a WAITAOF 1 since the writes), the replicas].
 void WaitAof(Request& r) {
-  int64_t local, wanted, timeout;
+  int64_t local, wanted, deadline_ms;
   if (!ParseStrictInt64(r.args[1], &local)) return reply::Error(r.out, kNotInteger);
   if (local < 0 || local > 1) {
     return reply::Error(r.out, "ERR value is out of range, value must between 0 and 1");
@@ -140,10 +153,7 @@ void WaitAof(Request& r) {
   if (!ParseStrictInt64(r.args[2], &wanted) || wanted < 0) {
     return reply::Error(r.out, "ERR value is out of range, must be positive");
   }
-  if (!ParseStrictInt64(r.args[3], &timeout)) {
-    return reply::Error(r.out, "ERR timeout is not an integer or out of range");
-  }
-  if (timeout < 0) return reply::Error(r.out, "ERR timeout is negative");
+  if (!ParseWaitDeadline(r, r.args[3], &deadline_ms)) return;
   Replication& replication = *r.server.replication;
   if (replication.replica()) {
     return reply::Error(r.out, "ERR WAITAOF cannot be used with replica instances. Please also note "
@@ -168,9 +178,7 @@ void WaitAof(Request& r) {
     reply::Integer(r.out, r.keyspace->syncs_writes() || SyncedThrough(r.server, r.client.wait_target) ? 1 : 0);
     return reply::Integer(r.out, acked);
   }
-  r.client.block = ClientState::Block{{kWakeKey},
-                                      timeout == 0 ? 0 : Keyspace::NowMs() + timeout,
-                                      /*rerun_at_deadline=*/true};
+  r.client.block = ClientState::Block{{kWakeKey}, deadline_ms, /*rerun_at_deadline=*/true};
 }
 
 // REPLCONF option value [option value ...] from a replica's handshake.

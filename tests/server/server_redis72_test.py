@@ -8,6 +8,7 @@ against a recorded 7.4.1 (tests/server/redis74_replies.txt; Debian has no
     lib-ver, their refusals), CLIENT NO-TOUCH (flag T, RESET clears it and
     keeps lib-name), ZRANK/ZREVRANK WITHSCORE in RESP2 and RESP3, CLUSTER,
     READONLY, READWRITE and ASKING with cluster support disabled, WAITAOF's
+    (and WAIT's timeout past the clock's range, as 7.2 refuses it)
     arguments and replies (7.4.1 recorded with appendonly yes: the WAL is
     this server's append-only file, always on), HELLO's options (not a
     SETNAME before another option's error: 7.0 keeps the name, 7.4 does
@@ -111,6 +112,8 @@ CASES = [
     (["WAITAOF", "0", "0", "-1"], "exact"),
     (["WAITAOF", "0", "0", "x"], "exact"),
     (["WAITAOF", "0", "0"], "exact"),
+    (["WAITAOF", "0", "0", "9223372036854775807"], "exact"),
+    (["WAIT", "0", "9223372036854775807"], "exact"),
     (["MULTI"], "exact"),
     (["WAITAOF", "0", "1", "0"], "exact"),
     (["EXEC"], "exact"),
