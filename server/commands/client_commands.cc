@@ -135,8 +135,11 @@ void Kill(Request& r) {
       const std::string yes_no = AsciiLower(value);
       if (yes_no != "yes" && yes_no != "no") return reply::Error(r.out, kSyntaxError);
       skip_me = yes_no == "yes";
-    } else if (filter == "maxage") {
-      if (!ParseStrictInt64(value, &max_age)) return reply::Error(r.out, kSyntaxError);
+    } else if (filter == "maxage") {  // (Redis 7.4's)
+      if (!ParseStrictInt64(value, &max_age)) {
+        return reply::Error(r.out, "ERR maxage is not an integer or out of range");
+      }
+      if (max_age <= 0) return reply::Error(r.out, "ERR maxage should be greater than 0");
     } else {
       return reply::Error(r.out, kSyntaxError);
     }

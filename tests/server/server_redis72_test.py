@@ -6,7 +6,7 @@ against a recorded 7.4.1 (tests/server/redis74_replies.txt; Debian has no
     (CLIENT INFO by the fields that are not the connection's own: flags,
     name, lib-name, lib-ver, db, resp, cmd): CLIENT SETINFO (lib-name,
     lib-ver, their refusals), CLIENT NO-TOUCH (flag T, RESET clears it and
-    keeps lib-name), ZRANK/ZREVRANK WITHSCORE in RESP2 and RESP3, CLUSTER,
+    keeps lib-name), CLIENT KILL MAXAGE's errors (7.4's), ZRANK/ZREVRANK WITHSCORE in RESP2 and RESP3, CLUSTER,
     READONLY, READWRITE and ASKING with cluster support disabled, WAITAOF's
     (and WAIT's timeout past the clock's range, as 7.2 refuses it)
     arguments and replies (7.4.1 recorded with appendonly yes: the WAL is
@@ -88,6 +88,9 @@ CASES = [
     (["ZRANK", "z", "nosuch", "WITHSCORE"], "exact"),
     (["ZRANK", "z", "nosuch"], "exact"),
     (["HELLO", "2"], "type"),
+    (["CLIENT", "KILL", "MAXAGE", "str"], "exact"),
+    (["CLIENT", "KILL", "MAXAGE", "0"], "exact"),
+    (["CLIENT", "KILL", "MAXAGE", "100000", "SKIPME", "yes"], "exact"),
     (["CLUSTER", "INFO"], "exact"),
     (["CLUSTER", "NODES"], "exact"),
     (["CLUSTER", "SLOTS"], "exact"),
