@@ -6,8 +6,9 @@ against a recorded 7.4.1 (tests/server/redis74_replies.txt; Debian has no
     (CLIENT INFO by the fields that are not the connection's own: flags,
     name, lib-name, lib-ver, db, resp, cmd): CLIENT SETINFO (lib-name,
     lib-ver, their refusals), CLIENT NO-TOUCH (flag T, RESET clears it and
-    keeps lib-name), CLIENT KILL MAXAGE's errors (7.4's), ZRANK/ZREVRANK WITHSCORE in RESP2 and RESP3, CLUSTER,
-    READONLY, READWRITE and ASKING with cluster support disabled, WAITAOF's
+    keeps lib-name), CLIENT KILL MAXAGE's errors (7.4's), ZRANK/ZREVRANK
+    WITHSCORE in RESP2 and RESP3, CLUSTER, READONLY, READWRITE and ASKING
+    with cluster support disabled, WAITAOF's
     (and WAIT's timeout past the clock's range, as 7.2 refuses it)
     arguments and replies (7.4.1 recorded with appendonly yes: the WAL is
     this server's append-only file, always on), HELLO's options (not a
