@@ -1,6 +1,7 @@
 // CLIENT SETNAME GETNAME ID INFO LIST KILL NO-EVICT, as Redis 7.0 answers
-// them, and SETINFO and NO-TOUCH, as Redis 7.2 does (the connections: client_registry.h), and MONITOR (monitors.h; the
-// lines are fed by Execute). A CLIENT LIST line has Redis's
+// them, and SETINFO and NO-TOUCH, as Redis 7.2 does (the connections:
+// client_registry.h), and MONITOR (monitors.h; the lines are fed by
+// Execute). A CLIENT LIST line has Redis's
 // fields: qbuf is what the connection holds of requests not yet run, omem
 // what it holds of output not yet written, tot-mem their sum; those that
 // describe Redis's own buffers (qbuf-free, argv-mem, rbs, ...) are 0 here,

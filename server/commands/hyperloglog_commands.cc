@@ -57,7 +57,7 @@ void PfAdd(Request& r) {
       // Redis edits the string in place, element by element: what the
       // elements before the corrupt part found stays added (its cached
       // count too, as Redis leaves it).
-      if (updated && !WriteHll(r, r.args[1], v->expire_ms, std::move(hll))) return;
+      if (v && updated && !WriteHll(r, r.args[1], v->expire_ms, std::move(hll))) return;
       return reply::Error(r.out, hyperloglog::kInvalidError);
     }
     updated |= raised > 0;

@@ -135,8 +135,8 @@ void UnwatchCommand(Request& r) {
 
 // RESET: the connection as new (RESP2, database 0, replies on, tracking
 // off, no name, no transaction, nothing watched, no subscription, not a
-// monitor, NO-TOUCH off; lib-name and lib-ver stay, as Redis 7.2's), as the default user, authenticated only if it needs no
-// password.
+// monitor, NO-TOUCH off; lib-name and lib-ver stay, as Redis 7.2's), as
+// the default user, authenticated only if it needs no password.
 void Reset(Request& r) {
   EndMulti(r);
   Unwatch(r);
