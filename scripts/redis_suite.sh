@@ -30,7 +30,8 @@
 #          [--redis]    runs the files against Debian's redis-server instead (or
 #                       REDIS_SERVER); with --record, writes its pass counts (the baseline)
 #          [--version 7.4.1]  Redis 7.4.1's files instead (what Redis 7.2 and 7.4
-#                       added that teksdb-server runs: $files_74), against their own
+#                       added that teksdb-server runs: unit/type/zset, unit/introspection,
+#                       unit/wait), against their own
 #                       lists (tests/tools/redis_suite_*_7.4.1.txt); its --redis needs
 #                       REDIS_SERVER, a redis-server 7.4.1 built outside the tree
 #                       (../shared/redis/README.md)
@@ -78,7 +79,7 @@ while (($#)); do
     --version) version=$2; shift 2 ;;
     --record) record=1; shift ;;
     --redis) against_redis=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
     *) echo "redis_suite: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
