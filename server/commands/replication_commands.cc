@@ -104,6 +104,17 @@ bool ParseWaitDeadline(Request& r, const std::string& arg, int64_t* deadline_ms)
   return true;
 }
 
+// WAIT's and WAITAOF's first run: what this client wrote is in the database
+// before it counts, and the target is fixed (later writes of others do not
+// move it). False having replied a storage error.
+bool FixWaitTarget(Request& r) {
+  if (r.client.block_rerun) return true;
+  const ROCKSDB_NAMESPACE::Status s = r.keyspace->FlushGroup();
+  if (!s.ok()) return ReplyStorageError(r, s), false;
+  r.client.wait_target = r.server.db->GetLatestSequenceNumber();
+  return true;
+}
+
 // WAIT numreplicas timeout: blocks (as BLPOP does) until that many replicas
 // acknowledged this client's writes, or the timeout; replies how many did.
 void Wait(Request& r) {
@@ -117,15 +128,8 @@ void Wait(Request& r) {
                                "(which is not the default) writes to replicas are just local and "
                                "are not propagated.");
   }
-  // What this client wrote is in the database before it counts; the
-  // target is fixed at the first run (later writes of others do not move it).
-  if (!r.client.block_rerun) {
-    const ROCKSDB_NAMESPACE::Status s = r.keyspace->FlushGroup();
-    if (!s.ok()) return ReplyStorageError(r, s);
-    r.client.wait_target = r.server.db->GetLatestSequenceNumber();
-  }
-  const uint64_t target = r.client.wait_target;
-  const int acked = replication.feeds().CountAcked(target);
+  if (!FixWaitTarget(r)) return;
+  const int acked = replication.feeds().CountAcked(r.client.wait_target);
   if (acked >= wanted || r.client.block_timed_out || !r.client.may_block) {
     return reply::Integer(r.out, acked);
   }
@@ -159,23 +163,22 @@ void WaitAof(Request& r) {
     return reply::Error(r.out, "ERR WAITAOF cannot be used with replica instances. Please also note "
                                "that writes to replicas are just local and are not propagated.");
   }
-  if (!r.client.block_rerun) {
-    ROCKSDB_NAMESPACE::Status s = r.keyspace->FlushGroup();
+  const bool first_run = !r.client.block_rerun;
+  if (!FixWaitTarget(r)) return;
+  if (first_run && local == 1 && !r.keyspace->syncs_writes() &&
+      !SyncedThrough(r.server, r.client.wait_target)) {
+    const ROCKSDB_NAMESPACE::Status s = r.server.db->SyncWAL();
     if (!s.ok()) return ReplyStorageError(r, s);
-    r.client.wait_target = r.server.db->GetLatestSequenceNumber();
-    if (local == 1 && !r.keyspace->syncs_writes() && !SyncedThrough(r.server, r.client.wait_target)) {
-      s = r.server.db->SyncWAL();
-      if (!s.ok()) return ReplyStorageError(r, s);
-      uint64_t synced = r.server.wal_synced_through.load();
-      while (synced < r.client.wait_target &&
-             !r.server.wal_synced_through.compare_exchange_weak(synced, r.client.wait_target)) {
-      }
+    uint64_t synced = r.server.wal_synced_through.load();
+    while (synced < r.client.wait_target &&
+           !r.server.wal_synced_through.compare_exchange_weak(synced, r.client.wait_target)) {
     }
   }
-  const int acked = replication.feeds().CountAckedOnDisk(r.client.wait_target);
+  const int acked = replication.feeds().CountAcked(r.client.wait_target, /*on_disk=*/true);
   if (acked >= wanted || r.client.block_timed_out || !r.client.may_block) {
     reply::ArrayHeader(r.out, 2);
-    reply::Integer(r.out, r.keyspace->syncs_writes() || SyncedThrough(r.server, r.client.wait_target) ? 1 : 0);
+    const bool synced = r.keyspace->syncs_writes() || SyncedThrough(r.server, r.client.wait_target);
+    reply::Integer(r.out, synced ? 1 : 0);
     return reply::Integer(r.out, acked);
   }
   r.client.block = ClientState::Block{{kWakeKey}, deadline_ms, /*rerun_at_deadline=*/true};

@@ -126,17 +126,11 @@ std::vector<ReplicaFeeds::ReplicaInfo> ReplicaFeeds::Replicas() const {
   return infos;
 }
 
-int ReplicaFeeds::CountAcked(uint64_t sequence) const {
+int ReplicaFeeds::CountAcked(uint64_t sequence, bool on_disk) const {
   std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int>(std::count_if(feeds_.begin(), feeds_.end(), [&](const auto& feed) {
-    return !feed->done && feed->state == 2 && feed->acked >= sequence;
-  }));
-}
-
-int ReplicaFeeds::CountAckedOnDisk(uint64_t sequence) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return static_cast<int>(std::count_if(feeds_.begin(), feeds_.end(), [&](const auto& feed) {
-    return !feed->done && feed->state == 2 && feed->acks_on_disk && feed->acked >= sequence;
+    return !feed->done && feed->state == 2 && (!on_disk || feed->acks_on_disk) &&
+           feed->acked >= sequence;
   }));
 }
 

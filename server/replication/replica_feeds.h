@@ -87,10 +87,10 @@ class ReplicaFeeds {
   // How many replicas are being fed (each holds a socket and a thread:
   // they count against maxclients, as Redis counts its replicas).
   size_t Count() const;
-  // How many online replicas acknowledged `sequence` or later.
-  int CountAcked(uint64_t sequence) const;
-  // Of those, how many acknowledged it on disk (PsyncRequest::acks_on_disk).
-  int CountAckedOnDisk(uint64_t sequence) const;
+  // How many online replicas acknowledged `sequence` or later (`on_disk`:
+  // of those whose acknowledgements are of batches on disk,
+  // PsyncRequest::acks_on_disk).
+  int CountAcked(uint64_t sequence, bool on_disk = false) const;
   // How many online replicas acknowledged within `max_lag_s` seconds.
   int CountInReach(int64_t max_lag_s) const;
   // Disconnects every replica (a demotion); they may come back.

@@ -28,7 +28,7 @@ void ExpirySweeper::Run() {
     lock.unlock();
     {
       std::lock_guard<std::mutex> tick(tick_mu_);
-      if (!paused_ && !clients_paused_.load(std::memory_order_relaxed) && active_ && (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_)) {
+      if (!Held() && active_ && (!idle() || keyspace_->expiry_writes() != pass_expiry_writes_)) {
         idle_.store(false, std::memory_order_relaxed);
         Tick();
       }
@@ -46,7 +46,7 @@ void ExpirySweeper::Pause(bool paused) {
 ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimRead(const Keyspace& view, int db,
                                                      const std::string& key) {
   std::shared_lock<std::shared_mutex> reclaims(reclaim_mu_);
-  if (paused_ || clients_paused_.load(std::memory_order_relaxed)) return ROCKSDB_NAMESPACE::Status::OK();
+  if (Held()) return ROCKSDB_NAMESPACE::Status::OK();
   return Reclaim(view.InDatabase(db), db, key);
 }
 

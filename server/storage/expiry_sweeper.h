@@ -104,6 +104,8 @@ class ExpirySweeper {
   std::mutex tick_mu_;   // held for each tick
   bool paused_ = false;  // guarded by tick_mu_ and, exclusively, reclaim_mu_
   std::atomic<bool> clients_paused_{false};  // HoldForClientPause
+  // Paused or held: no delete now. REQUIRES: tick_mu_ or reclaim_mu_ held.
+  bool Held() const { return paused_ || clients_paused_.load(std::memory_order_relaxed); }
   // Held shared by ReclaimRead across its check of paused_ and its write,
   // exclusively by Pause: nothing is written once Pause(true) returns.
   std::shared_mutex reclaim_mu_;
