@@ -1,0 +1,128 @@
+/*
+ * TeksTable for RocksJava: loads TeksTable's native library beside the
+ * stock rocksdbjni jar's, so that TeksTableConfig works and "teks" names a
+ * memtable in RocksDB option strings and OPTIONS files.
+ *
+ * The native library (java/native/) is built against the RocksDB release of
+ * one rocksdbjni version and binds to that jar's librocksdbjni: load()
+ * refuses any other release with a message, before anything native of
+ * TeksTable runs, since the same symbol names over another release's class
+ * layouts would crash. Linux x86-64 only.
+ *
+ * Thread safety: load() is synchronized and idempotent; after it returns,
+ * everything may be used from any thread.
+ */
+package org.teksdb;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Properties;
+import org.rocksdb.RocksDB;
+
+public final class TeksTable {
+  private static final String RESOURCES = "/org/teksdb/native/linux-x86_64/";
+  private static final String LOADER = "libteksdbjni_loader.so";
+  private static final String LIBRARY = "libteksdbjni.so";
+
+  private static boolean loaded;
+  private static String librocksdbjni;
+
+  private TeksTable() {}
+
+  /**
+   * Loads RocksJava's native library (RocksDB.loadLibrary) and TeksTable's,
+   * which registers "teks" (and the paper's variants "teks-s", ...,
+   * "TeksTableFactory") with RocksDB's ObjectRegistry. Call it before
+   * opening a DB whose options name "teks" in a string or an OPTIONS file;
+   * TeksTableConfig calls it itself.
+   *
+   * @throws UnsatisfiedLinkError on a platform other than Linux x86-64, or
+   *     when the loaded librocksdbjni cannot take TeksTable (the message
+   *     says why)
+   * @throws IllegalStateException when the rocksdbjni loaded is of another
+   *     RocksDB release than TeksTable's native library was built for
+   */
+  public static synchronized void load() {
+    if (loaded) return;
+    final String os = System.getProperty("os.name");
+    final String arch = System.getProperty("os.arch");
+    if (!"Linux".equals(os) || !("amd64".equals(arch) || "x86_64".equals(arch))) {
+      throw new UnsatisfiedLinkError(
+          "TeksTable's native library is built for Linux x86-64 only, not " + os + " " + arch);
+    }
+    RocksDB.loadLibrary();
+    final String builtFor = builtForRelease();
+    final String running = RocksDB.rocksdbVersion().toString();
+    if (!builtFor.equals(running)) {
+      throw new IllegalStateException(
+          "TeksTable's native library was built for RocksDB " + builtFor
+              + " (org.rocksdb:rocksdbjni:" + builtFor + ") but the rocksdbjni loaded is RocksDB "
+              + running + ": use rocksdbjni " + builtFor + ", or build teksdb-java with"
+              + " -Drocksdb.version=" + running + " (java/native/build.sh)");
+    }
+    final Path dir = extractLibraries();
+    System.load(dir.resolve(LOADER).toString());
+    final String[] found = new String[1];
+    String failure = shareRocksDBSymbols(found);
+    if (failure != null) throw new UnsatisfiedLinkError("TeksTable: " + failure);
+    final String library = dir.resolve(LIBRARY).toString();
+    failure = bindTeksTable(library);
+    if (failure != null) {
+      throw new UnsatisfiedLinkError(
+          "TeksTable: " + failure + " (against " + found[0] + ", RocksDB " + running + ")");
+    }
+    System.load(library);
+    librocksdbjni = found[0];
+    loaded = true;
+  }
+
+  /** The RocksDB release (X.Y.Z) TeksTable's native library was built for. */
+  public static String builtForRelease() {
+    try (InputStream in = TeksTable.class.getResourceAsStream(RESOURCES + "teksdbjni.properties")) {
+      if (in == null) {
+        throw new UnsatisfiedLinkError(
+            "TeksTable: no native library in this jar (" + RESOURCES + " is missing)");
+      }
+      final Properties properties = new Properties();
+      properties.load(in);
+      return properties.getProperty("rocksdb.version");
+    } catch (IOException e) {
+      throw new UnsatisfiedLinkError("TeksTable: cannot read teksdbjni.properties: " + e);
+    }
+  }
+
+  /** The librocksdbjni file TeksTable is bound to, once loaded; else null. */
+  public static synchronized String boundLibrary() {
+    return librocksdbjni;
+  }
+
+  // The two libraries, copied out of the jar into a new directory that is
+  // removed when the JVM exits.
+  private static Path extractLibraries() {
+    try {
+      final Path dir = Files.createTempDirectory("teksdbjni");
+      dir.toFile().deleteOnExit();
+      for (String name : new String[] {LOADER, LIBRARY}) {
+        try (InputStream in = TeksTable.class.getResourceAsStream(RESOURCES + name)) {
+          if (in == null) {
+            throw new UnsatisfiedLinkError("TeksTable: " + RESOURCES + name + " is not in the jar");
+          }
+          final Path file = dir.resolve(name);
+          Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+          file.toFile().deleteOnExit();
+        }
+      }
+      return dir;
+    } catch (IOException e) {
+      throw new UnsatisfiedLinkError("TeksTable: cannot extract its native library: " + e);
+    }
+  }
+
+  // libteksdbjni_loader.so (rocksdbjni_loader.c): null on success, else why.
+  private static native String shareRocksDBSymbols(String[] pathOut);
+
+  private static native String bindTeksTable(String library);
+}

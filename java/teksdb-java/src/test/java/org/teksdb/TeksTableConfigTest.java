@@ -1,0 +1,117 @@
+/*
+ * TeksTableConfig and TeksTable.load() with the stock rocksdbjni jar: a DB
+ * opened with TeksTableConfig really runs TeksTable (its OPTIONS file names
+ * TeksTableFactory), "teks" works in option strings and OPTIONS files once
+ * loaded, and bad settings are refused with a message naming them.
+ */
+package org.teksdb;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.ConfigOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.Options;
+import org.rocksdb.OptionsUtil;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.ColumnFamilyDescriptor;
+
+class TeksTableConfigTest {
+  @TempDir Path dir;
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  // The memtable factory named in the newest OPTIONS file of `db`.
+  private static String memtableFactoryInOptionsFile(Path db) throws Exception {
+    try (Stream<Path> files = Files.list(db)) {
+      final Path options = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+          .sorted().reduce((a, b) -> b).orElseThrow();
+      return Files.readAllLines(options).stream().map(String::trim)
+          .filter(line -> line.startsWith("memtable_factory=")).findFirst().orElseThrow();
+    }
+  }
+
+  @Test
+  void aDbOpenedWithTeksTableConfigRunsTeksTable() throws Exception {
+    final Path db = dir.resolve("db");
+    try (Options options = new Options().setCreateIfMissing(true)) {
+      options.setMemTableConfig(new TeksTableConfig());
+      assertEquals("TeksTableFactory", options.memTableFactoryName());
+      try (RocksDB rocks = RocksDB.open(options, db.toString())) {
+        rocks.put(bytes("k"), bytes("v"));
+        assertArrayEquals(bytes("v"), rocks.get(bytes("k")));
+      }
+    }
+    assertTrue(memtableFactoryInOptionsFile(db).contains("TeksTableFactory"),
+        memtableFactoryInOptionsFile(db));
+    assertNotNull(TeksTable.boundLibrary());
+  }
+
+  @Test
+  void settingsBecomeTheOptionString() {
+    final TeksTableConfig config =
+        new TeksTableConfig().setVariant("teks-acsp").setAsync(false).setLinkerNice(5);
+    assertEquals("id=teks-acsp;async=false;linker_nice=5", config.optionString());
+    try (Options options = new Options()) {
+      options.setMemTableConfig(config);
+      assertEquals("TeksTableFactory", options.memTableFactoryName());
+    }
+  }
+
+  @Test
+  void badSettingsAreRefusedNamingThem() {
+    try (Options options = new Options()) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> options.setMemTableConfig(new TeksTableConfig().setLinkerNice(20)));
+      assertTrue(e.getMessage().contains("linker_nice"), e.getMessage());
+      e = assertThrows(IllegalArgumentException.class,
+          () -> options.setMemTableConfig(new TeksTableConfig().setVariant("teks-x")));
+      assertTrue(e.getMessage().contains("teks-x"), e.getMessage());
+    }
+  }
+
+  @Test
+  void teksNamesAMemtableInOptionStringsAndOptionsFilesOnceLoaded() throws Exception {
+    TeksTable.load();
+    final Properties properties = new Properties();
+    properties.setProperty("memtable_factory", "teks");
+    try (ColumnFamilyOptions cf = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(properties)) {
+      assertNotNull(cf, "RocksDB refused memtable_factory=teks");
+      assertEquals("TeksTableFactory", cf.memTableFactoryName());
+    }
+    // A DB whose OPTIONS file names TeksTable is loaded with it again.
+    final Path db = dir.resolve("db");
+    try (Options options = new Options().setCreateIfMissing(true)) {
+      options.setMemTableConfig(new TeksTableConfig());
+      try (RocksDB rocks = RocksDB.open(options, db.toString())) {
+        rocks.put(bytes("a"), bytes("1"));
+      }
+    }
+    try (ConfigOptions config = new ConfigOptions(); DBOptions dbOptions = new DBOptions()) {
+      final List<ColumnFamilyDescriptor> families = new java.util.ArrayList<>();
+      OptionsUtil.loadLatestOptions(config, db.toString(), dbOptions, families);
+      assertEquals("TeksTableFactory", families.get(0).getOptions().memTableFactoryName());
+    }
+  }
+
+  @Test
+  void theNativeLibraryIsForTheLoadedRelease() {
+    TeksTable.load();
+    assertEquals(RocksDB.rocksdbVersion().toString(), TeksTable.builtForRelease());
+  }
+}
