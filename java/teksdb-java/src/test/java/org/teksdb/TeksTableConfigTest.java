@@ -12,22 +12,23 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.ConfigOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Options;
 import org.rocksdb.OptionsUtil;
 import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.ColumnFamilyDescriptor;
 
 class TeksTableConfigTest {
   @TempDir Path dir;
@@ -103,9 +104,42 @@ class TeksTableConfigTest {
       }
     }
     try (ConfigOptions config = new ConfigOptions(); DBOptions dbOptions = new DBOptions()) {
-      final List<ColumnFamilyDescriptor> families = new java.util.ArrayList<>();
+      final List<ColumnFamilyDescriptor> families = new ArrayList<>();
       OptionsUtil.loadLatestOptions(config, db.toString(), dbOptions, families);
       assertEquals("TeksTableFactory", families.get(0).getOptions().memTableFactoryName());
+    }
+  }
+
+  // A TeksTable native library of another release than the rocksdbjni
+  // loaded: a JVM of its own (one RocksDB copy per process) whose class
+  // path puts first a teksdbjni.properties saying 9.10.0. load() must
+  // refuse before anything native of TeksTable runs.
+  @Test
+  void anotherReleaseIsRefusedWithAMessage() throws Exception {
+    final Path properties = dir.resolve("override/org/teksdb/native/linux-x86_64/teksdbjni.properties");
+    Files.createDirectories(properties.getParent());
+    Files.writeString(properties, "rocksdb.version=9.10.0\n");
+    final String classPath = String.join(File.pathSeparator, dir.resolve("override").toString(),
+        System.getProperty("java.class.path"));
+    final Process child = new ProcessBuilder(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classPath,
+        LoadAndReport.class.getName()).redirectErrorStream(true).start();
+    final String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, child.waitFor(), output);
+    assertTrue(output.contains("IllegalStateException") && output.contains("built for RocksDB 9.10.0")
+            && output.contains("the rocksdbjni loaded is RocksDB " + RocksDB.rocksdbVersion()),
+        output);
+  }
+
+  /** The child JVM of anotherReleaseIsRefusedWithAMessage: prints what load() threw. */
+  static final class LoadAndReport {
+    public static void main(String[] args) {
+      try {
+        TeksTable.load();
+        System.out.println("loaded");
+      } catch (RuntimeException | UnsatisfiedLinkError e) {
+        System.out.println(e);
+      }
     }
   }
 
