@@ -17,7 +17,16 @@
 # cores the first time. Then, with no LD_PRELOAD:
 #   PREFIX/bin/db_bench --benchmarks=fillrandom,readrandom --memtablerep=teks
 #
-# Usage: scripts/build_rocksdb.sh [--rtti] [--make] SRC PREFIX
+# With --java (CMake only; about 15 minutes more), also RocksJava with
+# TeksTable inside (issue 56's second way; the first needs no build, see
+# java/): RocksDB's own JNI build (-DWITH_JNI=ON), its librocksdbjni.so and
+# classes put together as a rocksdbjni jar, PREFIX/java/rocksdbjni-teks-
+# VERSION.jar, installed into the local Maven repository as
+# org.teksdb:rocksdbjni-teks:VERSION (a stand-in for org.rocksdb:rocksdbjni;
+# built for this CPU, not portable). RocksDB's JNI build wants its test
+# jars, which it would fetch from S3: they come from Maven Central here.
+#
+# Usage: scripts/build_rocksdb.sh [--rtti] [--make] [--java] SRC PREFIX
 #   SRC     a RocksDB source tree (your clone; plugin/teks is linked into it)
 #           or a release tarball such as ../shared/rocksdb/rocksdb-11.8.1.tar.gz
 #   PREFIX  where to build and install (outside this repository)
@@ -31,11 +40,13 @@ log() { echo "[build_rocksdb] $*" >&2; }
 
 rtti=OFF
 builder=cmake
+java=OFF
 args=()
 while (($#)); do
   case $1 in
     --rtti) rtti=ON; shift ;;
     --make) builder=make; shift ;;
+    --java) java=ON; shift ;;
     -h|--help) usage ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) args+=("$1"); shift ;;
@@ -46,6 +57,7 @@ src=${args[0]}
 prefix=$(realpath -m "${args[1]}")
 [[ $prefix != "$root" && $prefix != "$root"/* ]] || die "PREFIX must lie outside this repository"
 jobs=${JOBS:-$(nproc)}
+[[ $java == OFF || $builder == cmake ]] || die "--java needs RocksDB's CMake build (not --make)"
 
 bash "$root/scripts/setup.sh"
 # RocksDB's compression libraries (snappy and gflags come with setup.sh).
@@ -88,8 +100,20 @@ ln -sfn "$root/plugin" "$tree/plugin/teks"
 
 build=$prefix/build
 tools=(db_bench db_stress ldb sst_dump)
+if [[ $java == ON ]]; then
+  # RocksDB's java/CMakeLists.txt downloads these unless they are present.
+  test_libs=$tree/java/test-libs
+  mkdir -p "$test_libs"
+  for jar in junit:junit:4.13.1:junit-4.13.1 org.hamcrest:hamcrest:2.2:hamcrest-2.2 \
+             org.mockito:mockito-all:1.10.19:mockito-all-1.10.19 cglib:cglib:3.3.0:cglib-3.3.0 \
+             org.assertj:assertj-core:2.9.0:assertj-core-2.9.0; do
+    [[ -f $test_libs/${jar##*:}.jar ]] && continue
+    log "fetching ${jar%:*} (RocksDB's JNI build wants it) from Maven Central"
+    mvn -q -B dependency:copy -Dartifact="${jar%:*}" -DoutputDirectory="$test_libs" >&2
+  done
+fi
 if [[ $builder == cmake ]]; then
-  cmake -S "$tree" -B "$build" -G Ninja \
+  cmake -S "$tree" -B "$build" -G Ninja -DWITH_JNI="$java" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
     -DROCKSDB_PLUGINS=teks -DUSE_RTTI="$rtti" -DFAIL_ON_WARNINGS=OFF \
     -DROCKSDB_BUILD_SHARED=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
@@ -99,6 +123,20 @@ if [[ $builder == cmake ]]; then
   log "building (ninja -j $jobs; progress below)"
   cmake --build "$build" -j "$jobs" --target rocksdb "${tools[@]}"
   cmake --install "$build" >/dev/null
+  if [[ $java == ON ]]; then
+    log "building RocksJava (librocksdbjni with TeksTable, its classes)"
+    cmake --build "$build" -j "$jobs" --target rocksdbjni rocksdbjni_classes
+    jar_dir=$prefix/java/jar
+    rm -rf "$jar_dir" && mkdir -p "$jar_dir"
+    (cd "$jar_dir" && jar xf "$build/java/rocksdbjni_classes.jar")
+    # The name RocksJava's NativeLibraryLoader looks for in its jar.
+    cp "$build/java/librocksdbjni.so" "$jar_dir/librocksdbjni-linux64.so"
+    rocksjava=$prefix/java/rocksdbjni-teks-$version.jar
+    jar cf "$rocksjava" -C "$jar_dir" .
+    mvn -q -B install:install-file -Dfile="$rocksjava" -DgroupId=org.teksdb \
+      -DartifactId=rocksdbjni-teks -Dversion="$version" -Dpackaging=jar >&2
+    log "RocksJava with TeksTable: $rocksjava, org.teksdb:rocksdbjni-teks:$version in Maven's local repository"
+  fi
   tool_dir=$build
 else
   # RocksDB's Makefile; -fPIC so that the static library links into

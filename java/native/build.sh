@@ -48,5 +48,5 @@ fi
 cmake -S "$here" -B "$build/cmake" -G Ninja -DTEKSDB_ROCKSDB_INCLUDE="$source_dir/include" \
   -DTEKSDB_ROCKSDB_VERSION="$version" >/dev/null
 cmake --build "$build/cmake" -j "${JOBS:-$(nproc)}"
-cp "$build/cmake/libteksdbjni.so" "$build/cmake/libteksdbjni_loader.so" \
+cp "$build/cmake/libteksdbjni.so" "$build/cmake/libteksdbjni_glue.so" "$build/cmake/libteksdbjni_loader.so" \
   "$build/cmake/teksdbjni.properties" "$out/"

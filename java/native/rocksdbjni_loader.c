@@ -7,7 +7,9 @@
  * librocksdbjni RocksJava loaded (RocksDB.loadLibrary extracts it as
  * librocksdbjni*.so, or the JVM found librocksdbjni-<platform>.so on its
  * library path) and opens it again, without loading anything, with its
- * symbols global. BindTeksTable then opens libteksdbjni.so with every
+ * symbols global, and tells whether it has TeksTable built in (then
+ * TeksTable loads libteksdbjni_glue.so, without a TeksTable of its own).
+ * BindTeksTable then opens that library with every
  * symbol bound at once, so that a missing one is an error here, with the
  * dynamic linker's message, rather than a crash at its first call; the
  * JVM's System.load of the same file afterwards only registers it.
@@ -45,9 +47,11 @@ static jstring Failure(JNIEnv* env, const char* what, const char* detail) {
 }
 
 /* Returns NULL once the loaded librocksdbjni's symbols are global, else
- * why not. The path it found is written to `path_out[0]`. */
+ * why not. Writes the path it found to `found[0]`, and to `found[1]`
+ * "built-in" when that librocksdbjni has TeksTable built in (its plugin's
+ * registration function, teksdb_register_plugin), else "absent". */
 JNIEXPORT jstring JNICALL Java_org_teksdb_TeksTable_shareRocksDBSymbols(JNIEnv* env, jclass cls,
-                                                                        jobjectArray path_out) {
+                                                                        jobjectArray found_out) {
   (void)cls;
   struct Found found = {{0}};
   if (dl_iterate_phdr(FindRocksDBJni, &found) == 0) {
@@ -56,7 +60,7 @@ JNIEXPORT jstring JNICALL Java_org_teksdb_TeksTable_shareRocksDBSymbols(JNIEnv* 
   }
   jstring path = (*env)->NewStringUTF(env, found.path);
   if (path == NULL) return NULL; /* OutOfMemoryError pending */
-  (*env)->SetObjectArrayElement(env, path_out, 0, path);
+  (*env)->SetObjectArrayElement(env, found_out, 0, path);
   void* handle = dlopen(found.path, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
   if (handle == NULL) return Failure(env, "could not share librocksdbjni's symbols", dlerror());
   /* RocksDB's C++ API must be visible in it (a build with hidden symbols
@@ -65,6 +69,10 @@ JNIEXPORT jstring JNICALL Java_org_teksdb_TeksTable_shareRocksDBSymbols(JNIEnv* 
     return Failure(env, "this librocksdbjni does not export RocksDB's C++ API",
                    "rocksdb::ObjectLibrary::Default() not found");
   }
+  const int built_in = dlsym(handle, "teksdb_register_plugin") != NULL;
+  jstring teks = (*env)->NewStringUTF(env, built_in ? "built-in" : "absent");
+  if (teks == NULL) return NULL;
+  (*env)->SetObjectArrayElement(env, found_out, 1, teks);
   return NULL;
 }
 

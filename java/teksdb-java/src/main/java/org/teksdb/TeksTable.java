@@ -4,7 +4,8 @@
  * memtable in RocksDB option strings and OPTIONS files.
  *
  * The native library (java/native/) is built against the RocksDB release of
- * one rocksdbjni version and binds to that jar's librocksdbjni: load()
+ * one rocksdbjni version and binds to that jar's librocksdbjni (or, where
+ * that librocksdbjni has TeksTable built in, only its JNI functions): load()
  * refuses any other release with a message, before anything native of
  * TeksTable runs, since the same symbol names over another release's class
  * layouts would crash. Linux x86-64 only.
@@ -25,10 +26,15 @@ import org.rocksdb.RocksDB;
 public final class TeksTable {
   private static final String RESOURCES = "/org/teksdb/native/linux-x86_64/";
   private static final String LOADER = "libteksdbjni_loader.so";
+  // TeksTable and TeksTableConfig's JNI functions, for the stock jar.
   private static final String LIBRARY = "libteksdbjni.so";
+  // TeksTableConfig's JNI functions alone, for a librocksdbjni with
+  // TeksTable built in (scripts/build_rocksdb.sh --java).
+  private static final String GLUE = "libteksdbjni_glue.so";
 
   private static boolean loaded;
   private static String librocksdbjni;
+  private static boolean builtIn;
 
   private TeksTable() {}
 
@@ -65,10 +71,11 @@ public final class TeksTable {
     }
     final Path dir = extractLibraries();
     System.load(dir.resolve(LOADER).toString());
-    final String[] found = new String[1];
+    final String[] found = new String[2];
     String failure = shareRocksDBSymbols(found);
     if (failure != null) throw new UnsatisfiedLinkError("TeksTable: " + failure);
-    final String library = dir.resolve(LIBRARY).toString();
+    builtIn = "built-in".equals(found[1]);
+    final String library = dir.resolve(builtIn ? GLUE : LIBRARY).toString();
     failure = bindTeksTable(library);
     if (failure != null) {
       throw new UnsatisfiedLinkError(
@@ -99,13 +106,22 @@ public final class TeksTable {
     return librocksdbjni;
   }
 
-  // The two libraries, copied out of the jar into a new directory that is
+  /**
+   * Whether the TeksTable in use is the one built into librocksdbjni (a
+   * rocksdbjni built with ROCKSDB_PLUGINS=teks) rather than teksdb-java's
+   * own; false until loaded.
+   */
+  public static synchronized boolean builtIntoRocksDB() {
+    return builtIn;
+  }
+
+  // The libraries, copied out of the jar into a new directory that is
   // removed when the JVM exits.
   private static Path extractLibraries() {
     try {
       final Path dir = Files.createTempDirectory("teksdbjni");
       dir.toFile().deleteOnExit();
-      for (String name : new String[] {LOADER, LIBRARY}) {
+      for (String name : new String[] {LOADER, LIBRARY, GLUE}) {
         try (InputStream in = TeksTable.class.getResourceAsStream(RESOURCES + name)) {
           if (in == null) {
             throw new UnsatisfiedLinkError("TeksTable: " + RESOURCES + name + " is not in the jar");

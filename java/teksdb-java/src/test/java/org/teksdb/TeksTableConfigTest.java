@@ -61,6 +61,10 @@ class TeksTableConfigTest {
     assertTrue(memtableFactoryInOptionsFile(db).contains("TeksTableFactory"),
         memtableFactoryInOptionsFile(db));
     assertNotNull(TeksTable.boundLibrary());
+    // The stock jar gets teksdb-java's TeksTable; a rocksdbjni built with
+    // TeksTable inside keeps its own (only the JNI functions are bound).
+    assertEquals("rocksdbjni-teks".equals(System.getProperty("teksdb.rocksdbjni")),
+        TeksTable.builtIntoRocksDB());
   }
 
   @Test
