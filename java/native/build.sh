@@ -8,6 +8,8 @@
 # build directory (BUILD, default java/target/native-build) is kept, so a
 # second run recompiles only what changed. Needs cmake, a C++20 compiler,
 # a JDK (jni.h), and Debian's libxxhash-dev and libconcurrentqueue-dev.
+# TEKSDB_STRING_ABI: the std::string ABI of the jar's librocksdbjni, cxx11
+# (the stock jar's, the default) or old (FRocksDB's).
 #
 # Usage: java/native/build.sh VERSION OUT [BUILD]
 set -euo pipefail
@@ -46,7 +48,7 @@ if [[ -z ${JAVA_HOME:-} ]]; then
   export JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$javac")")")
 fi
 cmake -S "$here" -B "$build/cmake" -G Ninja -DTEKSDB_ROCKSDB_INCLUDE="$source_dir/include" \
-  -DTEKSDB_ROCKSDB_VERSION="$version" >/dev/null
+  -DTEKSDB_ROCKSDB_VERSION="$version" -DTEKSDB_STRING_ABI="${TEKSDB_STRING_ABI:-cxx11}" >/dev/null
 cmake --build "$build/cmake" -j "${JOBS:-$(nproc)}"
 cp "$build/cmake/libteksdbjni.so" "$build/cmake/libteksdbjni_glue.so" "$build/cmake/libteksdbjni_loader.so" \
   "$build/cmake/teksdbjni.properties" "$out/"

@@ -47,9 +47,11 @@ static jstring Failure(JNIEnv* env, const char* what, const char* detail) {
 }
 
 /* Returns NULL once the loaded librocksdbjni's symbols are global, else
- * why not. Writes the path it found to `found[0]`, and to `found[1]`
+ * why not. Writes the path it found to `found[0]`; to `found[1]`
  * "built-in" when that librocksdbjni has TeksTable built in (its plugin's
- * registration function, teksdb_register_plugin), else "absent". */
+ * registration function, teksdb_register_plugin), else "absent"; to
+ * `found[2]` the std::string ABI its C++ API uses, as the mangled name of
+ * a function returning a string tells it: "cxx11", "old" or "unknown". */
 JNIEXPORT jstring JNICALL Java_org_teksdb_TeksTable_shareRocksDBSymbols(JNIEnv* env, jclass cls,
                                                                         jobjectArray found_out) {
   (void)cls;
@@ -73,6 +75,15 @@ JNIEXPORT jstring JNICALL Java_org_teksdb_TeksTable_shareRocksDBSymbols(JNIEnv* 
   jstring teks = (*env)->NewStringUTF(env, built_in ? "built-in" : "absent");
   if (teks == NULL) return NULL;
   (*env)->SetObjectArrayElement(env, found_out, 1, teks);
+  const char* abi = "unknown";
+  if (dlsym(handle, "_ZN7rocksdb23GetRocksVersionAsStringB5cxx11Eb") != NULL) {
+    abi = "cxx11";
+  } else if (dlsym(handle, "_ZN7rocksdb23GetRocksVersionAsStringEb") != NULL) {
+    abi = "old";
+  }
+  jstring abi_name = (*env)->NewStringUTF(env, abi);
+  if (abi_name == NULL) return NULL;
+  (*env)->SetObjectArrayElement(env, found_out, 2, abi_name);
   return NULL;
 }
 

@@ -8,7 +8,8 @@
  * that librocksdbjni has TeksTable built in, only its JNI functions): load()
  * refuses any other release with a message, before anything native of
  * TeksTable runs, since the same symbol names over another release's class
- * layouts would crash. Linux x86-64 only.
+ * layouts would crash; so does a librocksdbjni of another std::string ABI
+ * (FRocksDB's is the old one). Linux x86-64 only.
  *
  * Thread safety: load() is synchronized and idempotent; after it returns,
  * everything may be used from any thread.
@@ -60,7 +61,8 @@ public final class TeksTable {
           "TeksTable's native library is built for Linux x86-64 only, not " + os + " " + arch);
     }
     RocksDB.loadLibrary();
-    final String builtFor = builtForRelease();
+    final Properties built = nativeBuild();
+    final String builtFor = built.getProperty("rocksdb.version");
     final String running = RocksDB.rocksdbVersion().toString();
     if (!builtFor.equals(running)) {
       throw new IllegalStateException(
@@ -71,9 +73,16 @@ public final class TeksTable {
     }
     final Path dir = extractLibraries();
     System.load(dir.resolve(LOADER).toString());
-    final String[] found = new String[2];
+    final String[] found = new String[3];
     String failure = shareRocksDBSymbols(found);
     if (failure != null) throw new UnsatisfiedLinkError("TeksTable: " + failure);
+    final String abi = built.getProperty("string.abi");
+    if (!abi.equals(found[2])) {
+      throw new IllegalStateException("TeksTable's native library was built for the " + abi
+          + " std::string ABI but " + found[0] + " (RocksDB " + running + ") uses the " + found[2]
+          + " one: build teksdb-java with TEKSDB_STRING_ABI=" + found[2]
+          + " (java/native/build.sh)");
+    }
     builtIn = "built-in".equals(found[1]);
     final String library = dir.resolve(builtIn ? GLUE : LIBRARY).toString();
     failure = bindTeksTable(library);
@@ -88,6 +97,16 @@ public final class TeksTable {
 
   /** The RocksDB release (X.Y.Z) TeksTable's native library was built for. */
   public static String builtForRelease() {
+    return nativeBuild().getProperty("rocksdb.version");
+  }
+
+  /** The std::string ABI TeksTable's native library was built for: cxx11 or old. */
+  public static String builtForStringAbi() {
+    return nativeBuild().getProperty("string.abi");
+  }
+
+  // teksdbjni.properties: rocksdb.version and string.abi of the native build.
+  private static Properties nativeBuild() {
     try (InputStream in = TeksTable.class.getResourceAsStream(RESOURCES + "teksdbjni.properties")) {
       if (in == null) {
         throw new UnsatisfiedLinkError(
@@ -95,7 +114,7 @@ public final class TeksTable {
       }
       final Properties properties = new Properties();
       properties.load(in);
-      return properties.getProperty("rocksdb.version");
+      return properties;
     } catch (IOException e) {
       throw new UnsatisfiedLinkError("TeksTable: cannot read teksdbjni.properties: " + e);
     }

@@ -114,15 +114,13 @@ class TeksTableConfigTest {
     }
   }
 
-  // A TeksTable native library of another release than the rocksdbjni
-  // loaded: a JVM of its own (one RocksDB copy per process) whose class
-  // path puts first a teksdbjni.properties saying 9.10.0. load() must
-  // refuse before anything native of TeksTable runs.
-  @Test
-  void anotherReleaseIsRefusedWithAMessage() throws Exception {
-    final Path properties = dir.resolve("override/org/teksdb/native/linux-x86_64/teksdbjni.properties");
-    Files.createDirectories(properties.getParent());
-    Files.writeString(properties, "rocksdb.version=9.10.0\n");
+  // What TeksTable.load() says in a JVM of its own (one RocksDB copy per
+  // process) whose class path puts first a teksdbjni.properties of
+  // `properties`: a native library built for something else.
+  private String loadWithNativeBuild(String properties) throws Exception {
+    final Path file = dir.resolve("override/org/teksdb/native/linux-x86_64/teksdbjni.properties");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, properties);
     final String classPath = String.join(File.pathSeparator, dir.resolve("override").toString(),
         System.getProperty("java.class.path"));
     final Process child = new ProcessBuilder(
@@ -130,12 +128,33 @@ class TeksTableConfigTest {
         LoadAndReport.class.getName()).redirectErrorStream(true).start();
     final String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertEquals(0, child.waitFor(), output);
+    return output;
+  }
+
+  // Another release: refused before anything native of TeksTable runs.
+  @Test
+  void anotherReleaseIsRefusedWithAMessage() throws Exception {
+    final String output = loadWithNativeBuild("rocksdb.version=9.10.0\nstring.abi=cxx11\n");
     assertTrue(output.contains("IllegalStateException") && output.contains("built for RocksDB 9.10.0")
             && output.contains("the rocksdbjni loaded is RocksDB " + RocksDB.rocksdbVersion()),
         output);
   }
 
-  /** The child JVM of anotherReleaseIsRefusedWithAMessage: prints what load() threw. */
+  // The right release, the other std::string ABI (the stock jar's is
+  // cxx11, FRocksDB's old): refused before TeksTable's library is bound.
+  @Test
+  void anotherStringAbiIsRefusedWithAMessage() throws Exception {
+    TeksTable.load();
+    final String other = TeksTable.builtForStringAbi().equals("cxx11") ? "old" : "cxx11";
+    final String output = loadWithNativeBuild(
+        "rocksdb.version=" + RocksDB.rocksdbVersion() + "\nstring.abi=" + other + "\n");
+    assertTrue(output.contains("IllegalStateException")
+            && output.contains("built for the " + other + " std::string ABI")
+            && output.contains("uses the " + TeksTable.builtForStringAbi() + " one"),
+        output);
+  }
+
+  /** The child JVM of loadWithNativeBuild: prints what load() threw. */
   static final class LoadAndReport {
     public static void main(String[] args) {
       try {
