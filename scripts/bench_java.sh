@@ -5,8 +5,8 @@
 # teksdb-java. Builds java/ with Maven first (its native library too).
 # Runs JMH --repeat times (a JVM each, teks and skip_list alternating
 # inside every run) and prints a table of the medians, ns per operation,
-# and skip_list/teks; writes it to OUT/java/table.txt, JMH's JSON of each
-# run to OUT/java/raw/. About 3 minutes a run at the defaults.
+# and skip_list/teks; writes it to OUT/java/table.txt, JMH's JSON and
+# output of each run to OUT/java/raw/. About 3 minutes a run at the defaults.
 #
 # Usage: scripts/bench_java.sh [options]
 #   --keys N      keys in the memtable (1000000)
@@ -16,11 +16,14 @@
 #   --out DIR     where results go (docs/bench; with --quick a temporary
 #                 directory, removed at exit)
 #   --offline     Maven offline (everything cached by an earlier build)
+#   --profile P   java/'s Maven profile P: rocksdbjni-teks runs on RocksJava
+#                 built with TeksTable inside (scripts/build_rocksdb.sh
+#                 --java); results then go to OUT/java-P
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit "${1:-0}"; }
-keys=1000000 repeat=3 quick=0 out= offline=()
+keys=1000000 repeat=3 quick=0 out= offline=() profile=
 while (($#)); do
   case $1 in
     --keys) keys=${2:?}; shift 2 ;;
@@ -28,6 +31,7 @@ while (($#)); do
     --quick) quick=1; shift ;;
     --out) out=${2:?}; shift 2 ;;
     --offline) offline=(-o); shift ;;
+    --profile) profile=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     *) echo "bench_java: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -42,14 +46,17 @@ if ((quick)); then
   fi
 fi
 out=${out:-$root/docs/bench}
-mkdir -p "$out/java/raw"
+results=$out/java${profile:+-$profile}
+mkdir -p "$results/raw"
 
-echo "[bench_java] building java/ (Maven, with TeksTable's native library)" >&2
-mvn -q -B "${offline[@]}" -f "$root/java/pom.xml" install -DskipTests
+maven=(mvn -q -B "${offline[@]}" -f "$root/java/pom.xml")
+[[ -z $profile ]] || maven+=(-P "$profile" -pl teksdb-java,jmh)
+echo "[bench_java] building java/ (Maven${profile:+, profile $profile}, with TeksTable's native library)" >&2
+"${maven[@]}" install -DskipTests
 classpath="$root/java/jmh/target/classes:$root/java/jmh/target/lib/*"
 for ((run = 1; run <= repeat; ++run)); do
   echo "[bench_java] JMH run $run of $repeat ($keys keys)" >&2
   java -cp "$classpath" org.openjdk.jmh.Main "${jmh_args[@]}" -p keys="$keys" \
-    -rf json -rff "$out/java/raw/run$run.json" MemtableBenchmark >"$out/java/raw/run$run.log"
+    -rf json -rff "$results/raw/run$run.json" MemtableBenchmark >"$results/raw/run$run.log"
 done
-python3 "$root/scripts/java_bench_report.py" "$out/java/raw"/run*.json | tee "$out/java/table.txt"
+python3 "$root/scripts/java_bench_report.py" "$results/raw"/run*.json | tee "$results/table.txt"
