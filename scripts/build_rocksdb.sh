@@ -101,6 +101,11 @@ ln -sfn "$root/plugin" "$tree/plugin/teks"
 build=$prefix/build
 tools=(db_bench db_stress ldb sst_dump)
 if [[ $java == ON ]]; then
+  # CMake's FindJNI looks in JAVA_HOME: the JDK of the javac on the path.
+  if [[ -z ${JAVA_HOME:-} ]]; then
+    javac=$(command -v javac) || die "--java needs a JDK (javac): install one or set JAVA_HOME"
+    export JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$javac")")")
+  fi
   # RocksDB's java/CMakeLists.txt downloads these unless they are present.
   test_libs=$tree/java/test-libs
   mkdir -p "$test_libs"
