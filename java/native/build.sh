@@ -6,7 +6,7 @@
 # rocksdb-VERSION.tar.gz in $ROCKSDB_TARBALLS (default: ../shared/rocksdb
 # beside the checkout), or from an unpacked tree in $ROCKSDB_SOURCE. The
 # build directory (BUILD, default java/target/native-build) is kept, so a
-# second run recompiles only what changed. Needs cmake, a C++20 compiler,
+# second run recompiles only what changed. Needs cmake, Ninja, a C++20 compiler,
 # a JDK (jni.h), and Debian's libxxhash-dev and libconcurrentqueue-dev.
 # TEKSDB_STRING_ABI: the std::string ABI of the jar's librocksdbjni, cxx11
 # (the stock jar's, the default) or old (FRocksDB's).

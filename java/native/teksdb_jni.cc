@@ -18,6 +18,23 @@
 
 namespace {
 
+// A Java string's modified UTF-8 bytes, released when it goes.
+class Utf8Chars {
+ public:
+  Utf8Chars(JNIEnv* env, jstring s) : env_(env), s_(s), chars_(env->GetStringUTFChars(s, nullptr)) {}
+  ~Utf8Chars() {
+    if (chars_ != nullptr) env_->ReleaseStringUTFChars(s_, chars_);
+  }
+  Utf8Chars(const Utf8Chars&) = delete;
+  Utf8Chars& operator=(const Utf8Chars&) = delete;
+  const char* get() const { return chars_; }
+
+ private:
+  JNIEnv* env_;
+  jstring s_;
+  const char* chars_;
+};
+
 void Throw(JNIEnv* env, const char* class_name, const std::string& message) {
   jclass type = env->FindClass(class_name);
   if (type != nullptr) env->ThrowNew(type, message.c_str());
@@ -32,11 +49,10 @@ void Throw(JNIEnv* env, const char* class_name, const std::string& message) {
 // InvalidArgument message, naming the option).
 extern "C" JNIEXPORT jlong JNICALL Java_org_teksdb_TeksTableConfig_newFactory(JNIEnv* env, jclass,
                                                                             jstring joptions) {
-  const char* chars = env->GetStringUTFChars(joptions, nullptr);
-  if (chars == nullptr) return 0;  // OutOfMemoryError pending
-  const std::string options(chars);
-  env->ReleaseStringUTFChars(joptions, chars);
+  const Utf8Chars chars(env, joptions);
+  if (chars.get() == nullptr) return 0;  // OutOfMemoryError pending
   try {
+    const std::string options(chars.get());
     ROCKSDB_NAMESPACE::ConfigOptions config;
     config.ignore_unknown_options = false;
     config.ignore_unsupported_options = false;
@@ -58,6 +74,8 @@ extern "C" JNIEXPORT jlong JNICALL Java_org_teksdb_TeksTableConfig_newFactory(JN
     Throw(env, "java/lang/OutOfMemoryError", "TeksTable factory");
   } catch (const std::exception& e) {
     Throw(env, "java/lang/IllegalStateException", e.what());
+  } catch (...) {
+    Throw(env, "java/lang/IllegalStateException", "TeksTable factory: an unknown C++ exception");
   }
   return 0;
 }

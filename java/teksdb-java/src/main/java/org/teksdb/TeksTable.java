@@ -9,18 +9,20 @@
  * refuses any other release with a message, before anything native of
  * TeksTable runs, since the same symbol names over another release's class
  * layouts would crash; so does a librocksdbjni of another std::string ABI
- * (FRocksDB's is the old one). Linux x86-64 only.
+ * (FRocksDB's is the old one), or more than one librocksdbjni in the
+ * process. Linux x86-64 only.
  *
- * Thread safety: load() is synchronized and idempotent; after it returns,
+ * Thread safety: load() is synchronized and idempotent: it loads once, and
+ * once it has failed it throws that failure again; after it returns,
  * everything may be used from any thread.
  */
 package org.teksdb;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.Charset;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Properties;
 import org.rocksdb.RocksDB;
 
@@ -34,6 +36,7 @@ public final class TeksTable {
   private static final String GLUE = "libteksdbjni_glue.so";
 
   private static boolean loaded;
+  private static Throwable failure;
   private static String librocksdbjni;
   private static boolean builtIn;
 
@@ -50,10 +53,27 @@ public final class TeksTable {
    *     when the loaded librocksdbjni cannot take TeksTable (the message
    *     says why)
    * @throws IllegalStateException when the rocksdbjni loaded is of another
-   *     RocksDB release than TeksTable's native library was built for
+   *     RocksDB release or std::string ABI than TeksTable's native library
+   *     was built for
    */
   public static synchronized void load() {
     if (loaded) return;
+    if (failure == null) {
+      try {
+        loadOnce();
+        loaded = true;
+        return;
+      } catch (RuntimeException | Error e) {
+        failure = e;
+        throw e;
+      }
+    }
+    final String earlier = "TeksTable failed to load earlier: " + failure.getMessage();
+    if (failure instanceof Error) throw new UnsatisfiedLinkError(earlier);
+    throw new IllegalStateException(earlier, failure);
+  }
+
+  private static void loadOnce() {
     final String os = System.getProperty("os.name");
     final String arch = System.getProperty("os.arch");
     if (!"Linux".equals(os) || !("amd64".equals(arch) || "x86_64".equals(arch))) {
@@ -61,8 +81,8 @@ public final class TeksTable {
           "TeksTable's native library is built for Linux x86-64 only, not " + os + " " + arch);
     }
     RocksDB.loadLibrary();
-    final Properties built = nativeBuild();
-    final String builtFor = built.getProperty("rocksdb.version");
+    final String builtFor = builtForRelease();
+    final String abi = builtForStringAbi();
     final String running = RocksDB.rocksdbVersion().toString();
     if (!builtFor.equals(running)) {
       throw new IllegalStateException(
@@ -72,52 +92,43 @@ public final class TeksTable {
               + " -Drocksdb.version=" + running + " (java/native/build.sh)");
     }
     final Path dir = extractLibraries();
-    System.load(dir.resolve(LOADER).toString());
-    final String[] found = new String[3];
-    String failure = shareRocksDBSymbols(found);
-    if (failure != null) throw new UnsatisfiedLinkError("TeksTable: " + failure);
-    final String abi = built.getProperty("string.abi");
-    if (!abi.equals(found[2])) {
-      throw new IllegalStateException("TeksTable's native library was built for the " + abi
-          + " std::string ABI but " + found[0] + " (RocksDB " + running + ") uses the " + found[2]
-          + " one: build teksdb-java with TEKSDB_STRING_ABI=" + found[2]
-          + " (java/native/build.sh)");
+    try {
+      System.load(dir.resolve(LOADER).toString());
+      final String[] found = new String[3];
+      String why = shareRocksDBSymbols(found);
+      if (why != null) throw new UnsatisfiedLinkError("TeksTable: " + why);
+      if (!abi.equals(found[2])) {
+        throw new IllegalStateException("TeksTable's native library was built for the " + abi
+            + " std::string ABI but " + found[0] + " (RocksDB " + running + ") uses "
+            + (found[2].equals("unknown") ? "one it cannot tell (no rocksdb::GetRocksVersionAsString)"
+                : "the " + found[2] + " one: build teksdb-java with TEKSDB_STRING_ABI=" + found[2]
+                    + " (java/native/build.sh)"));
+      }
+      final boolean rocksdbHasTeksTable = "built-in".equals(found[1]);
+      final Path library = dir.resolve(rocksdbHasTeksTable ? GLUE : LIBRARY);
+      why = bindTeksTable(library.toString().getBytes(fileNameCharset()));
+      if (why != null) {
+        throw new UnsatisfiedLinkError(
+            "TeksTable: " + why + " (against " + found[0] + ", RocksDB " + running + ")");
+      }
+      System.load(library.toString());
+      librocksdbjni = found[0];
+      builtIn = rocksdbHasTeksTable;
+    } finally {
+      // Loaded libraries stay mapped once their files are gone.
+      for (String name : new String[] {LOADER, LIBRARY, GLUE}) dir.resolve(name).toFile().delete();
+      dir.toFile().delete();
     }
-    builtIn = "built-in".equals(found[1]);
-    final String library = dir.resolve(builtIn ? GLUE : LIBRARY).toString();
-    failure = bindTeksTable(library);
-    if (failure != null) {
-      throw new UnsatisfiedLinkError(
-          "TeksTable: " + failure + " (against " + found[0] + ", RocksDB " + running + ")");
-    }
-    System.load(library);
-    librocksdbjni = found[0];
-    loaded = true;
   }
 
   /** The RocksDB release (X.Y.Z) TeksTable's native library was built for. */
   public static String builtForRelease() {
-    return nativeBuild().getProperty("rocksdb.version");
+    return nativeBuild("rocksdb.version");
   }
 
   /** The std::string ABI TeksTable's native library was built for: cxx11 or old. */
   public static String builtForStringAbi() {
-    return nativeBuild().getProperty("string.abi");
-  }
-
-  // teksdbjni.properties: rocksdb.version and string.abi of the native build.
-  private static Properties nativeBuild() {
-    try (InputStream in = TeksTable.class.getResourceAsStream(RESOURCES + "teksdbjni.properties")) {
-      if (in == null) {
-        throw new UnsatisfiedLinkError(
-            "TeksTable: no native library in this jar (" + RESOURCES + " is missing)");
-      }
-      final Properties properties = new Properties();
-      properties.load(in);
-      return properties;
-    } catch (IOException e) {
-      throw new UnsatisfiedLinkError("TeksTable: cannot read teksdbjni.properties: " + e);
-    }
+    return nativeBuild("string.abi");
   }
 
   /** The librocksdbjni file TeksTable is bound to, once loaded; else null. */
@@ -134,20 +145,42 @@ public final class TeksTable {
     return builtIn;
   }
 
-  // The libraries, copied out of the jar into a new directory that is
-  // removed when the JVM exits.
+  // A property of teksdbjni.properties, which the native build writes.
+  private static String nativeBuild(String name) {
+    try (InputStream in = TeksTable.class.getResourceAsStream(RESOURCES + "teksdbjni.properties")) {
+      if (in == null) {
+        throw new UnsatisfiedLinkError(
+            "TeksTable: no native library in this jar (" + RESOURCES + " is missing)");
+      }
+      final Properties properties = new Properties();
+      properties.load(in);
+      final String value = properties.getProperty(name);
+      if (value == null) {
+        throw new UnsatisfiedLinkError("TeksTable: teksdbjni.properties has no " + name);
+      }
+      return value;
+    } catch (IOException e) {
+      throw new UnsatisfiedLinkError("TeksTable: cannot read teksdbjni.properties: " + e);
+    }
+  }
+
+  // The encoding the JVM gives file names to the system in.
+  private static Charset fileNameCharset() {
+    final String name = System.getProperty("sun.jnu.encoding");
+    return name != null && Charset.isSupported(name) ? Charset.forName(name) : Charset.defaultCharset();
+  }
+
+  // The libraries, copied out of the jar into a new directory (removed
+  // once they are loaded).
   private static Path extractLibraries() {
     try {
       final Path dir = Files.createTempDirectory("teksdbjni");
-      dir.toFile().deleteOnExit();
       for (String name : new String[] {LOADER, LIBRARY, GLUE}) {
         try (InputStream in = TeksTable.class.getResourceAsStream(RESOURCES + name)) {
           if (in == null) {
             throw new UnsatisfiedLinkError("TeksTable: " + RESOURCES + name + " is not in the jar");
           }
-          final Path file = dir.resolve(name);
-          Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-          file.toFile().deleteOnExit();
+          Files.copy(in, dir.resolve(name));
         }
       }
       return dir;
@@ -157,7 +190,7 @@ public final class TeksTable {
   }
 
   // libteksdbjni_loader.so (rocksdbjni_loader.c): null on success, else why.
-  private static native String shareRocksDBSymbols(String[] pathOut);
+  private static native String shareRocksDBSymbols(String[] found);
 
-  private static native String bindTeksTable(String library);
+  private static native String bindTeksTable(byte[] path);
 }

@@ -30,6 +30,9 @@ public class TeksTableConfig extends MemTableConfig {
    * the settings made on this config override the variant's.
    */
   public TeksTableConfig setVariant(String variant) {
+    if (variant == null || !variant.matches("[A-Za-z0-9-]+")) {
+      throw new IllegalArgumentException("not a TeksTable variant: '" + variant + "'");
+    }
     this.variant = variant;
     return this;
   }

@@ -13,12 +13,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,6 +90,10 @@ class TeksTableConfigTest {
       e = assertThrows(IllegalArgumentException.class,
           () -> options.setMemTableConfig(new TeksTableConfig().setVariant("teks-x")));
       assertTrue(e.getMessage().contains("teks-x"), e.getMessage());
+      // A variant is a name, never more options.
+      e = assertThrows(IllegalArgumentException.class,
+          () -> new TeksTableConfig().setVariant("teks;async=false"));
+      assertTrue(e.getMessage().contains("teks;async=false"), e.getMessage());
     }
   }
 
@@ -115,26 +122,36 @@ class TeksTableConfigTest {
   }
 
   // What TeksTable.load() says in a JVM of its own (one RocksDB copy per
-  // process) whose class path puts first a teksdbjni.properties of
-  // `properties`: a native library built for something else.
-  private String loadWithNativeBuild(String properties) throws Exception {
-    final Path file = dir.resolve("override/org/teksdb/native/linux-x86_64/teksdbjni.properties");
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, properties);
-    final String classPath = String.join(File.pathSeparator, dir.resolve("override").toString(),
-        System.getProperty("java.class.path"));
-    final Process child = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classPath,
-        LoadAndReport.class.getName()).redirectErrorStream(true).start();
+  // process) whose class path puts first `override`, when given: a
+  // directory with a teksdbjni.properties of `properties`, a native
+  // library built for something else. `args` go to LoadAndReport.
+  private String loadInAnotherJvm(String properties, String... args) throws Exception {
+    final List<String> classPath = new ArrayList<>();
+    if (properties != null) {
+      final Path file = dir.resolve("override/org/teksdb/native/linux-x86_64/teksdbjni.properties");
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, properties);
+      classPath.add(dir.resolve("override").toString());
+    }
+    classPath.add(System.getProperty("java.class.path"));
+    final List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+        String.join(File.pathSeparator, classPath), LoadAndReport.class.getName()));
+    command.addAll(List.of(args));
+    final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
     final String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, child.waitFor(), output);
+    if (!child.waitFor(60, TimeUnit.SECONDS)) {
+      child.destroyForcibly();
+      throw new AssertionError("the child JVM did not end in 60 s: " + output);
+    }
+    assertEquals(0, child.exitValue(), output);
     return output;
   }
 
   // Another release: refused before anything native of TeksTable runs.
   @Test
   void anotherReleaseIsRefusedWithAMessage() throws Exception {
-    final String output = loadWithNativeBuild("rocksdb.version=9.10.0\nstring.abi=cxx11\n");
+    final String output = loadInAnotherJvm("rocksdb.version=9.10.0\nstring.abi=cxx11\n");
     assertTrue(output.contains("IllegalStateException") && output.contains("built for RocksDB 9.10.0")
             && output.contains("the rocksdbjni loaded is RocksDB " + RocksDB.rocksdbVersion()),
         output);
@@ -146,7 +163,7 @@ class TeksTableConfigTest {
   void anotherStringAbiIsRefusedWithAMessage() throws Exception {
     TeksTable.load();
     final String other = TeksTable.builtForStringAbi().equals("cxx11") ? "old" : "cxx11";
-    final String output = loadWithNativeBuild(
+    final String output = loadInAnotherJvm(
         "rocksdb.version=" + RocksDB.rocksdbVersion() + "\nstring.abi=" + other + "\n");
     assertTrue(output.contains("IllegalStateException")
             && output.contains("built for the " + other + " std::string ABI")
@@ -154,9 +171,30 @@ class TeksTableConfigTest {
         output);
   }
 
-  /** The child JVM of loadWithNativeBuild: prints what load() threw. */
+  // RocksJava loaded twice (a second copy in a class loader of its own):
+  // refused, naming both files, before any symbol goes global.
+  @Test
+  void aSecondRocksJavaInTheProcessIsRefused() throws Exception {
+    final String output = loadInAnotherJvm(null, "second-rocksdbjni");
+    assertTrue(output.contains("UnsatisfiedLinkError")
+            && output.contains("more than one librocksdbjni is loaded in this process"),
+        output);
+  }
+
+  /**
+   * The child JVM of loadInAnotherJvm: prints what load() threw. With
+   * "second-rocksdbjni", first loads RocksJava's library a second time,
+   * through a class loader of its own.
+   */
   static final class LoadAndReport {
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
+      if (args.length > 0 && args[0].equals("second-rocksdbjni")) {
+        RocksDB.loadLibrary();
+        final URL rocksJava = RocksDB.class.getProtectionDomain().getCodeSource().getLocation();
+        final URLClassLoader other =
+            new URLClassLoader(new URL[] {rocksJava}, ClassLoader.getPlatformClassLoader());
+        other.loadClass("org.rocksdb.RocksDB").getMethod("loadLibrary").invoke(null);
+      }
       try {
         TeksTable.load();
         System.out.println("loaded");

@@ -101,6 +101,7 @@ class FlinkStateTest {
     final Set<String> teksMemtables = MEMTABLES.get("teks");
     final Set<String> skipListMemtables = MEMTABLES.get("skip_list");
     assertFalse(teksMemtables.isEmpty(), "no OPTIONS file seen in the TeksTable run");
+    assertFalse(skipListMemtables.isEmpty(), "no OPTIONS file seen in the skip list's run");
     assertTrue(teksMemtables.stream().allMatch(l -> l.contains("TeksTableFactory")), teksMemtables.toString());
     assertTrue(skipListMemtables.stream().allMatch(l -> l.contains("SkipListFactory")),
         skipListMemtables.toString());

@@ -44,6 +44,7 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.SkipListMemTableConfig;
 import org.rocksdb.WriteOptions;
+import org.teksdb.TeksTable;
 import org.teksdb.TeksTableConfig;
 
 @State(Scope.Thread)
@@ -88,6 +89,13 @@ public class MemtableBenchmark {
         .setMaxWriteBufferNumber(2).setDisableAutoCompactions(true);
     options.setMemTableConfig(config);
     db = RocksDB.open(options, dir.toString());
+    // scripts/bench_java.sh says which TeksTable it built for.
+    final String expectBuiltIn = System.getProperty("teksdb.expect.builtin");
+    if (config instanceof TeksTableConfig && expectBuiltIn != null
+        && Boolean.parseBoolean(expectBuiltIn) != TeksTable.builtIntoRocksDB()) {
+      throw new IllegalStateException("TeksTable built into librocksdbjni: "
+          + TeksTable.builtIntoRocksDB() + ", expected " + expectBuiltIn);
+    }
     write = new WriteOptions().setDisableWAL(true);
     read = new ReadOptions();
     keyBytes = new byte[keys][];
