@@ -127,15 +127,19 @@ if [[ $builder == cmake ]]; then
     -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZLIB=ON -DWITH_ZSTD=ON -DWITH_BZ2=ON >&2
   log "building (ninja -j $jobs; progress below)"
   cmake --build "$build" -j "$jobs" --target rocksdb "${tools[@]}"
+  if [[ $java == ON ]]; then
+    # Its javadoc too: RocksDB's install rules copy it.
+    log "building RocksJava (librocksdbjni with TeksTable, its classes, its javadoc)"
+    cmake --build "$build" -j "$jobs" --target rocksdbjni rocksdbjni_classes rocksdb_javadoc
+  fi
   cmake --install "$build" >/dev/null
   if [[ $java == ON ]]; then
-    log "building RocksJava (librocksdbjni with TeksTable, its classes)"
-    cmake --build "$build" -j "$jobs" --target rocksdbjni rocksdbjni_classes
     jar_dir=$prefix/java/jar
     rm -rf "$jar_dir" && mkdir -p "$jar_dir"
     (cd "$jar_dir" && jar xf "$build/java/rocksdbjni_classes.jar")
-    # The name RocksJava's NativeLibraryLoader looks for in its jar.
-    cp "$build/java/librocksdbjni.so" "$jar_dir/librocksdbjni-linux64.so"
+    # RocksDB's CMake names it as RocksJava's NativeLibraryLoader looks
+    # for it in its jar.
+    cp "$build/java/librocksdbjni-linux64.so" "$jar_dir/"
     rocksjava=$prefix/java/rocksdbjni-teks-$version.jar
     jar cf "$rocksjava" -C "$jar_dir" .
     mvn -q -B install:install-file -Dfile="$rocksjava" -DgroupId=org.teksdb \
