@@ -35,9 +35,10 @@ done < <(echo | "${CXX:-c++}" -xc++ -E -v - 2>&1 |
   grep -v -e 'search starts here' -e 'End of search list' || true)
 [[ " ${system_roots[*]} " == *" /usr/include "* ]] || system_roots+=(/usr/include)
 
-# Project files, skipping VCS and build trees.
+# Project files, skipping VCS and build trees (CMake's build*, Maven's
+# target: java/'s holds a RocksDB release's headers).
 project_find() {
-  find "$@" \( -name .git -o -name 'build*' -o -name __pycache__ \) -prune -o \
+  find "$@" \( -name .git -o -name 'build*' -o -name target -o -name __pycache__ \) -prune -o \
     -type f \( "${name_tests[@]}" \) -print
 }
 name_tests=(-name '*.h' -o -name '*.hh' -o -name '*.hpp' -o -name '*.hxx' -o -name '*.inc' -o -name '*.ipp')
