@@ -8,7 +8,9 @@
  * short binary keys, some prefixes of others, so versions pile up and
  * orders are tested at their edges.
  *
- * -Dteksdb.seed=N replays a run (the seed is printed on a mismatch);
+ * The seed also picks TeksTable's configuration (a variant of the paper's,
+ * or the linker off). -Dteksdb.seed=N replays a run (the seed is printed
+ * first and on a mismatch);
  * -Dteksdb.rounds=N sets the rounds (a reopen between rounds).
  */
 package org.teksdb;
@@ -83,11 +85,18 @@ class DifferentialTest {
     final int rounds = Integer.parseInt(System.getProperty("teksdb.rounds", "6"));
     final Random random = new Random(seed);
     final long[] checked = new long[1];
+    // The seed picks TeksTable's configuration too: the paper's variants,
+    // and every mechanism on but the background linker.
+    final TeksTableConfig[] configs = {new TeksTableConfig(),
+        new TeksTableConfig().setVariant("teks-s"), new TeksTableConfig().setVariant("teks-a"),
+        new TeksTableConfig().setVariant("teks-ac"), new TeksTableConfig().setVariant("teks-acsp"),
+        new TeksTableConfig().setAsync(false)};
+    final TeksTableConfig config = configs[random.nextInt(configs.length)];
     // Printed first: a crash or an exception other than a mismatch must
     // still leave the seed to replay.
-    System.out.printf("differential: seed %d (replay: -Dteksdb.seed=%d), %d rounds%n", seed, seed,
-        rounds);
-    try (Side teks = new Side(dir.resolve("teks"), new TeksTableConfig());
+    System.out.printf("differential: seed %d (replay: -Dteksdb.seed=%d), %d rounds, %s%n", seed,
+        seed, rounds, config.optionString());
+    try (Side teks = new Side(dir.resolve("teks"), config);
         Side skipList = new Side(dir.resolve("skip_list"), new SkipListMemTableConfig())) {
       assertEquals("TeksTableFactory", teks.options.memTableFactoryName());
       assertEquals("SkipListFactory", skipList.options.memTableFactoryName());
