@@ -4,7 +4,8 @@
 #     RocksDB release (from ../shared/rocksdb's tarball), teksdb-java's tests
 #     (TeksTableConfig and loading, another release refused, the randomized
 #     differential test against the skip list, whose summary line must show
-#     0 mismatches), the Kafka Streams word count's test, the JMH module;
+#     0 mismatches, threads reading their own writes while others write),
+#     the Kafka Streams word count's test, the JMH module;
 #   - scripts/bench_java.sh --quick runs the benchmarks and prints a row
 #     per benchmark with a ratio;
 #   - java/native/build.sh refuses a release it has no headers for, saying
@@ -39,7 +40,7 @@ if [[ $summary == *", 0 mismatches" ]]; then
 else
   fail "the differential test's summary: '$summary'"
 fi
-for suite in org.teksdb.TeksTableConfigTest org.teksdb.DifferentialTest \
+for suite in org.teksdb.TeksTableConfigTest org.teksdb.DifferentialTest org.teksdb.ConcurrentTest \
              org.teksdb.examples.WordCountTest; do
   line=$(grep -h "Tests run:.* -- in $suite\$" "$tmp/maven.log" | tail -n 1 || true)
   if [[ $line == *"Failures: 0, Errors: 0, Skipped: 0"* ]]; then
