@@ -15,7 +15,7 @@
 namespace teksdb {
 namespace {
 constexpr size_t kLinkBatch = 256;
-constexpr auto kSleepBackstop = std::chrono::milliseconds(5);
+constexpr auto kNapLength = std::chrono::milliseconds(5);
 }  // namespace
 
 BackgroundLinker::~BackgroundLinker() {
@@ -47,11 +47,15 @@ void BackgroundLinker::Unregister(LinkQueue* queue) {
 
 void BackgroundLinker::Notify() {
   // seq_cst pairs with the worker's store before its last check for work.
-  if (sleeping_.load(std::memory_order_seq_cst) &&
-      sleeping_.exchange(false, std::memory_order_seq_cst)) {
+  if (sleep_.load(std::memory_order_seq_cst) != kAwake &&
+      sleep_.exchange(kAwake, std::memory_order_seq_cst) != kAwake) {
     std::lock_guard<std::mutex> lock(mu_);
     work_cv_.notify_one();
   }
+}
+
+void BackgroundLinker::NotifyIfDormant() {
+  if (sleep_.load(std::memory_order_seq_cst) == kDormant) Notify();
 }
 
 LinkQueue* BackgroundLinker::PickQueueLocked() {
@@ -78,17 +82,26 @@ void BackgroundLinker::ApplyNice() {
 
 void BackgroundLinker::Run() {
   std::unique_lock<std::mutex> lock(mu_);
+  bool slept = false;  // since it last linked
   while (!stop_) {
     ApplyNice();
     LinkQueue* q = PickQueueLocked();
     if (q == nullptr) {
-      sleeping_.store(true, std::memory_order_seq_cst);
+      // Nothing came during the last sleep: sleep until a writer wakes it.
+      const Sleep sleep = slept ? kDormant : kNap;
+      sleep_.store(sleep, std::memory_order_seq_cst);
       if (PickQueueLocked() == nullptr && !stop_) {
-        work_cv_.wait_for(lock, kSleepBackstop);
+        if (sleep == kDormant) {
+          work_cv_.wait(lock);
+        } else {
+          work_cv_.wait_for(lock, kNapLength);
+        }
       }
-      sleeping_.store(false, std::memory_order_relaxed);
+      sleep_.store(kAwake, std::memory_order_relaxed);
+      slept = true;
       continue;
     }
+    slept = false;
     busy_ = q;
     lock.unlock();
     // Nothing to take: the pending records are still on their way into the

@@ -9,10 +9,16 @@
 //     without the lock, then clears busy. Unregister() waits while its queue
 //     is busy, so once it returns the worker never touches that queue again.
 //   - Notify() is cheap on the write path: it takes the mutex only when the
-//     worker announced it is going to sleep (`sleeping_`), and exactly one
+//     worker announced it is going to sleep (`sleep_`), and exactly one
 //     notifier wakes it. The worker re-checks for work after announcing,
-//     under the mutex, so no wake-up is lost; a short timed wait backs that
-//     up. Correctness never depends on the worker: readers help, and a
+//     under the mutex, so no wake-up is lost.
+//   - How the worker sleeps. With nothing to link it naps for kNap: a
+//     writer wakes it only once a backlog waits (link_queue.h), and the nap
+//     takes what fewer records are left. A nap that ends with nothing to
+//     link is followed by a sleep until woken (kDormant), so an idle
+//     memtable, or one only read from, costs no wake-ups; while dormant a
+//     writer's first queued record wakes it (NotifyIfDormant), and it naps
+//     again from there. Correctness never depends on the worker: readers help, and a
 //     writer whose backlog fills the link queue's ring links too. So if the
 //     thread cannot be started (or a queue cannot be recorded), Register()
 //     swallows the error and the memtable links on those paths alone.
@@ -27,6 +33,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -46,7 +53,12 @@ class BackgroundLinker {
   // Starts the worker thread on the first registration.
   void Register(LinkQueue* queue);
   void Unregister(LinkQueue* queue);
+  // Wakes the worker if it sleeps at all (a backlog waits).
   void Notify();
+  // Wakes the worker only if it sleeps until woken (any record waits).
+  void NotifyIfDormant();
+  // Whether the worker sleeps until woken (for tests).
+  bool dormant() const { return sleep_.load(std::memory_order_relaxed) == kDormant; }
   // The nice value (0-19) the worker is to run at; any thread.
   void SetNice(int nice) { nice_.store(nice, std::memory_order_relaxed); }
 
@@ -64,7 +76,8 @@ class BackgroundLinker {
   size_t next_ = 0;
   LinkQueue* busy_ = nullptr;
   bool stop_ = false;
-  std::atomic<bool> sleeping_{false};
+  enum Sleep : uint8_t { kAwake, kNap, kDormant };
+  std::atomic<Sleep> sleep_{kAwake};
   std::atomic<int> nice_{0};
   int applied_nice_ = 0;  // the worker's own
   std::thread worker_;

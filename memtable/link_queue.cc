@@ -72,7 +72,11 @@ void LinkQueue::Enqueue(KeyRecord* record) {
     MarkLinked(ticket);
     return;
   }
-  if (backlog >= wake_backlog_) linker_->Notify();
+  if (backlog >= wake_backlog_) {
+    linker_->Notify();
+  } else {
+    linker_->NotifyIfDormant();
+  }
 }
 
 size_t LinkQueue::LinkSome(size_t max) {

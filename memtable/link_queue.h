@@ -23,8 +23,9 @@
 // buffers of 8 MiB and more), kMinWakeBacklog to kMaxWakeBacklog: queued
 // records hold queue blocks, which count as the memtable's memory, so a
 // small memtable wakes the linker sooner (a 64 KiB buffer flushed 94-103
-// times at 256 where it flushed 72-84 at 64). Fewer wait at most until the linker's timed
-// wake-up, or until a reader that needs them links them itself.
+// times at 256 where it flushed 72-84 at 64). Fewer wait at most until the
+// end of the linker's nap (a linker asleep until woken is woken by the
+// first), or until a reader that needs them links them itself.
 //
 // Ordered reads beside writers. While ordered reads run (NoteOrderedRead:
 // every iterator positioning, and every move to another record, which must
