@@ -5,8 +5,8 @@
 // delivered by pubsub.h. In RESP2 a connection with subscriptions takes
 // only these, PING, QUIT and RESET (PubSubRefusal, called by Execute).
 //
-// Thread safety: a connection's handlers run on its strand; the registry
-// is shared (pubsub.h).
+// Thread safety: a connection's handlers run on its loop, one at a time;
+// the registry is shared (pubsub.h).
 #include <algorithm>
 
 #include "ascii_case.h"

@@ -20,9 +20,9 @@ namespace teksdb::server {
 
 Connection::Connection(LoopSocket socket, ServerState* server)
     : socket_(std::move(socket)),
-      strand_(asio::make_strand(socket_.get_executor())),
+      loop_(socket_.get_executor()),
       server_(server),
-      block_timer_(strand_),
+      block_timer_(loop_),
       keyspace_(server->keyspace->InGroup(&group_)) {
   client_.keyspace = &keyspace_;
   client_.id = server_->connections.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -66,32 +66,35 @@ Connection::~Connection() {
 void Connection::Start() {
   client_.subscriber = shared_from_this();
   server_->clients.Add(client_.info, shared_from_this(), shared_from_this());
-  asio::post(strand_, [self = shared_from_this()] { self->Read(); });
+  Post([self = shared_from_this()] { self->Read(); });
 }
 
 void Connection::Read() {
   reading_ = true;
   socket_.async_read_some(
       asio::buffer(read_buffer_, kReadBytes),
-      asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& error,
-                                                               size_t n) {
-        self->reading_ = false;
-        if (error || self->closed_for_limit_) {  // closed or reset: drop the connection
-          self->LeaveBlock();
-          self->block_timer_.cancel();
-          return;
-        }
-        self->unparsed_.erase(0, self->unparsed_pos_);
-        self->unparsed_pos_ = 0;
-        self->unparsed_.append(self->read_buffer_, n);
-        if (!self->blocked_) return self->Process();
-        // Blocked: keep what came, and listen on while it stays small.
-        if (self->unparsed_.size() < 4 * kReadBytes) self->Read();
-      }));
+      [self = shared_from_this()](const asio::error_code& error, size_t n) {
+        self->Serialized([self, error, n] { self->ReadDone(error, n); });
+      });
+}
+
+void Connection::ReadDone(const asio::error_code& error, size_t n) {
+  reading_ = false;
+  if (error || closed_for_limit_) {  // closed or reset: drop the connection
+    LeaveBlock();
+    block_timer_.cancel();
+    return;
+  }
+  unparsed_.erase(0, unparsed_pos_);
+  unparsed_pos_ = 0;
+  unparsed_.append(read_buffer_, n);
+  if (!blocked_) return Process();
+  // Blocked: keep what came, and listen on while it stays small.
+  if (unparsed_.size() < 4 * kReadBytes) Read();
 }
 
 void Connection::CheckLimits() {
-  asio::post(strand_, [self = shared_from_this()] {
+  Post([self = shared_from_this()] {
     if (!self->closed_for_limit_) self->CheckOutputLimit();
   });
 }
@@ -143,7 +146,7 @@ void Connection::CloseForLimit(const std::string& before, const std::string& aft
 bool Connection::TryWake(const std::string& key) {
   if (!client_.info->blocked.load(std::memory_order_acquire)) return false;
   if (wake_pending_.exchange(true, std::memory_order_acq_rel)) return true;
-  asio::post(strand_, [self = shared_from_this(), key] {
+  Post([self = shared_from_this(), key] {
     self->wake_pending_.store(false, std::memory_order_release);
     // Unblocked meanwhile (timed out, unblocked, closed): the next waiter.
     if (!self->blocked_) return self->keyspace_.waiters().Touch(key);
@@ -165,7 +168,7 @@ bool Connection::TryWake(const std::string& key) {
 }
 
 void Connection::Close() {
-  asio::post(strand_, [self = shared_from_this()] {
+  Post([self = shared_from_this()] {
     asio::error_code ignored;
     self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     self->socket_.close(ignored);
@@ -193,8 +196,10 @@ void Connection::EnterBlock() {
   block_timer_.expires_after(std::chrono::milliseconds(
       std::max<int64_t>(0, client_.block->deadline_ms - Keyspace::NowMs())));
   block_timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
-    if (error || !self->blocked_) return;  // cancelled: woken or closed
-    self->EndBlock(nullptr);
+    self->Serialized([self, error] {
+      if (error || !self->blocked_) return;  // cancelled: woken or closed
+      self->EndBlock(nullptr);
+    });
   });
 }
 
@@ -220,7 +225,7 @@ bool Connection::Unblock(bool with_error) {
       client_.info->paused.load(std::memory_order_relaxed)) {
     return false;
   }
-  asio::post(strand_, [self = shared_from_this(), with_error] {
+  Post([self = shared_from_this(), with_error] {
     if (!self->blocked_ || self->client_.block->paused_by != ClientPause::kNone) return;
     self->EndBlock(with_error ? "UNBLOCKED client unblocked via CLIENT UNBLOCK" : nullptr);
   });
@@ -259,7 +264,7 @@ void Connection::PushWritten(const std::string& chunk, size_t size_before) {
 
 void Connection::Deliver(const std::string& channel, const std::string* pattern,
                          const std::string& message, bool shard) {
-  asio::post(strand_, [self = shared_from_this(), channel, message, shard,
+  Post([self = shared_from_this(), channel, message, shard,
                        pattern = pattern ? std::optional<std::string>(*pattern) : std::nullopt] {
     if (self->closed_for_limit_) return;
     std::string& out =
@@ -281,7 +286,7 @@ void Connection::Deliver(const std::string& channel, const std::string* pattern,
 }
 
 void Connection::DeliverInvalidation(const std::vector<std::string>* keys, bool redirected) {
-  asio::post(strand_, [self = shared_from_this(), redirected,
+  Post([self = shared_from_this(), redirected,
                        keys = keys ? std::optional<std::vector<std::string>>(*keys) : std::nullopt] {
     if (self->closed_for_limit_) return;
     const bool resp3 = self->client_.protocol == 3;
@@ -312,7 +317,7 @@ void Connection::DeliverInvalidation(const std::vector<std::string>* keys, bool 
 }
 
 void Connection::DeliverRedirectBroken(uint64_t redirect) {
-  asio::post(strand_, [self = shared_from_this(), redirect] {
+  Post([self = shared_from_this(), redirect] {
     if (self->closed_for_limit_ || self->client_.protocol != 3) return;
     std::string& out = self->PushBuffer(64);
     const size_t before = out.size();
@@ -324,7 +329,7 @@ void Connection::DeliverRedirectBroken(uint64_t redirect) {
 }
 
 void Connection::DeliverMonitorLine(const std::string& line) {
-  asio::post(strand_, [self = shared_from_this(), line] {
+  Post([self = shared_from_this(), line] {
     if (self->closed_for_limit_) return;
     std::string& out = self->PushBuffer(line.size());
     const size_t before = out.size();
@@ -503,36 +508,35 @@ void Connection::Write() {
   for (size_t i = ahead; i < outgoing_pushes_.size(); ++i) {
     outgoing_buffers_.push_back(asio::buffer(outgoing_pushes_[i]));
   }
-  asio::async_write(
-      socket_, outgoing_buffers_,
-      asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& error,
-                                                               size_t) {
-        self->writing_ = false;
-        self->outgoing_pushes_.clear();
-        self->outgoing_buffers_.clear();
-        self->outgoing_bytes_ = 0;
-        // (A buffer that grew for one large reply is not kept.)
-        self->outgoing_replies_.clear();
-        if (self->outgoing_replies_.capacity() > 4 * kReplyBatchBytes) {
-          std::string().swap(self->outgoing_replies_);
-        }
-        if (error || self->closed_for_limit_) return;
-        self->client_.info->output_bytes.store(static_cast<int64_t>(self->OutputBytes()),
-                                               std::memory_order_relaxed);
-        if (self->client_.close_after_reply) {
-          asio::error_code ignored;
-          self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-          return;
-        }
-        if (self->client_.hand_over_to_feeds) return self->HandOver();
-        if (!self->replies_.empty() || !self->pushes_.empty()) return self->Write();
-        // Commands already read run before anything more is read; without
-        // them, a read is outstanding (this was a write of pushes).
-        if (self->process_after_write_) {
-          self->process_after_write_ = false;
-          self->Process();
-        }
-      }));
+  asio::async_write(socket_, outgoing_buffers_,
+                    [self = shared_from_this()](const asio::error_code& error, size_t) {
+                      self->Serialized([self, error] { self->WriteDone(error); });
+                    });
+}
+
+void Connection::WriteDone(const asio::error_code& error) {
+  writing_ = false;
+  outgoing_pushes_.clear();
+  outgoing_buffers_.clear();
+  outgoing_bytes_ = 0;
+  // (A buffer that grew for one large reply is not kept.)
+  outgoing_replies_.clear();
+  if (outgoing_replies_.capacity() > 4 * kReplyBatchBytes) std::string().swap(outgoing_replies_);
+  if (error || closed_for_limit_) return;
+  client_.info->output_bytes.store(static_cast<int64_t>(OutputBytes()), std::memory_order_relaxed);
+  if (client_.close_after_reply) {
+    asio::error_code ignored;
+    socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    return;
+  }
+  if (client_.hand_over_to_feeds) return HandOver();
+  if (!replies_.empty() || !pushes_.empty()) return Write();
+  // Commands already read run before anything more is read; without them,
+  // a read is outstanding (this was a write of pushes).
+  if (process_after_write_) {
+    process_after_write_ = false;
+    Process();
+  }
 }
 
 }  // namespace teksdb::server

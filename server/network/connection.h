@@ -1,7 +1,13 @@
 // Connection: one client's socket, read, parsed and answered in order.
 //
-// A connection's handlers all run on its strand, so they never run
-// concurrently even with several I/O threads. It reads, runs every whole
+// A connection lives on one I/O thread's loop, which one thread runs, and
+// its handlers all run there, one at a time (Serialized): other threads
+// post to the loop (Post). The one way a handler could start inside
+// another is a busy script's hook, which polls the loop from inside a
+// handler (running_script.h); a handler of the script's own connection
+// then waits (deferred_) until the running one returns. (A strand did the
+// same, with a mutex and reference counts on every completion: 4% of an
+// unpipelined GET's server CPU.) It reads, runs every whole
 // command that arrived (pipelining) while its pending replies stay under
 // kReplyBatchBytes, writes those replies and reads on while they go out
 // (so commands run in the order clients sent them, as Redis's event loop
@@ -22,8 +28,8 @@
 // to the log. CLIENT LIST's qbuf and omem are kept as they change.
 //
 // Pub/Sub messages (pubsub.h) arrive on the publisher's thread: Deliver
-// formats them for the connection's protocol on the connection's strand,
-// which every handler of the connection runs on, and queues them in
+// formats them for the connection's protocol on the connection's loop, and
+// queues them in
 // pushes_; they are written between whole replies, while a read may be
 // outstanding (one write at a time: writing_), in the order they came: the
 // pushes that waited when replies began go out before those replies
@@ -47,6 +53,7 @@
 #include <asio.hpp>
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -76,13 +83,13 @@ class Connection : public Subscriber,
   void DeliverRedirectBroken(uint64_t redirect) override;
   void DeliverMonitorLine(const std::string& line) override;
   bool TryWake(const std::string& key) override;
-  // CLIENT KILL: closes the socket (on the connection's strand).
+  // CLIENT KILL: closes the socket (on the connection's loop).
   void Close() override;
   // CLIENT UNBLOCK: ends a blocked command as its timeout would, or with
   // Redis's UNBLOCKED error.
   bool Unblock(bool with_error) override;
   // The server's cron: closes the connection if its output is past its
-  // soft limit for too long (on the connection's strand).
+  // soft limit for too long (on the connection's loop).
   void CheckLimits() override;
 
  private:
@@ -91,7 +98,17 @@ class Connection : public Subscriber,
   static constexpr size_t kLookahead = 64;
   static constexpr size_t kPushChunkBytes = 16 * 1024;
 
+  // Runs `handler` now, or, if a handler of this connection runs now
+  // (nested in it by a busy script's poll of the loop), after it returns.
+  // On the loop's thread.
+  template <typename Handler>
+  void Serialized(Handler&& handler);
+  // Runs `handler` on the connection's loop, serialized; any thread.
+  template <typename Handler>
+  void Post(Handler&& handler);
+
   void Read();
+  void ReadDone(const asio::error_code& error, size_t n);
   // Runs the commands in unparsed_ until it is used up or a batch of
   // replies is due; then writes or reads.
   void Process();
@@ -110,6 +127,7 @@ class Connection : public Subscriber,
   // Writes replies_ and pushes_ (REQUIRES !writing_); when it completes,
   // writes what came meanwhile, then resumes Process if it asked to.
   void Write();
+  void WriteDone(const asio::error_code& error);
   // After PSYNC's replies: gives the socket to the replica feeds
   // (replica_feeds.h); the connection then ends.
   void HandOver();
@@ -135,7 +153,9 @@ class Connection : public Subscriber,
   void CloseForLimit(const std::string& before, const std::string& after);
 
   LoopSocket socket_;
-  asio::strand<asio::io_context::executor_type> strand_;
+  const asio::io_context::executor_type loop_;
+  bool in_handler_ = false;                     // a handler runs (Serialized)
+  std::deque<std::function<void()>> deferred_;  // handlers that came meanwhile
   ServerState* const server_;
   ClientState client_;
   RespParser parser_;
@@ -170,5 +190,32 @@ class Connection : public Subscriber,
   WriteGroup group_{&replies_};
   Keyspace keyspace_;  // the server's, in group_'s view
 };
+
+template <typename Handler>
+void Connection::Serialized(Handler&& handler) {
+  if (in_handler_) {
+    deferred_.emplace_back(std::forward<Handler>(handler));
+    return;
+  }
+  in_handler_ = true;
+  // (A handler that throws leaves the connection able to run the next.)
+  struct Leave {
+    bool* in_handler;
+    ~Leave() { *in_handler = false; }
+  } leave{&in_handler_};
+  handler();
+  while (!deferred_.empty()) {
+    std::function<void()> next = std::move(deferred_.front());
+    deferred_.pop_front();
+    next();
+  }
+}
+
+template <typename Handler>
+void Connection::Post(Handler&& handler) {
+  asio::post(loop_, [self = shared_from_this(), handler = std::forward<Handler>(handler)]() mutable {
+    self->Serialized(std::move(handler));
+  });
+}
 
 }  // namespace teksdb::server

@@ -16,7 +16,7 @@
 //
 // Thread safety: every member may be called from any thread; one mutex
 // guards the tables (readers that track, and every write while anyone
-// tracks, take it); delivery posts to the connections' strands.
+// tracks, take it); delivery posts to the connections' loops.
 #pragma once
 
 #include <atomic>

@@ -3,7 +3,7 @@
 //
 // A Subscriber (a connection) receives Deliver calls on the publisher's
 // thread; it formats the message for its protocol and writes it on its
-// own (Connection::Deliver posts to the connection's strand). The registry
+// own (Connection::Deliver posts to the connection's loop). The registry
 // holds subscribers weakly: a connection that closed is skipped, and its
 // destructor removes it (ForgetAll).
 //

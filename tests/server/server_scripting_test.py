@@ -6,7 +6,8 @@ limits, where the differential test's single stream cannot reach:
     times each lose no update;
   - busy scripts (server/scripting/running_script.h), with 2 I/O threads and with
     one: past lua-time-limit every other client gets BUSY (MULTI runs,
-    EXEC aborts), SCRIPT KILL stops a script even under pcall, one that
+    EXEC aborts), SCRIPT KILL stops a script even under pcall, what the
+    script's own client sends meanwhile runs after it, in order, one that
     wrote is UNKILLABLE and SHUTDOWN without NOSAVE is BUSY; SHUTDOWN
     NOSAVE stops it and the server, its write dropped; SIGTERM stops a
     busy script and the server; under the threshold other clients wait;
@@ -104,6 +105,24 @@ def wait_busy(other, busy=BUSY):
     return False
 
 
+def own_client_waits(port, threads, other):
+    """What the busy script's own client sends meanwhile is read while the
+    script runs (a read was outstanding: the script started after a batch
+    of replies went out), and runs after it, in order."""
+    s = Client(port)
+    big = "x" * (100 * 1024)  # a reply past one batch: the EVAL runs after a write
+    s.sock.sendall(Client.encode(["ECHO", big]) + Client.encode(["EVAL", "while true do end", "0"]))
+    check(s.reply() == (b"$", big.encode()), "the reply before the script")
+    check(wait_busy(other), f"{threads} I/O threads: busy again")
+    s.sock.sendall(Client.encode(["PING"]) + Client.encode(["ECHO", "after"]))
+    time.sleep(0.2)  # (read while the script runs, or after: the same replies)
+    check(other.command("SCRIPT", "KILL") == (b"+", b"OK"), "SCRIPT KILL")
+    got = [s.reply() for _ in range(3)]
+    check(got[0][0] == b"-" and b"killed by user" in got[0][1] and
+          got[1:] == [(b"+", b"PONG"), (b"$", b"after")],
+          f"{threads} I/O threads: the script's client's next commands run after it, in order ({got})")
+
+
 def busy_and_kill(port, threads):
     """Past lua-time-limit a script makes every other client's command
     BUSY, even with one I/O thread, until SCRIPT KILL stops it, also under
@@ -129,6 +148,7 @@ def busy_and_kill(port, threads):
         check(not t.is_alive() and reply and reply[0] == b"-" and b"killed by user" in reply[1],
               f"the killed script's client is told ({reply})")
         check(other.command("PING") == (b"+", b"PONG"), "the server serves on")
+    own_client_waits(port, threads, other)
     check(other.command("SCRIPT", "KILL") == (b"-", b"NOTBUSY No scripts in execution right now."),
           "SCRIPT KILL without a script")
     # A function: FUNCTION KILL stops it, SCRIPT KILL does not, STATS shows it.
