@@ -101,7 +101,7 @@ void Connection::CheckLimits() {
 
 bool Connection::CheckOutputLimit() {
   const int64_t bytes = static_cast<int64_t>(OutputBytes());
-  const int64_t now_ms = MonotonicMs();
+  const int64_t now_ms = CoarseMonotonicMs();
   client_.info->output_bytes.store(bytes, std::memory_order_relaxed);
   server_->recent_max_output.Record(bytes, now_ms / 1000);
   if (bytes == 0) {
@@ -418,7 +418,7 @@ bool Connection::ParseAhead() {
       return false;
     }
   }
-  if (most_held > 0) server_->recent_max_input.Record(most_held, MonotonicMs() / 1000);
+  if (most_held > 0) server_->recent_max_input.Record(most_held, CoarseMonotonicMs() / 1000);
   // (What a command taken holds is counted no more: it is about to run.)
   client_.info->query_bytes.store(
       static_cast<int64_t>((parser_.HasCommand() ? 0 : parser_.held_bytes()) + unparsed_.size() -
@@ -499,19 +499,22 @@ void Connection::Write() {
   pushes_.clear();
   outgoing_bytes_ = outgoing_replies_.size() + pushes_bytes_;
   pushes_bytes_ = 0;
-  outgoing_buffers_.clear();
   const size_t ahead = std::min(pushes_ahead_, outgoing_pushes_.size());
   pushes_ahead_ = 0;
   push_chunk_closed_ = false;
+  auto done = [self = shared_from_this()](const asio::error_code& error, size_t) {
+    self->Serialized([self, error] { self->WriteDone(error); });
+  };
+  // Replies alone (most writes): one buffer, which the write holds without
+  // copying a sequence of them.
+  if (outgoing_pushes_.empty()) return asio::async_write(socket_, asio::buffer(outgoing_replies_), done);
+  outgoing_buffers_.clear();
   for (size_t i = 0; i < ahead; ++i) outgoing_buffers_.push_back(asio::buffer(outgoing_pushes_[i]));
   outgoing_buffers_.push_back(asio::buffer(outgoing_replies_));
   for (size_t i = ahead; i < outgoing_pushes_.size(); ++i) {
     outgoing_buffers_.push_back(asio::buffer(outgoing_pushes_[i]));
   }
-  asio::async_write(socket_, outgoing_buffers_,
-                    [self = shared_from_this()](const asio::error_code& error, size_t) {
-                      self->Serialized([self, error] { self->WriteDone(error); });
-                    });
+  asio::async_write(socket_, outgoing_buffers_, done);
 }
 
 void Connection::WriteDone(const asio::error_code& error) {

@@ -156,7 +156,9 @@ Status Keyspace::ReadAnyView(const std::string& key, ROCKSDB_NAMESPACE::Pinnable
   bool found;
   Slice bytes;  // the record's value: what was read, or what Prefetch kept
   if (!prefetched_.Find(key, &found, &bytes)) {
-    const Status s = Get(MetaKey(key), held);
+    thread_local std::string meta_key;  // (reused: no allocation per read)
+    storage_format::AssignMetaKey(slot(), key, &meta_key);
+    const Status s = Get(meta_key, held);
     if (!s.ok() && !s.IsNotFound()) return s;
     found = s.ok();
     bytes = *held;
