@@ -10,6 +10,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "acl_catalog.h"
 #include "ascii_case.h"
 #include "commands.h"
 #include "glob_match.h"
@@ -290,6 +291,9 @@ const Subcommand kSubcommands[] = {
     {"acl", "whoami", 2},
     {"command", "count", 2},    {"command", "list", -2},  {"command", "info", -2},
     {"command", "docs", -2},    {"command", "getkeys", -4}, {"command", "getkeysandflags", -4},
+    {"command", "help", 2},     {"client", "help", 2},    {"object", "help", 2},
+    {"memory", "help", 2},      {"config", "help", 2},    {"slowlog", "help", 2},
+    {"pubsub", "help", 2},      {"function", "help", 2},
     {"client", "setname", 3},   {"client", "getname", 2}, {"client", "id", 2},
     {"client", "setinfo", 4},   {"client", "no-touch", 3},
     {"client", "no-evict", 3, true},  {"client", "info", 2},    {"client", "list", -2, true},
@@ -548,23 +552,22 @@ void ReplyList(Request& r) {
     return reply::Error(r.out, kSyntaxError);
   }
   std::vector<std::string> names;
-  auto consider = [&](const std::string& name, const CommandInfo& info) {
+  // (A subcommand's categories are its own, as ACL CAT lists them:
+  // SCRIPT KILL is @scripting, SCRIPT is not.)
+  const uint32_t category = filter == "aclcat" ? AclCategoryBit(value) : 0;
+  auto consider = [&](const std::string& name) {
     if (filter == "module") return;  // no modules here
     if (filter == "aclcat") {
-      const std::vector<std::string> categories = Words(info.acl_categories);
-      if (std::find(categories.begin(), categories.end(), "@" + AsciiLower(value)) ==
-          categories.end()) {
-        return;
-      }
+      const int id = AclCommands().Find(name);
+      if (id < 0 || (AclCommands()[id].categories & category) == 0) return;
     }
     if (filter == "pattern" && !GlobMatch(AsciiLower(value), name)) return;
     names.push_back(name);
   };
   for (const Command& c : CommandTable()) {
-    const CommandInfo& info = *FindCommandInfo(c.name);
-    consider(c.name, info);
+    consider(c.name);
     for (const Subcommand& s : kSubcommands) {
-      if (c.name == s.container) consider(std::string(s.container) + "|" + s.name, info);
+      if (c.name == s.container) consider(std::string(s.container) + "|" + s.name);
     }
   }
   reply::ArrayHeader(r.out, names.size());
@@ -773,8 +776,36 @@ std::string SubcommandSyntaxError(const std::string& sub, const std::string& con
          "'. Try " + container + " HELP.";
 }
 
+void CommandHelp(Request& r) {
+  static const char* const kLines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)",
+      "    Return details about all Redis commands.",
+      "COUNT",
+      "    Return the total number of commands in this Redis server.",
+      "LIST",
+      "    Return a list of all commands in this Redis server.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full Redis command.",
+      "GETKEYSANDFLAGS <full-command>",
+      "    Return the keys and the access flags from a full Redis command.",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply::StatusLines(r.out, kLines);
+}
+
 void CommandCommand(Request& r) {
   const std::string sub = r.args.size() >= 2 ? AsciiLower(r.args[1]) : std::string();
+  if (sub == "help") return CommandHelp(r);
   const std::vector<Command>& table = CommandTable();
   if (sub.empty() || (sub == "info" && r.args.size() == 2)) {
     reply::ArrayHeader(r.out, table.size());

@@ -34,9 +34,31 @@ bool Lookup(Request& r, std::optional<Keyspace::Value>* v) {
   return true;
 }
 
-// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key (SubcommandError checked it).
+void ObjectHelp(Request& r) {
+  static const char* const kLines[] = {
+      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ENCODING <key>",
+      "    Return the kind of internal representation used in order to store the value",
+      "    associated with a <key>.",
+      "FREQ <key>",
+      "    Return the access frequency index of the <key>. The returned integer is",
+      "    proportional to the logarithm of the recent access frequency of the key.",
+      "IDLETIME <key>",
+      "    Return the idle time of the <key>, that is the approximated number of",
+      "    seconds elapsed since the last access to the key.",
+      "REFCOUNT <key>",
+      "    Return the number of references of the value associated with the specified",
+      "    <key>.",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply::StatusLines(r.out, kLines);
+}
+
+// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key | HELP (SubcommandError checked it).
 void Object(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
+  if (sub == "help") return ObjectHelp(r);
   std::optional<Keyspace::Value> v;
   if (!Lookup(r, &v)) return;
   if (sub == "encoding") {
@@ -62,9 +84,30 @@ void Object(Request& r) {
   }
 }
 
-// MEMORY USAGE key [SAMPLES count] | STATS | DOCTOR | PURGE | MALLOC-STATS
+void MemoryHelp(Request& r) {
+  static const char* const kLines[] = {
+      "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DOCTOR",
+      "    Return memory problems reports.",
+      "MALLOC-STATS",
+      "    Return internal statistics report from the memory allocator.",
+      "PURGE",
+      "    Attempt to purge dirty pages for reclamation by the allocator.",
+      "STATS",
+      "    Return information about the memory usage of the server.",
+      "USAGE <key> [SAMPLES <count>]",
+      "    Return memory in bytes used by <key> and its value. Nested values are",
+      "    sampled up to <count> times (default: 5, 0 means sample all).",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply::StatusLines(r.out, kLines);
+}
+
+// MEMORY USAGE key [SAMPLES count] | STATS | DOCTOR | PURGE | MALLOC-STATS | HELP
 void Memory(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
+  if (sub == "help") return MemoryHelp(r);
   if (sub == "usage") {
     int64_t samples = 5;
     if (r.args.size() == 5 && AsciiLower(r.args[3]) == "samples") {

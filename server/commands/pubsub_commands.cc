@@ -116,10 +116,31 @@ void SUnsubscribe(Request& r) { Unsubscribe(r, PubSub::kShardChannel, "sunsubscr
 void Publish(Request& r) { reply::Integer(r.out, r.server.pubsub.Publish(r.args[1], r.args[2], false)); }
 void SPublish(Request& r) { reply::Integer(r.out, r.server.pubsub.Publish(r.args[1], r.args[2], true)); }
 
+void PubSubHelp(Request& r) {
+  static const char* const kLines[] = {
+      "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CHANNELS [<pattern>]",
+      "    Return the currently active channels matching a <pattern> (default: '*').",
+      "NUMPAT",
+      "    Return number of subscriptions to patterns.",
+      "NUMSUB [<channel> ...]",
+      "    Return the number of subscribers for the specified channels, excluding",
+      "    pattern subscriptions(default: no channels).",
+      "SHARDCHANNELS [<pattern>]",
+      "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+      "SHARDNUMSUB [<shardchannel> ...]",
+      "    Return the number of subscribers for the specified shard level channel(s)",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply::StatusLines(r.out, kLines);
+}
+
 // PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT |
-// SHARDCHANNELS [pattern] | SHARDNUMSUB [channel ...]
+// SHARDCHANNELS [pattern] | SHARDNUMSUB [channel ...] | HELP
 void PubSubCommand(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
+  if (sub == "help") return PubSubHelp(r);
   if (sub == "channels" || sub == "shardchannels") {
     const Kind kind = sub == "channels" ? PubSub::kChannel : PubSub::kShardChannel;
     const std::vector<std::string> names =

@@ -116,11 +116,29 @@ void Time(Request& r) {
   reply::Bulk(r.out, std::to_string(usec % 1000000));
 }
 
+void ConfigHelp(Request& r) {
+  static const char* const kLines[] = {
+      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET <pattern>",
+      "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>",
+      "    Set the configuration <directive> to <value>.",
+      "RESETSTAT",
+      "    Reset statistics reported by the INFO command.",
+      "REWRITE",
+      "    Rewrite the configuration file.",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply::StatusLines(r.out, kLines);
+}
+
 // CONFIG GET pattern... | SET name value [name value ...] | RESETSTAT |
-// REWRITE (SubcommandError has checked the subcommand and its arity), over
+// REWRITE | HELP (SubcommandError has checked the subcommand and its arity), over
 // config_parameters.h's table.
 void Config(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
+  if (sub == "help") return ConfigHelp(r);
   if (sub == "resetstat") {
     // What Redis's resetServerStats, resetCommandTableStats and
     // resetErrorTableStats clear and INFO here shows (the slow log stays,
@@ -190,9 +208,28 @@ void Config(Request& r) {
   }
 }
 
-// SLOWLOG GET [count] | LEN | RESET (SubcommandError checked the arity).
+void SlowlogHelp(Request& r) {
+  static const char* const kLines[] = {
+      "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET [<count>]",
+      "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+      "    Entries are made of:",
+      "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+      "    client name",
+      "LEN",
+      "    Return the length of the slowlog.",
+      "RESET",
+      "    Reset the slowlog.",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply::StatusLines(r.out, kLines);
+}
+
+// SLOWLOG GET [count] | LEN | RESET | HELP (SubcommandError checked the arity).
 void Slowlog(Request& r) {
   const std::string sub = AsciiLower(r.args[1]);
+  if (sub == "help") return SlowlogHelp(r);
   if (sub == "len") return reply::Integer(r.out, static_cast<int64_t>(r.server.slowlog.size()));
   if (sub == "reset") {
     r.server.slowlog.Reset();

@@ -35,7 +35,7 @@ void XGroupHelp(Request& r) {
       "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
       "    Set the current group ID and entries_read counter.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   reply::StatusLines(r.out, kHelp);
 }

@@ -28,7 +28,8 @@ read them:
   - maxmemory past the memory used: Redis's noeviction refusals (OOM) of
     writes, of anything queued in MULTI, of EXEC, of scripts by their
     flags and of a flagless script's first write, and CONFIG's memory
-    units, reply for reply as redis-server's; so are an EXEC whose
+    units, reply for reply as redis-server's; so are every container
+    command's HELP and COMMAND LIST's filters over subcommands, an EXEC whose
     writes min-replicas-to-write now refuses (EXECABORT), and a replica
     cut from its primary with replica-serve-stale-data no (MASTERDOWN),
     and SAVE or SHUTDOWN inside MULTI; COMMAND GETKEYSANDFLAGS's keys and
@@ -385,6 +386,18 @@ def getkeysandflags_replies(port):
             for args in GETKEYSANDFLAGS for conn in (c, resp3)]
 
 
+HELP_CONTAINERS = ["CLIENT", "COMMAND", "CONFIG", "FUNCTION", "MEMORY", "OBJECT", "PUBSUB", "SLOWLOG",
+                   "ACL", "LATENCY", "MODULE", "SCRIPT", "XGROUP", "XINFO"]
+
+
+def help_replies(port):
+    """Every container's HELP, and COMMAND LIST's filters over subcommands."""
+    c = Client(port)
+    return ([c.command(container, "HELP") for container in HELP_CONTAINERS] +
+            [c.command("COMMAND", "LIST", "FILTERBY", "PATTERN", "cl*help"),
+             c.command("COMMAND", "LIST", "FILTERBY", "ACLCAT", "read")])
+
+
 def against_redis(server_bin, tmp):
     if shutil.which("redis-server") is None:
         check(False, "MONITOR, maxmemory: redis-server not found (scripts/setup.sh installs it)")
@@ -401,6 +414,16 @@ def against_redis(server_bin, tmp):
         want, got = getkeysandflags_replies(redis_port), getkeysandflags_replies(port)
         for i, (a, b) in enumerate(zip(want, got)):
             check(a == b, f"GETKEYSANDFLAGS {GETKEYSANDFLAGS[i // 2]}: {b}" + ("" if a == b else f" (Redis: {a})"))
+        want, got = help_replies(redis_port), help_replies(port)
+        # (SCRIPT DEBUG, Lua's debugger, is not run here: SCRIPT HELP leaves it out.)
+        script = HELP_CONTAINERS.index("SCRIPT")
+        want[script] = (want[script][0], [line for line in want[script][1]
+                                          if b"DEBUG" not in line[1] and b"debug mode" not in line[1]])
+        names = [f"{c} HELP" for c in HELP_CONTAINERS] + ["COMMAND LIST FILTERBY PATTERN cl*help",
+                                                          "COMMAND LIST FILTERBY ACLCAT read"]
+        for name, a, b in zip(names, want, got):
+            check(a[0] == b[0] and sorted(a[1]) == sorted(b[1]) if name.startswith("COMMAND LIST") else a == b,
+                  f"{name}" + ("" if a == b else f": {b}\n  (Redis: {a})"))
         want, got = state_change_replies(redis_port), state_change_replies(port)
         for i, (a, b) in enumerate(zip(want, got)):
             check(a == b, f"state change step {i}: {b}" + ("" if a == b else f" (Redis: {a})"))
