@@ -24,6 +24,11 @@
 #
 # Usage: scripts/redis_suite.sh [--server PATH] [--files "unit/type/string unit/expire ..."]
 #          [--long]     the longer job: the long files too ($long_files)
+#          [--slow]     the tests Redis tags "slow" too, and unit/type/list-2 (all
+#                       slow): their pass counts in tests/tools/redis_suite_*_passes_slow.txt,
+#                       the failures they add to the expected list in
+#                       redis_suite_expected_failures_slow.txt (the skipped list is
+#                       shared): a few minutes more
 #          [--record]   writes the failures of this run as the expected list,
 #                       keeping the reasons already there (new ones: "not triaged"),
 #                       and its pass counts (docs/COMMANDS.md shows them)
@@ -65,6 +70,7 @@ server=${TEKSDB_SERVER:-}
 version=7.0.15
 files=
 long=0
+slow=0
 record=0
 against_redis=0
 file_timeout=900
@@ -76,6 +82,7 @@ while (($#)); do
     --server) server=$2; shift 2 ;;
     --files) files=$2; shift 2 ;;
     --long) long=1; shift ;;
+    --slow) slow=1; shift ;;
     --version) version=$2; shift 2 ;;
     --record) record=1; shift ;;
     --redis) against_redis=1; shift ;;
@@ -96,10 +103,24 @@ if ((long)); then
   [[ $version == 7.0.15 ]] || { echo "redis_suite: --long is for 7.0.15's files" >&2; exit 2; }
   files="$files $long_files"
 fi
+# The harness's tags: the slow tests left out, or (--slow) not.
+tags=(--tags -slow)
+skipped=$root/tests/tools/redis_suite_skipped_tests$lists_suffix.txt
+if ((slow)); then
+  [[ $version == 7.0.15 ]] || { echo "redis_suite: --slow is for 7.0.15's files" >&2; exit 2; }
+  [[ " $(echo $files) " == *" unit/type/list "* ]] && files="$files unit/type/list-2"
+  tags=()
+fi
 tarball=$root/../shared/redis/redis-$version.tar.gz
 expected=$root/tests/tools/redis_suite_expected_failures$lists_suffix.txt
+# With --slow: the failures the slow tests add, beside those expected above.
+also_expected=/dev/null
+if ((slow)); then
+  also_expected=$expected
+  lists_suffix+=_slow
+  expected=$root/tests/tools/redis_suite_expected_failures$lists_suffix.txt
+fi
 baseline=$root/tests/tools/redis_suite_redis_passes$lists_suffix.txt
-skipped=$root/tests/tools/redis_suite_skipped_tests$lists_suffix.txt
 passes=$root/tests/tools/redis_suite_teksdb_passes$lists_suffix.txt
 suite_name=redis-$version
 [[ $version == 7.0.15 ]] || suite_name+=-suite
@@ -233,7 +254,7 @@ run_file() {
   fi
   # (In the background, so that the subshell's TERM trap runs at once.)
   (cd "$(slot_tree "$slot")" && exec timeout "$file_timeout" tclsh tests/test_helper.tcl "${server_args[@]}" \
-     --single "$file" --tags -slow --durable --clients 1 --timeout 120 "${skip[@]}") \
+     --single "$file" "${tags[@]}" --durable --clients 1 --timeout 120 "${skip[@]}") \
      >"$work/$index.out" 2>&1 &
   harness_pid=$!
   wait "$harness_pid" || status=$?
@@ -259,7 +280,7 @@ report() {
     if ((against_redis)); then
       echo "  redis-server fails in $file: $name" >&2
     elif awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { found = 1 } END { exit !found }' \
-         "$expected" 2>/dev/null; then
+         "$expected" "$also_expected" 2>/dev/null; then
       expected_here=$((expected_here + 1))
     else
       new_here=$((new_here + 1))
@@ -338,6 +359,9 @@ elif ((record)); then
     keep_other_files "$expected"
     keep_timing_failures
     while IFS=$'\t' read -r file name; do
+      # (With --slow, what the base list has stays there.)
+      awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { found = 1 } END { exit !found }' \
+        "$also_expected" && continue
       reason=$(awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { print $3; exit }' "$expected" 2>/dev/null)
       printf '%s\t%s\t%s\n' "$file" "$name" "${reason:-not triaged}"
     done <"$work/failures"
