@@ -567,7 +567,7 @@ void ReplyList(Request& r) {
   for (const Command& c : CommandTable()) {
     consider(c.name);
     for (const Subcommand& s : kSubcommands) {
-      if (c.name == s.container) consider(std::string(s.container) + "|" + s.name);
+      if (std::string_view(c.name) == s.container) consider(std::string(s.container) + "|" + s.name);
     }
   }
   reply::ArrayHeader(r.out, names.size());

@@ -329,13 +329,30 @@ void Connection::DeliverRedirectBroken(uint64_t redirect) {
 }
 
 void Connection::DeliverMonitorLine(const std::string& line) {
-  Post([self = shared_from_this(), line] {
-    if (self->closed_for_limit_) return;
-    std::string& out = self->PushBuffer(line.size());
+  // Queued here, on the feeding thread, so that lines keep the order the
+  // commands were fed in (a post from a thread of this loop would wait
+  // until that thread's handler returns, behind posts from other threads).
+  {
+    std::lock_guard<std::mutex> lock(monitor_mu_);
+    monitor_lines_.push_back(line);
+    if (monitor_lines_.size() > 1) return;  // a take is posted already
+  }
+  Post([self = shared_from_this()] { self->TakeMonitorLines(); });
+}
+
+void Connection::TakeMonitorLines() {
+  std::vector<std::string> lines;
+  {
+    std::lock_guard<std::mutex> lock(monitor_mu_);
+    lines.swap(monitor_lines_);
+  }
+  for (const std::string& line : lines) {
+    if (closed_for_limit_) return;
+    std::string& out = PushBuffer(line.size());
     const size_t before = out.size();
     out += line;
-    self->PushWritten(out, before);
-  });
+    PushWritten(out, before);
+  }
 }
 
 void Connection::Process() {

@@ -29,11 +29,13 @@
 //
 // Pub/Sub messages (pubsub.h) arrive on the publisher's thread: Deliver
 // formats them for the connection's protocol on the connection's loop, and
-// queues them in
-// pushes_; they are written between whole replies, while a read may be
-// outstanding (one write at a time: writing_), in the order they came: the
-// pushes that waited when replies began go out before those replies
-// (pushes_ahead_).
+// queues them in pushes_; they are written between whole replies, while a
+// read may be outstanding (one write at a time: writing_), in the order
+// they came: the pushes that waited when replies began go out before those
+// replies (pushes_ahead_). MONITOR lines are queued on the feeding thread
+// (monitor_lines_, under monitor_mu_) and taken on the loop, so that a
+// monitor gets them in the order the commands were fed, whichever threads
+// ran them.
 //
 // A blocking command that found nothing (BLPOP ...) leaves ClientState::
 // block set: the connection registers as a waiter of its keys (key_waiters.h)
@@ -55,7 +57,9 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "keyspace.h"
@@ -141,6 +145,8 @@ class Connection : public Subscriber,
   // now came first (pushes_ahead_), and a later push starts a chunk of its
   // own.
   void MarkPushesAhead();
+  // Appends the MONITOR lines fed so far to pushes_, in the order fed.
+  void TakeMonitorLines();
   // After a push was appended to `chunk` (which held `size_before` bytes):
   // counts it, checks the limit, and writes.
   void PushWritten(const std::string& chunk, size_t size_before);
@@ -187,6 +193,8 @@ class Connection : public Subscriber,
   std::atomic<bool> wake_pending_{false};  // a TryWake's rerun is posted
   std::vector<std::string> rerun_keys_;    // the keys of the block a wake ended
   bool process_after_write_ = false;  // Process stopped to write its replies
+  std::mutex monitor_mu_;
+  std::vector<std::string> monitor_lines_;  // fed, not yet taken (monitor_mu_)
   WriteGroup group_{&replies_};
   Keyspace keyspace_;  // the server's, in group_'s view
 };

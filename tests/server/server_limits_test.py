@@ -37,7 +37,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from server_checks import Checks, rss_kb, start_redis, stop  # noqa: E402
+from server_checks import Checks, rss_kb, start_redis, stop, wait_for  # noqa: E402
 from resp_client import Client, free_port  # noqa: E402
 
 checks = Checks("server_limits")
@@ -281,6 +281,10 @@ def descriptors(directory):
     idle = []
     for _ in range(40):
         idle.append(socket.create_connection(("127.0.0.1", port), timeout=1))
+    # (The kernel completes the connections at once; the server accepts them
+    # in its own time, until the descriptors run out.)
+    check(wait_for(lambda: len(os.listdir(f"/proc/{proc.pid}/fd")) >= used + 16, 30),
+          "the idle connections take every descriptor left")
     t0 = time.time()
     pong, ok = keep.command("PING"), keep.command("SET", "during", "1")
     took = time.time() - t0
