@@ -5,9 +5,9 @@
 // post to the loop (Post). The one way a handler could start inside
 // another is a busy script's hook, which polls the loop from inside a
 // handler (running_script.h); a handler of the script's own connection
-// then waits (deferred_) until the running one returns. (A strand did the
-// same, with a mutex and reference counts on every completion: 4% of an
-// unpipelined GET's server CPU.) It reads, runs every whole
+// then waits (deferred_) until the running one returns. (An Asio strand
+// did the same, with a mutex and reference counts on every completion:
+// docs/DESIGN.md §13.) It reads, runs every whole
 // command that arrived (pipelining) while its pending replies stay under
 // kReplyBatchBytes, writes those replies and reads on while they go out
 // (so commands run in the order clients sent them, as Redis's event loop
