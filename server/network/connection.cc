@@ -74,7 +74,7 @@ void Connection::Read() {
   socket_.async_read_some(
       asio::buffer(read_buffer_, kReadBytes),
       [self = shared_from_this()](const asio::error_code& error, size_t n) {
-        self->Serialized([self, error, n] { self->ReadDone(error, n); });
+        self->Serialized([c = self.get(), error, n] { c->ReadDone(error, n); });
       });
 }
 
@@ -196,9 +196,9 @@ void Connection::EnterBlock() {
   block_timer_.expires_after(std::chrono::milliseconds(
       std::max<int64_t>(0, client_.block->deadline_ms - Keyspace::NowMs())));
   block_timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
-    self->Serialized([self, error] {
-      if (error || !self->blocked_) return;  // cancelled: woken or closed
-      self->EndBlock(nullptr);
+    self->Serialized([c = self.get(), error] {
+      if (error || !c->blocked_) return;  // cancelled: woken or closed
+      c->EndBlock(nullptr);
     });
   });
 }
@@ -520,7 +520,7 @@ void Connection::Write() {
   pushes_ahead_ = 0;
   push_chunk_closed_ = false;
   auto done = [self = shared_from_this()](const asio::error_code& error, size_t) {
-    self->Serialized([self, error] { self->WriteDone(error); });
+    self->Serialized([c = self.get(), error] { c->WriteDone(error); });
   };
   // Replies alone (most writes): one buffer, which the write holds without
   // copying a sequence of them.

@@ -104,7 +104,9 @@ class Connection : public Subscriber,
 
   // Runs `handler` now, or, if a handler of this connection runs now
   // (nested in it by a busy script's poll of the loop), after it returns.
-  // On the loop's thread.
+  // On the loop's thread. `handler` may hold the connection by a plain
+  // pointer: whoever calls this holds it, and a deferred handler runs
+  // before the running one's caller lets go.
   template <typename Handler>
   void Serialized(Handler&& handler);
   // Runs `handler` on the connection's loop, serialized; any thread.
