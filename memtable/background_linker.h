@@ -12,13 +12,14 @@
 //     worker announced it is going to sleep (`sleep_`), and exactly one
 //     notifier wakes it. The worker re-checks for work after announcing,
 //     under the mutex, so no wake-up is lost.
-//   - How the worker sleeps. With nothing to link it naps for kNap: a
-//     writer wakes it only once a backlog waits (link_queue.h), and the nap
-//     takes what fewer records are left. A nap that ends with nothing to
-//     link is followed by a sleep until woken (kDormant), so an idle
-//     memtable, or one only read from, costs no wake-ups; while dormant a
-//     writer's first queued record wakes it (NotifyIfDormant), and it naps
-//     again from there. Correctness never depends on the worker: readers help, and a
+//   - How the worker sleeps. With nothing to link it naps (kNap, a few
+//     milliseconds): a writer wakes it only once a backlog waits
+//     (link_queue.h), and the nap takes what fewer records are left. A nap
+//     that ends with nothing to link is followed by a sleep until woken
+//     (kDormant), so an idle memtable, or one only read from, costs no
+//     wake-ups; while dormant a writer's first queued record wakes it
+//     (NotifyIfDormant), and it naps again from there.
+//   - Correctness never depends on the worker: readers help, and a
 //     writer whose backlog fills the link queue's ring links too. So if the
 //     thread cannot be started (or a queue cannot be recorded), Register()
 //     swallows the error and the memtable links on those paths alone.

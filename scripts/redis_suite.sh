@@ -263,6 +263,13 @@ run_file() {
   echo "$status" >"$work/$index.status"
 }
 
+# listed FILE TEST LIST...: whether a "FILE<TAB>TEST<TAB>..." list names TEST of FILE.
+listed() {
+  local file=$1 name=$2
+  shift 2
+  awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { found = 1 } END { exit !found }' "$@" 2>/dev/null
+}
+
 # report INDEX FILE: FILE's line of the table, from run_file's output.
 report() {
   local index=$1 file=$2 status passed failed expected_here=0 new_here=0 reference share=- name
@@ -279,8 +286,7 @@ report() {
   while IFS= read -r name; do
     if ((against_redis)); then
       echo "  redis-server fails in $file: $name" >&2
-    elif awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { found = 1 } END { exit !found }' \
-         "$expected" "$also_expected" 2>/dev/null; then
+    elif listed "$file" "$name" "$expected" "$also_expected"; then
       expected_here=$((expected_here + 1))
     else
       new_here=$((new_here + 1))
@@ -359,9 +365,7 @@ elif ((record)); then
     keep_other_files "$expected"
     keep_timing_failures
     while IFS=$'\t' read -r file name; do
-      # (With --slow, what the base list has stays there.)
-      awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { found = 1 } END { exit !found }' \
-        "$also_expected" && continue
+      listed "$file" "$name" "$also_expected" && continue  # (--slow: the base list has it)
       reason=$(awk -F'\t' -v f="$file" -v t="$name" '$1 == f && $2 == t { print $3; exit }' "$expected" 2>/dev/null)
       printf '%s\t%s\t%s\n' "$file" "$name" "${reason:-not triaged}"
     done <"$work/failures"

@@ -277,13 +277,14 @@ def descriptors(directory):
     check(keep.command("SET", "before", "1") == (b"+", b"OK"), "a write before the descriptors run out")
     soft = soft_nofile(proc.pid)
     used = len(os.listdir(f"/proc/{proc.pid}/fd"))
-    subprocess.run(["prlimit", "--pid", str(proc.pid), f"--nofile={used + 16}:"], check=True)
+    limit = used + 16
+    subprocess.run(["prlimit", "--pid", str(proc.pid), f"--nofile={limit}:"], check=True)
     idle = []
     for _ in range(40):
         idle.append(socket.create_connection(("127.0.0.1", port), timeout=1))
     # (The kernel completes the connections at once; the server accepts them
     # in its own time, until the descriptors run out.)
-    check(wait_for(lambda: len(os.listdir(f"/proc/{proc.pid}/fd")) >= used + 16, 30),
+    check(wait_for(lambda: len(os.listdir(f"/proc/{proc.pid}/fd")) >= limit, 30),
           "the idle connections take every descriptor left")
     t0 = time.time()
     pong, ok = keep.command("PING"), keep.command("SET", "during", "1")
