@@ -3,9 +3,10 @@
 // client_registry.h), and MONITOR (monitors.h; the lines are fed by
 // Execute). A CLIENT LIST line has Redis's
 // fields: qbuf is what the connection holds of requests not yet run, omem
-// what it holds of output not yet written, tot-mem their sum; those that
-// describe Redis's own buffers (qbuf-free, argv-mem, rbs, ...) are 0 here,
-// fd is -1.
+// what it holds of output not yet written, tot-mem all it holds (those,
+// the request's arguments, and its state: ClientState::held_bytes), which
+// client eviction goes by; those that describe Redis's own buffers
+// (qbuf-free, argv-mem, rbs, ...) are 0 here, fd is -1.
 #include <set>
 
 #include "acl_catalog.h"
@@ -30,12 +31,14 @@ std::string ClientListLine(const ClientRegistry::Info& c, int64_t running_reques
   if (subs + psubs + ssubs > 0) flags += 'P';
   if (multi >= 0) flags += 'x';
   if (c.blocked.load(std::memory_order_relaxed)) flags += 'b';
+  if (c.no_evict.load(std::memory_order_relaxed)) flags += 'e';
   if (c.no_touch.load(std::memory_order_relaxed)) flags += 'T';
   if (flags.empty()) flags = "N";
   const int command = c.last_command.load(std::memory_order_relaxed);
   const std::string cmd = command == 0 ? "NULL" : AclCommands()[command - 1].name;
   const int64_t qbuf = c.query_bytes.load(std::memory_order_relaxed) + running_request_bytes;
   const int64_t omem = c.output_bytes.load(std::memory_order_relaxed);
+  const int64_t total = c.memory_bytes.load(std::memory_order_relaxed) + running_request_bytes;
   return "id=" + std::to_string(c.id) + " addr=" + c.address + " laddr=" + c.local_address +
          " fd=-1 name=" + c.name() + " age=" + std::to_string((now - c.created_ms) / 1000) +
          " idle=" + std::to_string(last == 0 ? (now - c.created_ms) / 1000 : (now - last) / 1000) +
@@ -43,7 +46,7 @@ std::string ClientListLine(const ClientRegistry::Info& c, int64_t running_reques
          " sub=" + std::to_string(subs) + " psub=" + std::to_string(psubs) +
          " ssub=" + std::to_string(ssubs) + " multi=" + std::to_string(multi) +
          " qbuf=" + std::to_string(qbuf) + " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0"
-         " oll=0 omem=" + std::to_string(omem) + " tot-mem=" + std::to_string(qbuf + omem) +
+         " oll=0 omem=" + std::to_string(omem) + " tot-mem=" + std::to_string(total) +
          " events=r cmd=" + cmd + " user=" + c.user() + " redir=-1 resp=" +
          std::to_string(c.protocol.load(std::memory_order_relaxed)) + " lib-name=" + c.lib_name() +
          " lib-ver=" + c.lib_ver() + "\n";
@@ -203,9 +206,14 @@ void Tracking(Request& r) {
     const std::string error = r.server.tracking.Enable(r.client.id, options, r.client.subscriber);
     if (!error.empty()) return reply::Error(r.out, error);
     r.client.tracking = true;
+    ClientTracking::State state;
+    if (r.server.tracking.Get(r.client.id, &state)) {
+      r.client.tracking_prefixes = state.options.prefixes.size();
+    }
   } else if (mode == "off") {
     r.server.tracking.Disable(r.client.id);
     r.client.tracking = false;
+    r.client.tracking_prefixes = 0;
   } else {
     return reply::Error(r.out, kSyntaxError);
   }
@@ -413,11 +421,19 @@ void Client(Request& r) {
     }
     return;
   }
-  // no-evict: nothing is evicted; no-touch: nothing keeps access times
-  // (OBJECT IDLETIME is refused), so only CLIENT LIST's flag T shows it
+  // no-evict: client eviction passes this client by (turned off, it may be
+  // evicted at once); no-touch: nothing keeps access times (OBJECT
+  // IDLETIME is refused), so only CLIENT LIST's flag T shows it
   if (mode != "on" && mode != "off") return reply::Error(r.out, kSyntaxError);
-  if (sub == "no-touch" && r.client.info) {
+  if (r.client.info == nullptr) return reply::Ok(r.out);
+  if (sub == "no-touch") {
     r.client.info->no_touch.store(mode == "on", std::memory_order_relaxed);
+  } else {
+    ClientRegistry::Info& info = *r.client.info;
+    info.no_evict.store(mode == "on", std::memory_order_relaxed);
+    if (r.server.clients.PublishMemory(info, info.memory_bytes.load(std::memory_order_relaxed))) {
+      r.server.clients.EvictOverLimit();
+    }
   }
   reply::Ok(r.out);
 }

@@ -17,8 +17,7 @@ constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 constexpr int64_t kIntMin = std::numeric_limits<int32_t>::min();
 constexpr int64_t kUIntMax = std::numeric_limits<uint32_t>::max();
 constexpr K::Kind kBool = K::kBool, kEnum = K::kEnum, kInteger = K::kInteger, kOctal = K::kOctal,
-                  kMemory = K::kMemory, kMemoryOrPercent = K::kMemoryOrPercent,
-                  kString = K::kString;
+                  kMemory = K::kMemory, kString = K::kString;
 
 }  // namespace
 
@@ -167,7 +166,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"repl-backlog-size", nullptr, kMemory, "1048576", 1, kMax, nullptr, false, false},
     {"cluster-link-sendbuf-limit", nullptr, kMemory, "0", 0, kMax, nullptr, false, false},
     {"active-defrag-ignore-bytes", nullptr, kMemory, "104857600", 1, kMax, nullptr, false, false},
-    {"maxmemory-clients", nullptr, kMemoryOrPercent, "0", -100, kMax, nullptr, false, false},
     {"repl-backlog-ttl", nullptr, kInteger, "3600", 0, kMax, nullptr, false, false},
     {"auto-aof-rewrite-min-size", nullptr, kMemory, "67108864", 0, kMax, nullptr, false, false},
     {"loading-process-events-interval-bytes", nullptr, kInteger, "2097152", 1024, kIntMax, nullptr, false, true},

@@ -110,6 +110,16 @@ const KeptParameter kQueryBufferLimit{"client-query-buffer-limit", nullptr, Kept
                                       "", 1048576, kLongMax, nullptr, false, false};
 const KeptParameter kProtectedMode{"protected-mode", nullptr, KeptParameter::kBool, "yes", 0, 0,
                                    nullptr, false, false};
+// maxmemory-clients: bytes, or a percentage of maxmemory ("10%").
+const KeptParameter kMaxmemoryClients{"maxmemory-clients", nullptr, KeptParameter::kMemoryOrPercent,
+                                      "0", -100, kLongMax, nullptr, false, false};
+
+// The client eviction limit, after maxmemory-clients or maxmemory changed
+// (client_limits.h): evicts down to it at once, as Redis's next event
+// loop turn does.
+void ApplyClientEvictionLimit(ServerState& s) {
+  s.clients.SetEvictionLimit(s.client_limits.EvictionLimit(s.memory.limit()));
+}
 
 // client-output-buffer-limit: "<class> <hard> <soft> <soft seconds>" for
 // any of the classes normal, replica (or slave) and pubsub, as Redis 7.0
@@ -191,6 +201,19 @@ void AddClientLimits(std::vector<ConfigParameter>* parameters) {
            std::to_string(most);
   };
   parameters->push_back(std::move(maxclients));
+  parameters->push_back(
+      {"maxmemory-clients",
+       [](ServerState& s) {
+         const int64_t v = s.client_limits.maxmemory_clients.load();
+         return v < 0 ? std::to_string(-v) + "%" : std::to_string(v);
+       },
+       CheckedAs(&kMaxmemoryClients),
+       [](ServerState& s, const std::string& v) {
+         const std::string shown = ShownAs(kMaxmemoryClients, v);
+         s.client_limits.maxmemory_clients =
+             shown.back() == '%' ? -Integer(shown.substr(0, shown.size() - 1)) : Integer(shown);
+         ApplyClientEvictionLimit(s);
+       }});
   parameters->push_back(
       {"client-output-buffer-limit", [](ServerState& s) { return OutputLimitsText(s.client_limits); },
        [](const std::string& v) {
@@ -366,6 +389,7 @@ std::vector<ConfigParameter> MakeParameters() {
        CheckedAs(&kMaxmemory),
        [](ServerState& s, const std::string& v) {
          s.memory.set_limit(Integer(ShownAs(kMaxmemory, v)));
+         ApplyClientEvictionLimit(s);
        }},
       {"hll-sparse-max-bytes", [](ServerState& s) { return std::to_string(s.hll_sparse_max_bytes.load()); },
        CheckedAs(&kHllSparseMaxBytes),

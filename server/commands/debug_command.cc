@@ -5,8 +5,11 @@
 // SHA1 over every key's type, expiry and contents, so two equal datasets
 // digest alike; not Redis's numbers), PROTOCOL (each RESP3 type), OBJECT
 // (Redis's line, with OBJECT ENCODING's encoding), SET-DISABLE-DENY-SCRIPTS
-// (scripts may call what Redis denies them, DEBUG itself), CHANGE-REPL-ID and
-// QUICKLIST-PACKED-THRESHOLD (accepted: nothing here to change). Refused
+// (scripts may call what Redis denies them, DEBUG itself), PAUSE-CRON (the
+// server's cron: ops samples, soft output limits, pause deadlines, MIGRATE's
+// idle sockets), CHANGE-REPL-ID, QUICKLIST-PACKED-THRESHOLD and REPLYBUFFER
+// RESIZING (accepted: nothing here to change; a connection's replies are not
+// in Redis's resizable reply buffer, so tot-mem never moves with one). Refused
 // unless --enable-debug-command is yes (or local, for loopback clients),
 // as in Redis: SLEEP holds a connection thread.
 //
@@ -204,10 +207,15 @@ void Debug(Request& r) {
     r.server.scripts_call_denied.store(r.args[2] != "0", std::memory_order_relaxed);
     return reply::Ok(r.out);
   }
+  if (sub == "pause-cron" && argc == 3) {
+    r.server.cron_paused.store(r.args[2] != "0", std::memory_order_relaxed);
+    return reply::Ok(r.out);
+  }
   if (sub == "digest" && argc == 2) return DigestAll(r);
   if (sub == "digest-value" && argc >= 2) return DigestValues(r);
   if (sub == "protocol" && argc == 3) return Protocol(r);
-  if ((sub == "change-repl-id" && argc == 2) || (sub == "quicklist-packed-threshold" && argc == 3)) {
+  if ((sub == "change-repl-id" && argc == 2) || (sub == "quicklist-packed-threshold" && argc == 3) ||
+      (sub == "replybuffer" && argc == 4 && AsciiLower(r.args[2]) == "resizing")) {
     return reply::Ok(r.out);
   }
   if (sub == "object" && argc == 3) {

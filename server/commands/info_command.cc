@@ -220,6 +220,7 @@ std::string StatsSection(ServerState& s) {
          InfoField("rejected_connections", s.rejected_connections.load()) +
          InfoField("expired_keys", s.sweeper ? s.sweeper->reclaimed() : 0) +
          InfoField("evicted_keys", 0) +
+         InfoField("evicted_clients", s.clients.evicted()) +
          InfoField("pubsub_channels", s.pubsub.Channels(PubSub::kChannel, nullptr).size()) +
          InfoField("pubsub_patterns", s.pubsub.PatternCount()) +
          InfoField("migrate_cached_sockets", s.migrate_sockets.size()) +

@@ -147,6 +147,7 @@ void Config(Request& r) {
     s.commands.store(0);
     s.connections.store(0);
     s.rejected_connections.store(0);
+    s.clients.ResetEvicted();
     if (s.sweeper != nullptr) s.sweeper->ResetReclaimed();
     s.stats.Reset();
     return reply::Ok(r.out);

@@ -37,6 +37,7 @@ void EndMulti(Request& r) {
   r.client.in_multi = false;
   r.client.multi_refused = false;
   r.client.queued.clear();
+  r.client.queued_bytes = 0;
   if (r.client.info) r.client.info->multi.store(-1, std::memory_order_relaxed);
 }
 
@@ -148,6 +149,7 @@ void Reset(Request& r) {
   r.client.replies_to_skip = 0;
   r.server.tracking.Disable(r.client.id);
   r.client.tracking = false;
+  r.client.tracking_prefixes = 0;
   r.server.monitors.Remove(r.client.id);
   if (r.client.info) {
     r.client.info->monitor.store(false, std::memory_order_relaxed);
@@ -163,6 +165,7 @@ bool QueueInMulti(ClientState& client, const Command& command,
                   const std::vector<std::string>& args, std::string* out) {
   if (!client.in_multi || RunsInsideMulti(command.name)) return false;
   client.queued.push_back(args);
+  client.queued_bytes += ArgumentsBytes(args);
   if (client.info) client.info->multi.store(static_cast<int>(client.queued.size()), std::memory_order_relaxed);
   reply::Simple(out, "QUEUED");
   return true;
@@ -175,6 +178,7 @@ void ReplyRefused(ClientState& client, const std::string& name, const std::strin
     client.in_multi = false;
     client.multi_refused = false;
     client.queued.clear();
+    client.queued_bytes = 0;
     if (client.info) client.info->multi.store(-1, std::memory_order_relaxed);
     client.keyspace->watched().UnwatchAll(&client.watcher);
     const size_t code_end = error.find(' ');

@@ -44,6 +44,7 @@ Connection::Connection(LoopSocket socket, ServerState* server)
 
 Connection::~Connection() {
   server_->clients.Remove(client_.id);
+  server_->clients.ForgetMemory(*client_.info);
   server_->tracking.Disable(client_.id);
   server_->monitors.Remove(client_.id);
   LeaveBlock();
@@ -87,15 +88,43 @@ void Connection::ReadDone(const asio::error_code& error, size_t n) {
   }
   unparsed_.erase(0, unparsed_pos_);
   unparsed_pos_ = 0;
+  // (A buffer that grew for one large request is not kept.)
+  if (unparsed_.size() < kReadBytes && unparsed_.capacity() > 4 * kReadBytes) unparsed_.shrink_to_fit();
   unparsed_.append(read_buffer_, n);
+  // (A full read, or a command spread over reads: the rest is likely there.)
+  if ((n == kReadBytes || parser_.held_bytes() > 0) && client_.authenticated && !blocked_) {
+    ReadAvailable();
+  }
   if (!blocked_) return Process();
   // Blocked: keep what came, and listen on while it stays small.
   if (unparsed_.size() < 4 * kReadBytes) Read();
 }
 
+void Connection::ReadAvailable() {
+  // (Each read opens the TCP window, and the sender's next bytes may then
+  // be there at once: read on while they come.)
+  for (size_t taken = 0; taken < kReadAtOnceBytes;) {
+    asio::error_code error;
+    const size_t available = std::min(socket_.available(error), kReadAtOnceBytes - taken);
+    if (error || available == 0) return;
+    const size_t before = unparsed_.size();
+    unparsed_.resize(before + available);
+    const size_t got = socket_.read_some(asio::buffer(&unparsed_[before], available), error);
+    unparsed_.resize(before + (error ? 0 : got));  // (an error shows in the next read)
+    if (error) return;
+    taken += got;
+  }
+}
+
 void Connection::CheckLimits() {
   Post([self = shared_from_this()] {
     if (!self->closed_for_limit_) self->CheckOutputLimit();
+  });
+}
+
+void Connection::Evict() {
+  Post([self = shared_from_this()] {
+    if (!self->closed_for_limit_) self->CloseForLimit("Evicting client: ", "");
   });
 }
 
@@ -106,15 +135,31 @@ bool Connection::CheckOutputLimit() {
   server_->recent_max_output.Record(bytes, now_ms / 1000);
   if (bytes == 0) {
     output_soft_since_ms_ = 0;
-    return false;
+    return PublishMemory();
   }
   // (MONITOR clients are normal ones, as in Redis.)
   const ClientLimits::Class type =
       client_.subscriptions() > 0 ? ClientLimits::kPubSub : ClientLimits::kNormal;
   if (!server_->client_limits.OutputOverLimit(type, bytes, now_ms, &output_soft_since_ms_)) {
-    return false;
+    return PublishMemory();
   }
+  // (Before eviction, as in Redis: a client past its own limit goes alone.)
   CloseForLimit("Client ", " closed for overcoming of output buffer limits.");
+  return true;
+}
+
+bool Connection::PublishMemory() {
+  // (The command at the front runs now or next: CLIENT LIST counts it
+  // while it runs, client eviction does not, as Redis frees a command's
+  // arguments once it ran.)
+  const int64_t waiting = ready_.empty() ? 0 : ready_bytes_ - ArgumentsBytes(ready_.front());
+  const int64_t bytes =
+      query_memory_ + waiting + static_cast<int64_t>(OutputBytes()) + client_.held_bytes();
+  ClientRegistry& clients = server_->clients;
+  if (!clients.PublishMemory(*client_.info, bytes)) return false;
+  clients.EvictOverLimit();
+  if (!client_.info->gone.load(std::memory_order_relaxed)) return false;
+  CloseForLimit("Evicting client: ", "");
   return true;
 }
 
@@ -124,6 +169,7 @@ void Connection::CloseForLimit(const std::string& before, const std::string& aft
   std::fprintf(stderr, "teksdb-server: %s%s%s\n", before.c_str(), line.c_str(), after.c_str());
   closed_for_limit_ = true;
   server_->clients.Remove(client_.id);
+  server_->clients.ForgetMemory(*client_.info);
   LeaveBlock();
   block_timer_.cancel();
   replies_.clear();
@@ -132,12 +178,14 @@ void Connection::CloseForLimit(const std::string& before, const std::string& aft
   pushes_bytes_ = 0;
   pushes_ahead_ = 0;
   ready_.clear();
+  ready_bytes_ = 0;
   unparsed_.clear();
   unparsed_.shrink_to_fit();
   unparsed_pos_ = 0;
   parser_ = RespParser();
   client_.info->output_bytes.store(0, std::memory_order_relaxed);
   client_.info->query_bytes.store(0, std::memory_order_relaxed);
+  client_.info->memory_bytes.store(0, std::memory_order_relaxed);
   asio::error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
@@ -215,6 +263,7 @@ void Connection::EndBlock(const char* error) {
   // The null array (or the error), and on with the commands after it.
   MarkPushesAhead();
   error != nullptr ? reply::Error(&replies_, error) : reply::NullArray(&replies_, client_.protocol);
+  ready_bytes_ -= ArgumentsBytes(ready_.front());
   ready_.pop_front();
   block_deadline_ms_ = -1;
   Process();
@@ -415,6 +464,7 @@ bool Connection::ParseAhead() {
   while (ready_.size() < lookahead) {
     if (parser_.HasCommand()) {
       ready_.push_back(parser_.TakeCommand());
+      ready_bytes_ += ArgumentsBytes(ready_.back());
       continue;
     }
     if (!parser_.error().empty()) {
@@ -437,11 +487,13 @@ bool Connection::ParseAhead() {
   }
   if (most_held > 0) server_->recent_max_input.Record(most_held, CoarseMonotonicMs() / 1000);
   // (What a command taken holds is counted no more: it is about to run.)
+  const bool reading = !parser_.HasCommand();
+  const size_t unconsumed = unparsed_.size() - unparsed_pos_;
   client_.info->query_bytes.store(
-      static_cast<int64_t>((parser_.HasCommand() ? 0 : parser_.held_bytes()) + unparsed_.size() -
-                           unparsed_pos_),
+      static_cast<int64_t>((reading ? parser_.sent_bytes() : 0) + unconsumed),
       std::memory_order_relaxed);
-  return true;
+  query_memory_ = static_cast<int64_t>((reading ? parser_.claimed_bytes() : 0) + unconsumed);
+  return !PublishMemory();
 }
 
 namespace {
@@ -495,6 +547,7 @@ void Connection::RunNext() {
   // A command that blocks stays at the front, to run again when woken; it
   // registers now, while the group still holds its keys' stripes.
   if (client_.block) return EnterBlock();
+  ready_bytes_ -= ArgumentsBytes(ready_.front());
   parser_.Recycle(std::move(ready_.front()));
   ready_.pop_front();
   block_deadline_ms_ = -1;
@@ -544,6 +597,7 @@ void Connection::WriteDone(const asio::error_code& error) {
   if (outgoing_replies_.capacity() > 4 * kReplyBatchBytes) std::string().swap(outgoing_replies_);
   if (error || closed_for_limit_) return;
   client_.info->output_bytes.store(static_cast<int64_t>(OutputBytes()), std::memory_order_relaxed);
+  if (PublishMemory()) return;
   if (client_.close_after_reply) {
     asio::error_code ignored;
     socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);

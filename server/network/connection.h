@@ -25,7 +25,10 @@
 // or not) past its class's client-output-buffer-limit: checked after each
 // command, each push, and by the server's cron for soft limits held too
 // long (CheckLimits). Closed so, it writes nothing more; Redis's words go
-// to the log. CLIENT LIST's qbuf and omem are kept as they change.
+// to the log. CLIENT LIST's qbuf and omem are kept as they change, and
+// with them all it holds, for client eviction (PublishMemory: after each
+// read, command, push and write; the registry may then evict this or
+// other connections, client_registry.h).
 //
 // Pub/Sub messages (pubsub.h) arrive on the publisher's thread: Deliver
 // formats them for the connection's protocol on the connection's loop, and
@@ -95,9 +98,12 @@ class Connection : public Subscriber,
   // The server's cron: closes the connection if its output is past its
   // soft limit for too long (on the connection's loop).
   void CheckLimits() override;
+  // Client eviction: closes the connection (on its loop).
+  void Evict() override;
 
  private:
   static constexpr size_t kReadBytes = 16 * 1024;
+  static constexpr size_t kReadAtOnceBytes = 1024 * 1024;
   static constexpr size_t kReplyBatchBytes = 64 * 1024;
   static constexpr size_t kLookahead = 64;
   static constexpr size_t kPushChunkBytes = 16 * 1024;
@@ -115,11 +121,18 @@ class Connection : public Subscriber,
 
   void Read();
   void ReadDone(const asio::error_code& error, size_t n);
+  // After a read that filled read_buffer_: appends what else the socket
+  // holds now (up to kReadAtOnceBytes; authenticated clients only), so
+  // that a large request is read in one turn of the loop rather than 16
+  // KiB a turn, other clients' commands running between (Redis reads a
+  // large argument whole). Never waits.
+  void ReadAvailable();
   // Runs the commands in unparsed_ until it is used up or a batch of
   // replies is due; then writes or reads.
   void Process();
   // Parses what unparsed_ holds into ready_ (up to kLookahead commands);
-  // false after a protocol error (replied; the connection then closes).
+  // false after a protocol error (replied; the connection then closes) or
+  // when a limit closed the connection (query buffer, eviction).
   bool ParseAhead();
   // Runs ready_.front(), first prefetching a run of point reads it starts.
   void RunNext();
@@ -153,8 +166,13 @@ class Connection : public Subscriber,
   // counts it, checks the limit, and writes.
   void PushWritten(const std::string& chunk, size_t size_before);
   // Publishes qbuf and omem (CLIENT LIST, INFO), then closes the
-  // connection if its output is past its limit; true if it closed.
+  // connection if its output is past its limit; then PublishMemory. True
+  // if it closed.
   bool CheckOutputLimit();
+  // Publishes all the connection holds (tot-mem) for client eviction, and
+  // evicts clients if that reached maxmemory-clients: true if this one was
+  // evicted (then closed).
+  bool PublishMemory();
   // Closes the connection at once for a limit, writing nothing more;
   // Redis's log line to the log: `before`, the client's CLIENT LIST line,
   // `after`.
@@ -170,7 +188,12 @@ class Connection : public Subscriber,
   char read_buffer_[kReadBytes];
   std::string unparsed_;  // bytes read but not yet consumed by the parser
   size_t unparsed_pos_ = 0;
-  std::deque<std::vector<std::string>> ready_;  // parsed, not yet run
+  // What the request being read holds (the parser's command, its argument
+  // being read at its declared length, and unparsed_), as of the last
+  // ParseAhead.
+  int64_t query_memory_ = 0;
+  std::deque<std::vector<std::string>> ready_;  // parsed, not yet run (or running: the front)
+  int64_t ready_bytes_ = 0;                     // their ArgumentsBytes
   size_t prefetched_run_ = 0;  // reads of ready_'s front that a prefetch covers
   std::vector<ROCKSDB_NAMESPACE::Slice> prefetch_keys_;  // their keys (a buffer reused)
   std::string replies_;

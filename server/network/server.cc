@@ -149,11 +149,13 @@ void Server::Accept() {
 }
 
 void Server::Cron() {
-  const int64_t now_ms = Keyspace::NowMs();
-  state_->stats.SampleOps(now_ms, state_->commands.load(std::memory_order_relaxed));
-  state_->migrate_sockets.CloseIdle(now_ms);
-  state_->clients.CheckOutputLimits();
-  state_->pause.ExpireDue(now_ms);  // (Redis's cron ends a pause too)
+  if (!state_->cron_paused.load(std::memory_order_relaxed)) {
+    const int64_t now_ms = Keyspace::NowMs();
+    state_->stats.SampleOps(now_ms, state_->commands.load(std::memory_order_relaxed));
+    state_->migrate_sockets.CloseIdle(now_ms);
+    state_->clients.CheckOutputLimits();
+    state_->pause.ExpireDue(now_ms);  // (Redis's cron ends a pause too)
+  }
   cron_timer_.expires_after(std::chrono::milliseconds(kCronMs));
   cron_timer_.async_wait([this](const asio::error_code& error) {
     if (!error) Cron();

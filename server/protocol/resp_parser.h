@@ -50,6 +50,17 @@ class RespParser {
   size_t held_bytes() const {
     return held_bytes_ + line_.size() + args_.size() * sizeof(std::string);
   }
+  // Of those, the bytes the client sent (CLIENT LIST's qbuf).
+  size_t sent_bytes() const { return held_bytes_ + line_.size(); }
+  // held_bytes() with the argument being read at its declared length, as
+  // Redis allocates a large argument whole once its header is read (what
+  // client eviction counts: the parser itself takes the bytes as they come).
+  size_t claimed_bytes() const {
+    const size_t unread = state_ == State::kBulkData && args_.back().size() < bulk_length_
+                              ? bulk_length_ - args_.back().size()
+                              : 0;
+    return held_bytes() + unread;
+  }
 
   bool HasCommand() const { return state_ == State::kDone; }
   // REQUIRES: HasCommand(). The command's arguments (never empty); the

@@ -7,7 +7,10 @@
 // - protected-mode: with no password set, only loopback clients are served;
 // - client-output-buffer-limit: per class (normal, replica, pubsub) a hard
 //   limit and a soft limit held for soft_seconds on the bytes queued for a
-//   client and not yet written (0: none), past which the client is closed.
+//   client and not yet written (0: none), past which the client is closed;
+// - maxmemory-clients: what all clients together may hold before the
+//   largest are evicted (client_registry.h), in bytes or a percentage of
+//   maxmemory.
 //
 // Thread safety: every member may be called from any thread (atomics; a
 // class's three limits are read one by one, so a reader may see a change
@@ -15,6 +18,7 @@
 // but a limit is checked long after it was set).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +42,23 @@ class ClientLimits {
   // start: main.cc's reserve for RocksDB and the server's own files).
   std::atomic<int64_t> maxclients_possible{std::numeric_limits<uint32_t>::max()};
   std::atomic<bool> protected_mode{true};
+  // maxmemory-clients as set: bytes, or minus a percentage of maxmemory
+  // (as Redis keeps it); 0: no eviction.
+  std::atomic<int64_t> maxmemory_clients{0};
+
+  // The eviction limit in bytes that maxmemory-clients makes of
+  // `maxmemory` (0: none), at least 128 KiB, as Redis's
+  // getClientEvictionLimit: a smaller one would leave no room to talk.
+  int64_t EvictionLimit(int64_t maxmemory) const {
+    const int64_t setting = maxmemory_clients.load(std::memory_order_relaxed);
+    int64_t bytes = setting;
+    if (setting < 0) {
+      if (maxmemory == 0) return 0;
+      bytes = static_cast<int64_t>(static_cast<double>(maxmemory) * static_cast<double>(-setting) / 100);
+    }
+    if (bytes == 0) return 0;
+    return std::max<int64_t>(bytes, 128 * 1024);
+  }
 
   OutputLimit output_limit(Class c) const {
     return {hard_[c].load(std::memory_order_relaxed), soft_[c].load(std::memory_order_relaxed),

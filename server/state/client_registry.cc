@@ -1,6 +1,8 @@
 // ClientRegistry implementation.
 #include "client_registry.h"
 
+#include <algorithm>
+
 namespace teksdb::server {
 
 void ClientRegistry::Add(const std::shared_ptr<Info>& info, const std::shared_ptr<Closer>& closer,
@@ -47,6 +49,7 @@ int64_t ClientRegistry::Close(const std::function<bool(const Info&)>& match) {
         continue;
       }
       if (auto closer = it->second.closer.lock()) closing.push_back(std::move(closer));
+      ForgetMemory(*it->second.info);
       it = clients_.erase(it);
     }
   }
@@ -64,6 +67,61 @@ void ClientRegistry::CheckOutputLimits() const {
     }
   }
   for (const auto& closer : holding) closer->CheckLimits();
+}
+
+void ClientRegistry::SetEvictionLimit(int64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    eviction_limit_.store(bytes, std::memory_order_relaxed);
+    // What each connection published while nothing was counted.
+    if (bytes > 0) {
+      for (const auto& [id, entry] : clients_) {
+        PublishMemory(*entry.info, entry.info->memory_bytes.load(std::memory_order_relaxed));
+      }
+    }
+  }
+  EvictOverLimit();
+}
+
+bool ClientRegistry::PublishMemory(Info& info, int64_t bytes) {
+  info.memory_bytes.store(bytes, std::memory_order_relaxed);
+  const int64_t limit = eviction_limit_.load(std::memory_order_relaxed);
+  if (limit == 0 || info.gone.load(std::memory_order_relaxed)) return false;
+  const int64_t counted = info.no_evict.load(std::memory_order_relaxed) ? 0 : bytes;
+  const int64_t delta = counted - info.counted_bytes.exchange(counted, std::memory_order_relaxed);
+  if (delta == 0) return false;
+  return counted_total_.fetch_add(delta, std::memory_order_relaxed) + delta >= limit;
+}
+
+void ClientRegistry::ForgetMemory(Info& info) {
+  info.gone.store(true, std::memory_order_relaxed);
+  counted_total_.fetch_sub(info.counted_bytes.exchange(0, std::memory_order_relaxed),
+                           std::memory_order_relaxed);
+}
+
+int64_t ClientRegistry::EvictOverLimit() {
+  std::vector<std::shared_ptr<Closer>> evicting;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t limit = eviction_limit_.load(std::memory_order_relaxed);
+    if (limit == 0 || counted_total_.load(std::memory_order_relaxed) < limit) return 0;
+    std::vector<std::pair<int64_t, uint64_t>> largest;  // (bytes, id)
+    for (const auto& [id, entry] : clients_) {
+      if (entry.info->no_evict.load(std::memory_order_relaxed)) continue;
+      largest.emplace_back(entry.info->counted_bytes.load(std::memory_order_relaxed), id);
+    }
+    std::sort(largest.begin(), largest.end(), std::greater<>());
+    for (const auto& [bytes, id] : largest) {
+      if (counted_total_.load(std::memory_order_relaxed) < limit) break;
+      const auto it = clients_.find(id);
+      ForgetMemory(*it->second.info);
+      if (auto closer = it->second.closer.lock()) evicting.push_back(std::move(closer));
+      clients_.erase(it);
+    }
+  }
+  evicted_.fetch_add(static_cast<int64_t>(evicting.size()), std::memory_order_relaxed);
+  for (const auto& closer : evicting) closer->Evict();
+  return static_cast<int64_t>(evicting.size());
 }
 
 }  // namespace teksdb::server

@@ -1,5 +1,5 @@
 // ClientRegistry: the connections the server has open, for CLIENT LIST,
-// CLIENT INFO and CLIENT KILL.
+// CLIENT INFO and CLIENT KILL, and their eviction (maxmemory-clients).
 //
 // Each connection shares an Info with the registry: what it was born with
 // (id, addresses, start), and what it changes as it runs, kept in relaxed
@@ -7,8 +7,22 @@
 // state, blocked) or, for its name, under the Info's mutex; so a listing
 // costs the connections nothing but a few stores.
 //
+// Client eviction, as Redis 7.0's: each connection publishes what it holds
+// (PublishMemory: CLIENT LIST's tot-mem); while a limit is set the
+// registry keeps their sum, and once the sum reaches the limit it closes
+// the largest clients until it is below (EvictOverLimit; the exact largest
+// first, where Redis goes by powers of two). A client marked CLIENT
+// NO-EVICT is neither evicted nor counted (Redis counts it as its cron
+// last sampled it, up to a second late: so what such a client holds
+// for a moment, its own reply, never evicts another). The sum is kept only while a limit is set (SetEvictionLimit counts
+// every connection then), so that without one a request writes no line
+// that other threads write. Each Info's counted_bytes is what it adds to
+// the sum, changed by exchange only, so the sum stays the total of those
+// whatever the threads' order; a connection evicted or closed is
+// forgotten (its counted_bytes out of the sum, and no more added: gone).
+//
 // Thread safety: every member may be called from any thread; the
-// registry's mutex guards the map; Close is asked outside it.
+// registry's mutex guards the map; Close and Evict are asked outside it.
 #pragma once
 
 #include <atomic>
@@ -47,6 +61,12 @@ class ClientRegistry {
     // The bytes the connection holds of requests not yet run (qbuf) and
     // of output not yet written (omem), as of its last change.
     std::atomic<int64_t> query_bytes{0}, output_bytes{0};
+    // All it holds (tot-mem; PublishMemory), what of it the eviction sum
+    // has, and whether it was evicted or closed (forgotten: no more
+    // counted).
+    std::atomic<int64_t> memory_bytes{0}, counted_bytes{0};
+    std::atomic<bool> gone{false};
+    std::atomic<bool> no_evict{false};  // CLIENT NO-EVICT ON (flag e)
 
     std::string name() const {
       std::lock_guard<std::mutex> lock(name_mu_);
@@ -100,6 +120,8 @@ class ClientRegistry {
     // Closes the connection if its output is past its soft limit for too
     // long (client_limits.h).
     virtual void CheckLimits() = 0;
+    // Closes the connection, evicted (EvictOverLimit), logging why.
+    virtual void Evict() = 0;
   };
 
   // `subscriber`: where CLIENT TRACKING's redirected invalidations to this
@@ -120,6 +142,22 @@ class ClientRegistry {
   // limits (the server's cron: soft limits end by time).
   void CheckOutputLimits() const;
 
+  // The eviction limit in bytes (0: none; ClientLimits::EvictionLimit).
+  // Set, it counts every connection, then evicts down to it.
+  void SetEvictionLimit(int64_t bytes);
+  int64_t eviction_limit() const { return eviction_limit_.load(std::memory_order_relaxed); }
+  // `info` holds `bytes` in all now (or its NO-EVICT mark changed); true
+  // if the sum reached the limit with it (then EvictOverLimit).
+  bool PublishMemory(Info& info, int64_t bytes);
+  // Takes the connection's memory out of the sum for good (closed).
+  void ForgetMemory(Info& info);
+  // Evicts the largest evictable clients until the sum is below the
+  // limit; how many. They leave the registry at once.
+  int64_t EvictOverLimit();
+  // INFO's evicted_clients, and what CONFIG RESETSTAT clears.
+  int64_t evicted() const { return evicted_.load(std::memory_order_relaxed); }
+  void ResetEvicted() { evicted_.store(0, std::memory_order_relaxed); }
+
  private:
   struct Entry {
     std::shared_ptr<Info> info;
@@ -128,6 +166,11 @@ class ClientRegistry {
   };
   mutable std::mutex mu_;
   std::map<uint64_t, Entry> clients_;
+  // (Lines of their own: every request reads the limit; the sum is
+  // written by every thread while a limit is set.)
+  alignas(64) std::atomic<int64_t> eviction_limit_{0};
+  alignas(64) std::atomic<int64_t> counted_total_{0};  // the sum of counted_bytes
+  std::atomic<int64_t> evicted_{0};
 };
 
 }  // namespace teksdb::server

@@ -66,6 +66,7 @@ struct ServerState {
   std::string enable_debug_command = "no";  // DEBUG: "no", "yes" or "local"
   std::atomic<int> notify_keyspace_events{0};  // keyspace_events.h's flags
   std::atomic<bool> scripts_call_denied{false};  // DEBUG SET-DISABLE-DENY-SCRIPTS
+  std::atomic<bool> cron_paused{false};  // DEBUG PAUSE-CRON: the server's cron does nothing
   std::atomic<bool> serve_stale_data{true};  // replica-serve-stale-data
   // CONFIG's parameters kept without effect (config_kept_parameters.h),
   // those set so far: name to value.
@@ -168,6 +169,7 @@ struct ClientState {
   bool multi_refused = false;
   bool in_exec = false;  // EXEC is running the queued commands
   std::vector<std::vector<std::string>> queued;
+  int64_t queued_bytes = 0;  // their ArgumentsBytes
   // WATCH's keys, by name (Keyspace::Name); the connection unwatches them
   // when it closes.
   WatchedKeys::Watcher watcher;
@@ -180,6 +182,17 @@ struct ClientState {
   std::weak_ptr<Subscriber> subscriber;
   size_t subscriptions() const {
     return channels.size() + patterns.size() + shard_channels.size();
+  }
+  size_t tracking_prefixes = 0;  // CLIENT TRACKING's BCAST prefixes
+  // What the client's state holds beside its buffers, for client eviction
+  // (CLIENT LIST's tot-mem, as Redis counts it): the commands queued in
+  // MULTI, and for each key watched, channel or pattern subscribed and
+  // tracking prefix the bytes of its entry (not the name's own bytes,
+  // which Redis does not count either).
+  int64_t held_bytes() const {
+    constexpr int64_t kEntryBytes = 64;
+    return queued_bytes + static_cast<int64_t>(watcher.keys.size() + subscriptions() +
+                                               tracking_prefixes) * kEntryBytes;
   }
   // Blocking commands (blocking_commands.cc). One that found nothing to
   // serve sets `block`: the connection waits for a write of one of its
@@ -218,6 +231,13 @@ struct ClientState {
   PsyncRequest replica_request;
   bool hand_over_to_feeds = false;
 };
+
+// What a command's arguments hold in memory: their bytes and strings.
+inline int64_t ArgumentsBytes(const std::vector<std::string>& args) {
+  int64_t bytes = sizeof(args);
+  for (const std::string& arg : args) bytes += static_cast<int64_t>(sizeof(arg) + arg.size());
+  return bytes;
+}
 
 // Whether `value` may be a client's name, lib-name or lib-ver: printable
 // ASCII without spaces, so that a CLIENT LIST line splits at its spaces.
