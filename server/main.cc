@@ -311,7 +311,10 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
     replication_options.sync_writes = flags.sync;
     teksdb::server::Replication::Hooks hooks;
     // A replica writes only what its primary ships: no expiry sweep.
-    hooks.role_changed = [&sweeper](bool replica) { sweeper->Pause(replica); };
+    hooks.role_changed = [&sweeper, &state](bool replica) {
+      sweeper->Pause(replica);
+      state.oom_score.Apply(replica);  // (its score is the replica's now, or the primary's)
+    };
     hooks.copy_ready = [&copy_ready, &server] {
       copy_ready = true;
       server.Stop();

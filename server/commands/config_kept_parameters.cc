@@ -119,7 +119,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"loglevel", nullptr, kEnum, "notice", 0, 0, "debug verbose notice warning", false, false},
     {"maxmemory-policy", nullptr, kEnum, "noeviction", 0, 0, "volatile-lru volatile-lfu volatile-random volatile-ttl allkeys-lru allkeys-lfu allkeys-random noeviction", false, false},
     {"appendfsync", nullptr, kEnum, "everysec", 0, 0, "everysec always no", false, false},
-    {"oom-score-adj", nullptr, kEnum, "no", 0, 0, "no yes relative absolute", false, false},
     {"sanitize-dump-payload", nullptr, kEnum, "no", 0, 0, "no yes clients", false, false},
     {"enable-protected-configs", nullptr, kEnum, "no", 0, 0, "no yes local", true, false},
     {"enable-debug-command", nullptr, kEnum, "no", 0, 0, "no yes local", true, false},
@@ -190,7 +189,6 @@ const std::vector<KeptParameter>& KeptParameters() {
     {"tls-ciphers", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"tls-ciphersuites", nullptr, kString, "", 0, 0, nullptr, false, false},
     {"save", nullptr, kString, "", 0, 0, nullptr, false, false},
-    {"oom-score-adj-values", nullptr, kString, "0 200 800", 0, 0, nullptr, false, false},
   };
   return table;
 }

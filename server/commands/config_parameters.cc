@@ -1,6 +1,7 @@
 // The CONFIG parameter table (config_parameters.h).
 #include "config_parameters.h"
 
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -201,6 +202,40 @@ void AddClientLimits(std::vector<ConfigParameter>* parameters) {
            std::to_string(most);
   };
   parameters->push_back(std::move(maxclients));
+  // oom-score-adj and its values, applied at once (oom_score.h): the check
+  // applies them, so that what the kernel refuses is refused (Redis's
+  // "Failed to set current oom_score_adj"), the set again at start.
+  auto replica = [](ServerState& s) { return s.replication != nullptr && s.replication->replica(); };
+  auto apply_mode = [replica](ServerState& s, const std::string& v) {
+    OomScore::Mode mode;
+    OomScore::ParseMode(v, &mode);
+    return s.oom_score.SetMode(mode, replica(s));
+  };
+  auto apply_values = [replica](ServerState& s, const std::string& v) {
+    std::array<int, 3> values;
+    OomScore::ParseValues(v, &values);
+    return s.oom_score.SetValues(values, replica(s));
+  };
+  ConfigParameter oom_mode{
+      "oom-score-adj", [](ServerState& s) { return s.oom_score.mode_text(); },
+      [](const std::string& v) {
+        OomScore::Mode mode;
+        return OomScore::ParseMode(v, &mode)
+                   ? std::string()
+                   : std::string("argument(s) must be one of the following: no, yes, relative, absolute");
+      },
+      apply_mode};
+  oom_mode.check_in_server = apply_mode;
+  parameters->push_back(std::move(oom_mode));
+  ConfigParameter oom_values{
+      "oom-score-adj-values", [](ServerState& s) { return s.oom_score.values_text(); },
+      [](const std::string& v) {
+        std::array<int, 3> values;
+        return OomScore::ParseValues(v, &values);
+      },
+      apply_values};
+  oom_values.check_in_server = apply_values;
+  parameters->push_back(std::move(oom_values));
   parameters->push_back(
       {"maxmemory-clients",
        [](ServerState& s) {

@@ -34,6 +34,7 @@
 #include "memory_limit.h"
 #include "migrate_sockets.h"
 #include "monitors.h"
+#include "oom_score.h"
 #include "pubsub.h"
 #include "recent_peak.h"
 #include "replica_feeds.h"
@@ -82,6 +83,7 @@ struct ServerState {
   // Connections refused (maxclients, protected mode): INFO's rejected_connections.
   std::atomic<uint64_t> rejected_connections{0};
   ClientLimits client_limits;  // maxclients, buffer limits, protected-mode
+  OomScore oom_score;          // oom-score-adj
   // The largest query and output buffers of the last seconds (INFO's
   // client_recent_max_input_buffer, client_recent_max_output_buffer).
   RecentPeak recent_max_input, recent_max_output;

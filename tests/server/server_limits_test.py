@@ -23,7 +23,11 @@ Debian's redis-server 7.0 wherever Redis has the behaviour
     and veth pair the test makes; root only) gets Redis's DENIED text,
     word for word as redis-server's, unless a password is set;
   - a configuration file: directives, quoting, include, errors naming the
-    file and line, CONFIG REWRITE.
+    file and line, CONFIG REWRITE;
+  - maxmemory-clients: the largest clients evicted first until all hold
+    less (an argument counts at its declared length, MULTI's queue too),
+    CLIENT NO-EVICT passed by, INFO's evicted_clients, across I/O threads;
+  - oom-score-adj: the process's score set relative, absolute, put back.
 
 Usage: server_limits_test.py PATH/TO/teksdb-server
 """
@@ -271,6 +275,128 @@ def output_limits(port, pid):
     admin.command("DEL", "big")
 
 
+def holding(port, name, declared, sent, no_evict=False):
+    """A client (authenticated, named, NO-EVICT if asked) that sent a SET
+    of key "held" up to the header of its value of `declared` bytes, and
+    `sent` of them."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=3)
+    s.sendall(b"AUTH secret\r\nCLIENT SETNAME " + name.encode() + b"\r\n" +
+              (b"CLIENT NO-EVICT on\r\n" if no_evict else b""))
+    got = b""
+    while got.count(b"\r\n") < (3 if no_evict else 2):
+        got += s.recv(100)
+    s.sendall(b"*3\r\n$3\r\nSET\r\n$4\r\nheld\r\n$%d\r\n" % declared + b"v" * sent)
+    return s
+
+
+def listed(admin):
+    """CLIENT LIST's lines by name: {name: {field: value}}."""
+    clients = {}
+    for line in admin.command("CLIENT", "LIST")[1].decode().splitlines():
+        fields = dict(f.split("=", 1) for f in line.split(" ") if "=" in f)
+        clients[fields["name"]] = fields
+    return clients
+
+
+def closed_by_server(s):
+    try:
+        return s.recv(100) == b""
+    except (socket.timeout, ConnectionResetError):
+        return False
+
+
+def client_eviction(port):
+    """maxmemory-clients, as Redis 7.0's client eviction: the largest clients
+    go first, until all together hold less than the limit; on a server of
+    two I/O threads, so that clients of one loop evict those of the other."""
+    admin = Client(port)
+    admin.command("AUTH", "secret")
+    admin.command("CLIENT", "SETNAME", "admin")
+    check(admin.command("CONFIG", "SET", "maxmemory-clients", "10%") == (b"+", b"OK") and
+          config_get(admin, "maxmemory-clients") == b"10%", "maxmemory-clients takes a percentage")
+    reply = admin.command("CONFIG", "SET", "maxmemory-clients", "lots")
+    check(reply[0] == b"-" and b"argument must be a memory or percent value" in reply[1],
+          f"a bad maxmemory-clients is refused naming why ({reply[1][:90]!r})")
+    admin.command("CONFIG", "SET", "maxmemory-clients", "0")
+    kib = 1024
+    held = {name: holding(port, name, size, size // 2)
+            for name, size in (("small", 100 * kib), ("middle", 300 * kib), ("large", 600 * kib))}
+    check(wait_for(lambda: all(int(listed(admin).get(n, {}).get("qbuf", 0)) >= size // 2 for n, size in
+                               (("small", 100 * kib), ("middle", 300 * kib), ("large", 600 * kib))), 5),
+          "three clients each hold half of a large argument")
+    tot = {n: int(f["tot-mem"]) for n, f in listed(admin).items()}
+    check(tot["large"] >= 600 * kib and tot["middle"] >= 300 * kib,
+          f"tot-mem counts an argument at its declared length, as Redis allocates it ({tot})")
+    # Lowered below the three: the largest goes, at once.
+    admin.command("CONFIG", "SET", "maxmemory-clients", str(tot["small"] + tot["middle"] + 64 * kib))
+    names = listed(admin)
+    check("large" not in names and "small" in names and "middle" in names and "admin" in names,
+          f"lowering maxmemory-clients evicts the largest client only ({sorted(names)})")
+    check(closed_by_server(held["large"]), "the evicted client's connection is closed")
+    info = admin.command("INFO", "stats")[1]
+    check(b"evicted_clients:1\r\n" in info, "INFO counts it (evicted_clients:1)")
+    check("Evicting client: " in log_of("limits") and "name=large" in log_of("limits"),
+          "the eviction logged in Redis's words")
+    # CLIENT NO-EVICT: passed by, and not counted.
+    keeper = holding(port, "keeper", 800 * kib, 0, no_evict=True)
+    time.sleep(0.2)
+    names = listed(admin)
+    check("keeper" in names and "e" in names["keeper"]["flags"] and "small" in names and
+          "middle" in names, f"a NO-EVICT client (flag e) past the limit stays, and evicts no other "
+                             f"({sorted(names)})")
+    # A request past the limit on its own: evicted at its header, never run.
+    admin.command("CONFIG", "SET", "maxmemory-clients", "1mb")
+    big = holding(port, "big", 2 << 20, 0)
+    check(wait_for(lambda: "big" not in listed(admin), 5) and closed_by_server(big),
+          "a client announcing an argument past the limit is evicted before sending it")
+    check(admin.command("EXISTS", "held") == (b":", b"0"), "... and its command never ran")
+    # MULTI's queue counts.
+    s = socket.create_connection(("127.0.0.1", port), timeout=3)
+    s.sendall(b"AUTH secret\r\nCLIENT SETNAME queuer\r\nMULTI\r\n")
+    queued = 0
+    try:
+        for _ in range(20):
+            s.sendall(Client.encode(["SET", "queued", b"q" * (100 * kib)]))
+            time.sleep(0.02)
+            queued += 1
+            if "queuer" not in listed(admin):
+                break
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    check("queuer" not in listed(admin) and queued < 20,
+          f"commands queued in MULTI past the limit evict their client (after {queued} of 100 KiB)")
+    check(admin.command("EXISTS", "queued") == (b":", b"0"), "... and nothing queued ran")
+    # Off: nothing is evicted.
+    admin.command("CONFIG", "SET", "maxmemory-clients", "0")
+    big = holding(port, "big", 2 << 20, 1 << 20)
+    time.sleep(0.2)
+    check("big" in listed(admin), "with maxmemory-clients 0 nothing is evicted")
+    for sock in [big, keeper, *held.values()]:
+        sock.close()
+
+
+def oom_score(port, pid):
+    """oom-score-adj and its values act on the process's oom_score_adj, as
+    Redis's: relative to what it was, absolute, and back when turned off."""
+    admin = Client(port)
+    admin.command("AUTH", "secret")
+
+    def score():
+        with open(f"/proc/{pid}/oom_score_adj") as f:
+            return int(f.read())
+
+    base = score()
+    admin.command("CONFIG", "SET", "oom-score-adj-values", "10 20 30", "oom-score-adj", "yes")
+    check(score() == base + 10, f"oom-score-adj yes: the primary's value added to the score ({score()})")
+    admin.command("CONFIG", "SET", "oom-score-adj", "absolute")
+    check(score() == 10, f"oom-score-adj absolute: the value itself ({score()})")
+    admin.command("CONFIG", "SET", "oom-score-adj", "no")
+    check(score() == base, f"oom-score-adj no: the score as it was ({score()})")
+    reply = admin.command("CONFIG", "SET", "oom-score-adj-values", "0 0 2001")
+    check(reply[0] == b"-" and b"must be between -2000 and 2000" in reply[1],
+          f"a value out of range is refused as Redis refuses it ({reply[1][:100]!r})")
+
+
 def descriptors(directory):
     port, proc = checks.start_server(server_bin, directory)
     keep = Client(port)
@@ -500,6 +626,8 @@ def main():
         query_limits(port)
         maxclients(port, redis_port)
         output_limits(port, proc.pid)
+        client_eviction(port)
+        oom_score(port, proc.pid)
     finally:
         stop([proc, redis])
     descriptors(os.path.join(tmp, "descriptors"))

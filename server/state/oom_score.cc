@@ -1,0 +1,116 @@
+// OomScore implementation.
+#include "oom_score.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ascii_case.h"
+#include "strict_integer.h"
+
+namespace teksdb::server {
+namespace {
+
+constexpr const char* kProcFile = "/proc/self/oom_score_adj";
+
+bool ReadScore(int* score) {
+  std::ifstream in(kProcFile);
+  return static_cast<bool>(in >> *score);
+}
+
+bool WriteScore(int score) {
+  FILE* f = std::fopen(kProcFile, "w");
+  if (f == nullptr) return false;
+  const bool written = std::fprintf(f, "%d\n", score) > 0;
+  return std::fclose(f) == 0 && written;
+}
+
+}  // namespace
+
+bool OomScore::ParseMode(const std::string& text, Mode* mode) {
+  const std::string word = AsciiLower(text);
+  if (word == "no") {
+    *mode = kNo;
+  } else if (word == "yes" || word == "relative") {
+    *mode = kRelative;
+  } else if (word == "absolute") {
+    *mode = kAbsolute;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string OomScore::ParseValues(const std::string& text, std::array<int, 3>* values) {
+  std::istringstream in(text);
+  std::string word;
+  size_t n = 0;
+  while (in >> word) {
+    int64_t v;
+    if (n == values->size()) return "wrong number of arguments";
+    if (!ParseStrictInt64(word, &v) || v < -2000 || v > 2000) {
+      return "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+    }
+    (*values)[n++] = static_cast<int>(v);
+  }
+  return n == values->size() ? "" : "wrong number of arguments";
+}
+
+std::string OomScore::mode_text() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  // ("relative" shows as "yes", its first name, as in Redis.)
+  return mode_ == kNo ? "no" : mode_ == kRelative ? "yes" : "absolute";
+}
+
+std::string OomScore::values_text() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::to_string(values_[0]) + " " + std::to_string(values_[1]) + " " +
+         std::to_string(values_[2]);
+}
+
+bool OomScore::Write(Mode mode, const std::array<int, 3>& values, bool replica) {
+  if (mode == kNo) {
+    if (!adjusted_) return true;
+    if (!WriteScore(base_)) return false;
+    adjusted_ = false;
+    return true;
+  }
+  if (!adjusted_ && !ReadScore(&base_)) return false;
+  int score = values[replica ? 1 : 0] + (mode == kRelative ? base_ : 0);
+  score = std::clamp(score, -1000, 1000);
+  if (!WriteScore(score)) return false;
+  adjusted_ = true;
+  return true;
+}
+
+std::string OomScore::SetMode(Mode mode, bool replica) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!Write(mode, values_, replica)) {
+    std::fprintf(stderr, "teksdb-server: Unable to write oom_score_adj: %s\n", std::strerror(errno));
+    return "Failed to set current oom_score_adj. Check server logs.";
+  }
+  mode_ = mode;
+  return "";
+}
+
+std::string OomScore::SetValues(const std::array<int, 3>& values, bool replica) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!Write(mode_, values, replica)) {
+    std::fprintf(stderr, "teksdb-server: Unable to write oom_score_adj: %s\n", std::strerror(errno));
+    return "Failed to set current oom_score_adj. Check server logs.";
+  }
+  values_ = values;
+  return "";
+}
+
+void OomScore::Apply(bool replica) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!Write(mode_, values_, replica)) {
+    std::fprintf(stderr, "teksdb-server: Unable to write oom_score_adj: %s\n", std::strerror(errno));
+  }
+}
+
+}  // namespace teksdb::server
