@@ -6,7 +6,9 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "acl_catalog.h"
 #include "acl_check.h"
@@ -297,6 +299,10 @@ namespace {
 void Run(ServerState& server, ClientState& client, const std::vector<std::string>& args,
          std::string* out) {
   server.commands.fetch_add(1, std::memory_order_relaxed);
+  // When the connection's command before this one ended, if it ran right
+  // before it (ClientState::last_command_end): this one's start.
+  std::optional<std::chrono::steady_clock::time_point> previous_end;
+  if (!client.in_script) previous_end = std::exchange(client.last_command_end, std::nullopt);
   const std::string name = AsciiLower(args[0]);
   const auto it = IndexByName().find(name);
   if (it == IndexByName().end()) {
@@ -396,7 +402,8 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (QueueInMulti(client, command, args, out)) return;
   Request request{server, client, args, out,
                   client.keyspace != nullptr ? client.keyspace : server.keyspace};
-  const auto started = std::chrono::steady_clock::now();
+  // (A pipelined command starts when the one before it ended.)
+  const auto started = previous_end ? *previous_end : std::chrono::steady_clock::now();
   if (client.info && !client.in_script) {  // CLIENT LIST's idle
     client.info->last_command_ms.store(
         std::chrono::duration_cast<std::chrono::milliseconds>(started.time_since_epoch()).count(),
@@ -471,8 +478,9 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (!(name == "client" && args.size() > 1 && AsciiLower(args[1]) == "caching")) {
     client.tracking_caching = false;  // CLIENT CACHING holds for the next command
   }
-  const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::steady_clock::now() - started);
+  const auto ended = std::chrono::steady_clock::now();
+  if (!client.in_script) client.last_command_end = ended;
+  const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(ended - started);
   // A command that blocked is counted once, by the run that replies, as
   // Redis counts it when it unblocks.
   // (A container command's, by its subcommand, checked above: "config|set".)

@@ -5,7 +5,8 @@
 // SHA1 over every key's type, expiry and contents, so two equal datasets
 // digest alike; not Redis's numbers), PROTOCOL (each RESP3 type), OBJECT
 // (Redis's line, with OBJECT ENCODING's encoding), SET-DISABLE-DENY-SCRIPTS
-// (scripts may call what Redis denies them, DEBUG itself), PAUSE-CRON (the
+// (scripts may call what Redis denies them, DEBUG itself),
+// SET-SKIP-CHECKSUM-VALIDATION (RESTORE's CRC64 unchecked), PAUSE-CRON (the
 // server's cron: ops samples, soft output limits, pause deadlines, MIGRATE's
 // idle sockets), CHANGE-REPL-ID, QUICKLIST-PACKED-THRESHOLD and REPLYBUFFER
 // RESIZING (accepted: nothing here to change; a connection's replies are not
@@ -205,6 +206,10 @@ void Debug(Request& r) {
   }
   if (sub == "set-disable-deny-scripts" && argc == 3) {
     r.server.scripts_call_denied.store(r.args[2] != "0", std::memory_order_relaxed);
+    return reply::Ok(r.out);
+  }
+  if (sub == "set-skip-checksum-validation" && argc == 3) {
+    r.server.skip_checksum_validation.store(r.args[2] != "0", std::memory_order_relaxed);
     return reply::Ok(r.out);
   }
   if (sub == "pause-cron" && argc == 3) {

@@ -270,7 +270,8 @@ void FunctionRestore(Request& r) {
     return reply::Error(r.out, "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
   }
   std::string_view body;
-  if (!rdb_payload::CheckFooter(r.args[2], &body)) {
+  if (!rdb_payload::CheckFooter(r.args[2], &body,
+                                !r.server.skip_checksum_validation.load(std::memory_order_relaxed))) {
     return reply::Error(r.out, "ERR DUMP payload version or checksum are wrong");
   }
   std::vector<std::string> codes;

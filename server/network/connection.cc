@@ -406,6 +406,7 @@ void Connection::TakeMonitorLines() {
 
 void Connection::Process() {
   if (closed_for_limit_) return;
+  client_.last_command_end.reset();  // (what ran before this batch is not this batch's start)
   MarkPushesAhead();
   while (replies_.size() < kReplyBatchBytes && !client_.close_after_reply && !blocked_ &&
          !client_.hand_over_to_feeds) {
@@ -453,6 +454,7 @@ void Connection::HandOver() {
 }
 
 bool Connection::ParseAhead() {
+  client_.last_command_end.reset();  // (the parse is no command's time)
   // Not yet authenticated: one command at a time under Redis's limits for
   // it, so that what follows an AUTH is read as the authenticated client's.
   const bool authenticated = client_.authenticated;

@@ -205,7 +205,7 @@ void AppendFooter(std::string* out) {
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
 }
 
-bool CheckFooter(std::string_view payload, std::string_view* body) {
+bool CheckFooter(std::string_view payload, std::string_view* body, bool verify_checksum) {
   if (payload.size() < 10) return false;
   const size_t footer = payload.size() - 10;
   const uint16_t version = static_cast<uint8_t>(payload[footer]) |
@@ -213,7 +213,7 @@ bool CheckFooter(std::string_view payload, std::string_view* body) {
   if (version > kRdbVersion) return false;
   uint64_t crc = 0;
   for (int i = 7; i >= 0; --i) crc = (crc << 8) | static_cast<uint8_t>(payload[footer + 2 + i]);
-  if (Crc64(0, payload.substr(0, footer + 2)) != crc) return false;
+  if (verify_checksum && Crc64(0, payload.substr(0, footer + 2)) != crc) return false;
   *body = payload.substr(0, footer);
   return true;
 }

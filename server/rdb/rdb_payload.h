@@ -35,8 +35,9 @@ void AppendBinaryDouble(std::string* out, double v);
 void AppendFooter(std::string* out);
 
 // Checks a payload's footer (Redis's "DUMP payload version or checksum are
-// wrong" when it fails) and gives the body before it.
-bool CheckFooter(std::string_view payload, std::string_view* body);
+// wrong" when it fails) and gives the body before it; the checksum only
+// when `verify_checksum` (DEBUG SET-SKIP-CHECKSUM-VALIDATION turns it off).
+bool CheckFooter(std::string_view payload, std::string_view* body, bool verify_checksum = true);
 
 // The readers: each reads at body[*pos], moving *pos past what it read,
 // and returns false if the body is damaged (truncated, a bad length or

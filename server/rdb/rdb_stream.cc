@@ -227,7 +227,7 @@ class StreamReader {
       RedisStream::Consumer consumer;
       uint64_t owned;
       if (!String(&consumer.name) || !Time(&consumer.seen_ms) || !Length(&owned)) return false;
-      if (!names.insert(consumer.name).second) return Fail("duplicate stream consumers");
+      if (!names.insert(consumer.name).second) return Fail("Duplicate stream consumer detected");
       for (uint64_t o = 0; o < owned; ++o) {
         RedisStream::Id id;
         if (!RawId(&id)) return false;

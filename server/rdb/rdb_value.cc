@@ -118,6 +118,25 @@ void AppendHash(std::string* out, const RedisValue& value) {
   }
 }
 
+// What Redis's log calls an object of RDB type `type` whose integrity check
+// failed ("Zset ziplist integrity check failed."), as rdb.c names each.
+const char* IntegrityName(uint8_t type) {
+  switch (type) {
+    case kHashZipmap: return "Zipmap";
+    case kListZiplist: return "Ziplist";
+    case kSetIntset: return "Intset";
+    case kZSetZiplist: return "Zset ziplist";
+    case kHashZiplist: return "Hash ziplist";
+    case kListQuicklist:
+    case kListQuicklist2: return "Quicklist";
+    case kStreamListpacks:
+    case kStreamListpacks2: return "Stream listpack";
+    case kHashListpack: return "Hash listpack";
+    case kZSetListpack: return "Zset listpack";
+    default: return "Object";
+  }
+}
+
 // The reader of one object, its error the first thing found wrong.
 class ObjectReader {
  public:
@@ -326,8 +345,11 @@ class ObjectReader {
       }
     }
     std::unordered_set<std::string> seen;
+    const char* dup = type == kHashZipmap    ? "zipmap with dup elements"
+                      : type == kHashListpack ? "listpack with dup elements"
+                                              : "ziplist with dup elements";
     for (auto& pair : pairs) {
-      if (!Unique(&seen, pair.first, "hash fields")) return false;
+      if (!seen.insert(pair.first).second) return Fail(dup);
       value_->fields.push_back(std::move(pair));
     }
     return true;
@@ -375,17 +397,22 @@ std::string Dump(const RedisValue& value) {
   return payload;
 }
 
-RestoreResult Restore(std::string_view payload, RedisValue* value) {
+RestoreResult Restore(std::string_view payload, RedisValue* value, bool verify_checksum,
+                      std::string* error) {
   std::string_view body;
-  if (!rdb_payload::CheckFooter(payload, &body)) return RestoreResult::kBadFooter;
+  if (!rdb_payload::CheckFooter(payload, &body, verify_checksum)) return RestoreResult::kBadFooter;
   size_t pos = 0;
-  uint8_t type;
-  std::string error;
-  if (!rdb_payload::ReadByte(body, &pos, &type) || !Read(type, body, &pos, value, &error) ||
-      pos != body.size()) {
-    return RestoreResult::kBadData;
+  uint8_t type = 0;
+  std::string what;
+  if (!rdb_payload::ReadByte(body, &pos, &type)) {
+    what = "no object";
+  } else if (Read(type, body, &pos, value, &what) && pos == body.size()) {
+    return RestoreResult::kOk;
+  } else if (what.empty()) {
+    what = "bytes past the object";
   }
-  return RestoreResult::kOk;
+  if (error != nullptr) *error = std::string(IntegrityName(type)) + " integrity check failed: " + what;
+  return RestoreResult::kBadData;
 }
 
 }  // namespace teksdb::server::rdb_value

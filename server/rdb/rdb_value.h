@@ -38,8 +38,10 @@ bool Read(uint8_t type, std::string_view body, size_t* pos, RedisValue* value, s
 // A DUMP payload: the object, then rdb_payload.h's footer.
 std::string Dump(const RedisValue& value);
 // RESTORE's reading of one: kBadFooter when the version or checksum is
-// wrong, kBadData when the object cannot be read (or bytes follow it).
+// wrong (the checksum only when `verify_checksum`), kBadData when the
+// object cannot be read (or bytes follow it: *error, if given, says what).
 enum class RestoreResult { kOk, kBadFooter, kBadData };
-RestoreResult Restore(std::string_view payload, RedisValue* value);
+RestoreResult Restore(std::string_view payload, RedisValue* value, bool verify_checksum = true,
+                      std::string* error = nullptr);
 
 }  // namespace teksdb::server::rdb_value

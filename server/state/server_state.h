@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -68,6 +69,9 @@ struct ServerState {
   std::atomic<int> notify_keyspace_events{0};  // keyspace_events.h's flags
   std::atomic<bool> scripts_call_denied{false};  // DEBUG SET-DISABLE-DENY-SCRIPTS
   std::atomic<bool> cron_paused{false};  // DEBUG PAUSE-CRON: the server's cron does nothing
+  // DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE and FUNCTION RESTORE take a
+  // payload whatever its CRC64 (the object is checked whole all the same).
+  std::atomic<bool> skip_checksum_validation{false};
   std::atomic<bool> serve_stale_data{true};  // replica-serve-stale-data
   // CONFIG's parameters kept without effect (config_kept_parameters.h),
   // those set so far: name to value.
@@ -148,6 +152,12 @@ struct ClientState {
   bool in_script = false;
   std::string name;
   bool close_after_reply = false;  // QUIT, SHUTDOWN, protocol errors
+  // When the connection's last command ended, while the next runs right
+  // after it (a pipeline's commands, run back to back): that command's
+  // start, so that a command reads the clock once (Execute). Cleared
+  // whenever the connection does anything else between two commands
+  // (a read, a parse, a write).
+  std::optional<std::chrono::steady_clock::time_point> last_command_end;
   // CLIENT REPLY OFF, and SKIP's count of replies still to drop (its own
   // and the next command's): Execute drops them. Pub/Sub messages still go.
   bool replies_off = false;

@@ -346,6 +346,25 @@ TEST(RdbValueTest, WhatRedisRefusesIsRefused) {
   refused(0, Bytes({0x80, 0xff, 0xff, 0xff, 0xff}) + "ab", "a string claiming 4 GB");
 }
 
+TEST(RdbValueTest, RestoreNamesWhatFailedInRedisWords) {
+  // A hash listpack with a field twice: Redis's log says "Hash listpack
+  // integrity check failed" (sanitized) or "listpack with dup elements".
+  std::string body = Bytes({16});
+  rdb_payload::AppendString(&body, listpack::Encode({"f", "1", "f", "2"}));
+  rdb_payload::AppendFooter(&body);
+  RedisValue v;
+  std::string error;
+  ASSERT_EQ(rdb_value::Restore(body, &v, true, &error), rdb_value::RestoreResult::kBadData);
+  EXPECT_EQ(error, "Hash listpack integrity check failed: listpack with dup elements");
+  // A damaged checksum: refused, unless the checksum is not verified
+  // (DEBUG SET-SKIP-CHECKSUM-VALIDATION), the object itself checked whole.
+  std::mt19937 rng(3);
+  std::string bad_crc = rdb_value::Dump(RandomValue(rng));
+  bad_crc.back() = static_cast<char>(bad_crc.back() ^ 1);
+  EXPECT_EQ(rdb_value::Restore(bad_crc, &v), rdb_value::RestoreResult::kBadFooter);
+  EXPECT_EQ(rdb_value::Restore(bad_crc, &v, false), rdb_value::RestoreResult::kOk);
+}
+
 TEST(RdbValueTest, DamagedPayloadsNeverReadPastTheirEnd) {
   std::mt19937 rng(11);
   for (int round = 0; round < 400; ++round) {
