@@ -286,6 +286,17 @@ void Execute(ServerState& server, ClientState& client, const std::vector<std::st
   out->resize(start);
 }
 
+void CountBlockedEnd(ServerState& server, const std::vector<std::string>& args,
+                     const std::string& error) {
+  const auto it = IndexByName().find(AsciiLower(args[0]));
+  if (it == IndexByName().end()) return;
+  CommandStats& stats = server.stats.command(it->second);
+  stats.Record(0, server.stats.latency_tracking());
+  if (error.empty()) return;
+  stats.failed.fetch_add(1, std::memory_order_relaxed);
+  server.stats.RecordError(error);
+}
+
 void ReclaimExpiredReads(ServerState& server, ClientState& client) {
   // The deletes are the server's, as the sweep's (NOLOOP tracking sees
   // them), written through its own view. A failed one is left to the sweep.

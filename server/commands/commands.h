@@ -54,6 +54,13 @@ inline bool ArityFits(const Command& command, size_t argc) {
 void Execute(ServerState& server, ClientState& client, const std::vector<std::string>& args,
              std::string* out);
 
+// A blocked command that ended without running again (at its timeout, its
+// null reply, or by CLIENT UNBLOCK ... ERROR, `error` its reply without the
+// '-'; empty: none): counted once, as Redis's updateStatsOnUnblock counts
+// it (its calls, failed_calls, and the error in errorstats).
+void CountBlockedEnd(ServerState& server, const std::vector<std::string>& args,
+                     const std::string& error);
+
 // Lazy expiry: deletes the expired keys the connection's commands read
 // since the last call (ClientState::expired_reads), if still expired, as
 // the sweep does (counted, "expired" events). REQUIRES: the connection's

@@ -263,6 +263,7 @@ void Connection::EndBlock(const char* error) {
   // The null array (or the error), and on with the commands after it.
   MarkPushesAhead();
   error != nullptr ? reply::Error(&replies_, error) : reply::NullArray(&replies_, client_.protocol);
+  CountBlockedEnd(*server_, ready_.front(), error != nullptr ? error : "");
   ready_bytes_ -= ArgumentsBytes(ready_.front());
   ready_.pop_front();
   block_deadline_ms_ = -1;

@@ -108,6 +108,14 @@ def info_sections(port):
         check(c.command("CLIENT", "UNBLOCK", blocked_id, how) == (b":", b"1"), f"CLIENT UNBLOCK {how}: 1")
         check(blocked.reply() == want, f"CLIENT UNBLOCK {how}: the blocked client gets {want}")
         check(blocked.command("PING") == (b"+", b"PONG"), "and goes on")
+    # Each counted once, as Redis counts a blocked command when it ends; the
+    # error in errorstats (Redis's unit/info, "errorstats: blocking commands").
+    stats = info(c, "commandstats") + info(c, "errorstats") + info(c, "stats")
+    brpop = next((line for line in stats.splitlines() if line.startswith("cmdstat_brpop:")), "")
+    check(brpop.startswith("cmdstat_brpop:calls=2,") and brpop.endswith(",failed_calls=1"),
+          f"the two unblocked BRPOPs: 2 calls, 1 failed ({brpop})")
+    check("errorstat_UNBLOCKED:count=1" in stats and "total_error_replies:4" in stats,
+          "the UNBLOCKED error in errorstats and total_error_replies")
     check(c.command("CLIENT", "UNBLOCK", "1") == (b":", b"0"), "CLIENT UNBLOCK of a client not blocked: 0")
 
 
