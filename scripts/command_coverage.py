@@ -91,7 +91,7 @@ def suite_table():
              "starts each server itself on a redis.conf it writes, through a wrapper",
              "standing in for `src/redis-server` that runs teksdb-server on that file",
              "(redis-cli and redis-benchmark: Debian's).",
-             "CI runs it (ctest `redis_suite`, about 2 minutes) and fails on any test",
+             "CI runs it (ctest `redis_suite`, about 2.5 minutes here) and fails on any test",
              "not listed, with its reason, in",
              "`tests/tools/redis_suite_expected_failures.txt`; the few tests that could only",
              "wait for ever here, or whose error would end their file, are skipped by name, each with its reason, in",
@@ -116,8 +116,7 @@ def suite_table():
              "policies other than noeviction, AOF and RDB files, Redis's own",
              "assertion on a damaged payload RESTORE here refuses, used_memory as the",
              "allocator's count, key access times (OBJECT IDLETIME: 9% of a GET).",
-             "Run here: CI's files 2.4 minutes (ctest `redis_suite`), the longer job's",
-             "files of what it does otherwise about 4 minutes more.", ""]
+             "The longer job's files of what it does otherwise take about 4 minutes more here.", ""]
     lines += suite_counts("")
     lines += ["", "### With the tests Redis tags slow", "",
               "`scripts/redis_suite.sh --slow --long` runs the same files and the longer",
