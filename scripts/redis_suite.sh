@@ -279,6 +279,9 @@ run_file() {
      >"$work/$index.out" 2>&1 &
   harness_pid=$!
   wait "$harness_pid" || status=$?
+  # What the harness started and left running (a server that a failed
+  # test never stopped): the rest of the process group timeout made.
+  kill -- -"$harness_pid" 2>/dev/null || true
   harness_pid=
   stop_server
   echo "$status" >"$work/$index.status"
