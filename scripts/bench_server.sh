@@ -53,6 +53,8 @@
 #   --write-buffer-mb N  teksdb-server's write_buffer_size in MiB (RocksDB's
 #                    default, 64): 4096 keeps a run's data in memory
 #   --pin            server on CPU 0, client on the other CPUs
+#   --server-flag F  a flag (a CONFIG parameter too: --server-flag
+#                    '--maxmemory-clients 1gb') for every teksdb-server, repeatable
 #   --tests LIST     of the tests above (all)
 #   --servers LIST   of teks,teks_acl,skip_list,skip_list_bloom,redis
 #                    (default: all but teks_acl)
@@ -81,6 +83,7 @@ all_tests=set,get,hset,hgetall,sadd,zadd5,lpush5,lrange,lpush,lrange100,queue,za
 tests=$all_tests
 out=$root/build/bench
 plots=1
+server_flags=()
 while (($#)); do
   case $1 in
     --requests|--keyspace|--value-size|--repeat|--threads|--write-buffer-mb|--pipeline|--clients)
@@ -91,6 +94,11 @@ while (($#)); do
     --servers|--out|--tests)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       declare "${1#--}=$2"
+      shift 2 ;;
+    --server-flag)
+      [[ $# -ge 2 ]] || die "$1 needs a value"
+      read -r -a flag_words <<<"$2"
+      server_flags+=("${flag_words[@]}")
       shift 2 ;;
     --no-plots) plots=; shift ;;
     --pin) pin=1; shift ;;
@@ -168,7 +176,8 @@ start_server() {  # NAME
       [[ $1 == teks_acl ]] && user=("${acl_user[@]}")
       write_options "$1" "$tmp/$1.options"
       "${server_cpu[@]}" "$server_bin" --dir "$tmp/db-$1" --port "$port" --threads "$threads" \
-        --memtable "$memtable" --rocksdb-options "$tmp/$1.options" "${user[@]}" 2>"$tmp/$1.log" &
+        --memtable "$memtable" --rocksdb-options "$tmp/$1.options" "${user[@]}" "${server_flags[@]}" \
+        2>"$tmp/$1.log" &
     fi
     login=()
     [[ $1 == teks_acl ]] && login=(--user bench -a bench-pw)
