@@ -264,8 +264,7 @@ void Connection::EndBlock(const char* error) {
   MarkPushesAhead();
   error != nullptr ? reply::Error(&replies_, error) : reply::NullArray(&replies_, client_.protocol);
   CountBlockedEnd(*server_, ready_.front(), error != nullptr ? error : "");
-  ready_bytes_ -= ArgumentsBytes(ready_.front());
-  ready_.pop_front();
+  TakeReady();
   block_deadline_ms_ = -1;
   Process();
 }
@@ -522,6 +521,13 @@ bool IsPointRead(const std::vector<std::string>& args) {
 }
 }  // namespace
 
+std::vector<std::string> Connection::TakeReady() {
+  ready_bytes_ -= ArgumentsBytes(ready_.front());
+  std::vector<std::string> args = std::move(ready_.front());
+  ready_.pop_front();
+  return args;
+}
+
 void Connection::RunNext() {
   // (Inside MULTI, reads are queued, not run: nothing to read ahead.)
   if (prefetched_run_ == 0 && !client_.in_multi && IsPointRead(ready_.front())) {
@@ -550,9 +556,7 @@ void Connection::RunNext() {
   // A command that blocks stays at the front, to run again when woken; it
   // registers now, while the group still holds its keys' stripes.
   if (client_.block) return EnterBlock();
-  ready_bytes_ -= ArgumentsBytes(ready_.front());
-  parser_.Recycle(std::move(ready_.front()));
-  ready_.pop_front();
+  parser_.Recycle(TakeReady());
   block_deadline_ms_ = -1;
   if (prefetched_run_ > 0 && --prefetched_run_ == 0) keyspace_.Prefetch({});
 }

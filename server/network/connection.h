@@ -136,6 +136,8 @@ class Connection : public Subscriber,
   bool ParseAhead();
   // Runs ready_.front(), first prefetching a run of point reads it starts.
   void RunNext();
+  // Takes ready_'s front out (done with: run, or ended blocked).
+  std::vector<std::string> TakeReady();
   // After a command set client_.block: waits (registered, with a timer).
   void EnterBlock();
   // Leaves the block (woken, timed out, or closing): unregisters.

@@ -14,9 +14,10 @@
 // first, where Redis goes by powers of two). A client marked CLIENT
 // NO-EVICT is neither evicted nor counted (Redis counts it as its cron
 // last sampled it, up to a second late: so what such a client holds
-// for a moment, its own reply, never evicts another). The sum is kept only while a limit is set (SetEvictionLimit counts
-// every connection then), so that without one a request writes no line
-// that other threads write. Each Info's counted_bytes is what it adds to
+// for a moment, its own reply, never evicts another). The sum is kept
+// only while a limit is set (SetEvictionLimit counts every connection
+// then), so that without one a request writes no line that other threads
+// write. Each Info's counted_bytes is what it adds to
 // the sum, changed by exchange only, so the sum stays the total of those
 // whatever the threads' order; a connection evicted or closed is
 // forgotten (its counted_bytes out of the sum, and no more added: gone).
@@ -145,7 +146,6 @@ class ClientRegistry {
   // The eviction limit in bytes (0: none; ClientLimits::EvictionLimit).
   // Set, it counts every connection, then evicts down to it.
   void SetEvictionLimit(int64_t bytes);
-  int64_t eviction_limit() const { return eviction_limit_.load(std::memory_order_relaxed); }
   // `info` holds `bytes` in all now (or its NO-EVICT mark changed); true
   // if the sum reached the limit with it (then EvictOverLimit).
   bool PublishMemory(Info& info, int64_t bytes);

@@ -16,16 +16,22 @@ namespace {
 
 constexpr const char* kProcFile = "/proc/self/oom_score_adj";
 
+// Each logs its failure in Redis's words.
 bool ReadScore(int* score) {
   std::ifstream in(kProcFile);
-  return static_cast<bool>(in >> *score);
+  if (in >> *score) return true;
+  std::fprintf(stderr, "teksdb-server: Unable to read oom_score_adj: %s\n", std::strerror(errno));
+  return false;
 }
 
 bool WriteScore(int score) {
   FILE* f = std::fopen(kProcFile, "w");
-  if (f == nullptr) return false;
-  const bool written = std::fprintf(f, "%d\n", score) > 0;
-  return std::fclose(f) == 0 && written;
+  bool written = f != nullptr && std::fprintf(f, "%d\n", score) > 0;
+  if (f != nullptr && std::fclose(f) != 0) written = false;
+  if (!written) {
+    std::fprintf(stderr, "teksdb-server: Unable to write oom_score_adj: %s\n", std::strerror(errno));
+  }
+  return written;
 }
 
 }  // namespace
@@ -71,46 +77,39 @@ std::string OomScore::values_text() const {
          std::to_string(values_[2]);
 }
 
-bool OomScore::Write(Mode mode, const std::array<int, 3>& values, bool replica) {
+std::string OomScore::Write(Mode mode, const std::array<int, 3>& values, bool replica) {
+  const std::string failed = "Failed to set current oom_score_adj. Check server logs.";
   if (mode == kNo) {
-    if (!adjusted_) return true;
-    if (!WriteScore(base_)) return false;
+    if (!adjusted_) return "";
+    if (!WriteScore(base_)) return failed;
     adjusted_ = false;
-    return true;
+    return "";
   }
-  if (!adjusted_ && !ReadScore(&base_)) return false;
+  if (!adjusted_ && !ReadScore(&base_)) return failed;
   int score = values[replica ? 1 : 0] + (mode == kRelative ? base_ : 0);
   score = std::clamp(score, -1000, 1000);
-  if (!WriteScore(score)) return false;
+  if (!WriteScore(score)) return failed;
   adjusted_ = true;
-  return true;
+  return "";
 }
 
 std::string OomScore::SetMode(Mode mode, bool replica) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!Write(mode, values_, replica)) {
-    std::fprintf(stderr, "teksdb-server: Unable to write oom_score_adj: %s\n", std::strerror(errno));
-    return "Failed to set current oom_score_adj. Check server logs.";
-  }
-  mode_ = mode;
-  return "";
+  std::string error = Write(mode, values_, replica);
+  if (error.empty()) mode_ = mode;
+  return error;
 }
 
 std::string OomScore::SetValues(const std::array<int, 3>& values, bool replica) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!Write(mode_, values, replica)) {
-    std::fprintf(stderr, "teksdb-server: Unable to write oom_score_adj: %s\n", std::strerror(errno));
-    return "Failed to set current oom_score_adj. Check server logs.";
-  }
-  values_ = values;
-  return "";
+  std::string error = Write(mode_, values, replica);
+  if (error.empty()) values_ = values;
+  return error;
 }
 
 void OomScore::Apply(bool replica) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!Write(mode_, values_, replica)) {
-    std::fprintf(stderr, "teksdb-server: Unable to write oom_score_adj: %s\n", std::strerror(errno));
-  }
+  Write(mode_, values_, replica);  // (a failure is logged)
 }
 
 }  // namespace teksdb::server

@@ -36,8 +36,9 @@ class OomScore {
   void Apply(bool replica);
 
  private:
-  // Writes what `mode` and `values` give for the role. REQUIRES mu_.
-  bool Write(Mode mode, const std::array<int, 3>& values, bool replica);
+  // Writes what `mode` and `values` give for the role: empty, or Redis's
+  // error (the cause logged). REQUIRES mu_.
+  std::string Write(Mode mode, const std::array<int, 3>& values, bool replica);
 
   mutable std::mutex mu_;
   Mode mode_ = kNo;
