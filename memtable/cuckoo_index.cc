@@ -3,6 +3,7 @@
 // resizing and the overflow. The protocols are described in cuckoo_index.h.
 #include "cuckoo_index.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,21 @@ size_t RoundUpToPowerOfTwo(size_t n) {
   return p;
 }
 
+// Asks the kernel to back the whole 2 MiB pages inside [memory, memory +
+// bytes) with transparent huge pages (THP's "madvise" mode, the common
+// default, gives them only where asked): a lookup then misses the TLB on
+// its bucket far less at millions of keys. Called before the table is
+// first written, so its pages fault in huge; pages already there (memory
+// the allocator reused) stay small until the kernel's khugepaged merges
+// them. Advice only: where it is refused (THP off, an old kernel) the
+// table works as before.
+void AdviseHugePages(char* memory, size_t bytes) {
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(memory) + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(memory) + bytes) & ~(kHugePage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 // A secret seed from the kernel; if it has none to give, a mix of a clock
 // and an address, which is still not known in advance to a remote client.
 uint64_t RandomSeed(const void* salt) {
@@ -81,6 +97,7 @@ struct CuckooIndex::Table {
       heap_memory.reset(new char[slot_bytes + stripe_bytes]);
       memory = heap_memory.get();
     }
+    AdviseHugePages(memory, slot_bytes + stripe_bytes);
     slots = reinterpret_cast<std::atomic<uint64_t>*>(memory);
     stripe_versions = reinterpret_cast<std::atomic<uint32_t>*>(memory + slot_bytes);
     for (size_t i = 0; i < NumSlots(); ++i) new (&slots[i]) std::atomic<uint64_t>(0);

@@ -47,6 +47,11 @@
 #   --pin              each server on CPU 0 (teksdb-server with one I/O thread),
 #                      the YCSB client on the others (taskset), so the client
 #                      takes none of the server's CPU time
+#   --huge-pages       the memtable's arena in 2 MiB huge pages (RocksDB's
+#                      memtable_huge_page_size=2097152, for teks and skip_list
+#                      alike) from pages reserved beforehand (as root: sysctl
+#                      vm.nr_hugepages=N, N pages of 2 MiB; the study stops if
+#                      none are free; past them the arena takes normal pages)
 #   --linker-nice N    teksdb-server's --linker-nice (TeksTable's linker's nice
 #                      value, 0-19; the server's own default when not given)
 #   --repeat N         everything N times, interleaved; tables show medians (1)
@@ -66,7 +71,7 @@ die() { echo "bench_ycsb.sh: $*" >&2; exit 1; }
 log() { echo "[ycsb] $*" >&2; }
 
 servers=teks,skip_list,redis threads=1,2,4,8,16 records= operations=100000 scans=
-large= repeat=1 out= no_plots= pin= write_buffer_mb= workloads=a,b,c,d,f,e linker_nice=
+large= repeat=1 out= no_plots= pin= write_buffer_mb= workloads=a,b,c,d,f,e linker_nice= huge_pages=
 while (($#)); do
   case $1 in
     --servers|--threads|--records|--operations|--scans|--repeat|--out|--write-buffer-mb|--workloads|--linker-nice)
@@ -77,6 +82,7 @@ while (($#)); do
     --*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;
     --large) large=1; shift ;;
     --pin) pin=1; shift ;;
+    --huge-pages) huge_pages=1; shift ;;
     --no-plots) no_plots=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -131,6 +137,14 @@ trap 'server_stop; rm -rf "$work"' EXIT
 if [[ -n $write_buffer_mb ]]; then
   sed "s/^\( *write_buffer_size=\).*/\1$((write_buffer_mb << 20))/" "$options" >"$work/options.ini"
   options=$work/options.ini
+fi
+if [[ -n $huge_pages ]]; then
+  free_pages=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+  [[ ${free_pages:-0} -gt 0 ]] ||
+    die "--huge-pages: no huge pages free; reserve them first (as root: sysctl vm.nr_hugepages=N)"
+  log "--huge-pages: $free_pages huge pages of 2 MiB free for the memtables"
+  sed 's/^\(\[CFOptions "default"\]\)$/\1\n  memtable_huge_page_size=2097152/' "$options" >"$work/options-huge.ini"
+  options=$work/options-huge.ini
 fi
 index=$out/raw/index.tsv
 printf 'repeat\tthreads\tserver\tphase\tfile\tserver_cpu_us_per_op\n' >"$index"
@@ -196,6 +210,7 @@ title+=", $([[ -n $large ]] && echo '32 MiB write buffer' ||
   echo "in memory (${write_buffer_mb:-4096} MiB write buffer)"), repeat $repeat"
 [[ -z $pin ]] || title+=", server pinned to CPU $server_cpus, client to $client_cpus"
 [[ -z $linker_nice ]] || title+=", linker nice $linker_nice"
+[[ -z $huge_pages ]] || title+=", memtables in 2 MiB huge pages"
 report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out "$out/runs.tsv")
 [[ -n $no_plots ]] || report+=(--plots "$out")
 {
@@ -205,6 +220,6 @@ report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out
     echo unknown), $(nproc) CPUs, $(uname -sr); $(java -version 2>&1 | head -n1);" \
     "$(redis-server --version | cut -d' ' -f1-3)"
   echo "Command: scripts/bench_ycsb.sh --servers $servers --threads $threads --records $records" \
-    "--operations $operations --scans $scans --repeat $repeat${large:+ --large}${pin:+ --pin}" \
+    "--operations $operations --scans $scans --repeat $repeat${large:+ --large}${pin:+ --pin}${huge_pages:+ --huge-pages}" \
     "${write_buffer_mb:+--write-buffer-mb $write_buffer_mb }${linker_nice:+--linker-nice $linker_nice }--workloads $workloads"
 } | tee "$out/table.txt"

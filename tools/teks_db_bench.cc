@@ -93,6 +93,8 @@ DEFINE_bool(avoid_flush_during_recovery, false,
 DEFINE_bool(teksdb_layer, true, "open through teksdb::TeksDB (false: plain rocksdb::DB)");
 DEFINE_int64(write_buffer_size, 64 << 20, "memtable bytes before a switch");
 DEFINE_int32(max_write_buffer_number, 2, "memtables per column family");
+DEFINE_int64(memtable_huge_page_size, 0,
+             "memtable arena blocks from huge pages of this size (0: none; needs reserved hugetlbfs pages)");
 DEFINE_bool(disable_auto_compactions, false, "no automatic compactions");
 DEFINE_bool(allow_concurrent_memtable_write, true, "concurrent memtable inserts");
 DEFINE_bool(enable_pipelined_write, true, "pipeline WAL and memtable writes (db_bench's default)");
@@ -626,6 +628,7 @@ ROCKSDB_NAMESPACE::Options MakeOptions() {
   options.wal_dir = FLAGS_wal_dir;
   options.write_buffer_size = static_cast<size_t>(FLAGS_write_buffer_size);
   options.max_write_buffer_number = FLAGS_max_write_buffer_number;
+  options.memtable_huge_page_size = static_cast<size_t>(FLAGS_memtable_huge_page_size);
   options.disable_auto_compactions = FLAGS_disable_auto_compactions;
   options.allow_concurrent_memtable_write = FLAGS_allow_concurrent_memtable_write;
   options.enable_pipelined_write = FLAGS_enable_pipelined_write;
