@@ -52,6 +52,11 @@
 #                      alike) from pages reserved beforehand (as root: sysctl
 #                      vm.nr_hugepages=N, N pages of 2 MiB; the study stops if
 #                      none are free; past them the arena takes normal pages)
+#   --target N         each workload's run at N operations a second (YCSB's
+#                      -target; loads run flat out): every server then serves
+#                      the same load, so latencies compare as the servers'
+#                      own, not the client's (16 client threads on one CPU
+#                      queue for it when a server answers faster)
 #   --linker-nice N    teksdb-server's --linker-nice (TeksTable's linker's nice
 #                      value, 0-19; the server's own default when not given)
 #   --repeat N         everything N times, interleaved; tables show medians (1)
@@ -71,10 +76,10 @@ die() { echo "bench_ycsb.sh: $*" >&2; exit 1; }
 log() { echo "[ycsb] $*" >&2; }
 
 servers=teks,skip_list,redis threads=1,2,4,8,16 records= operations=100000 scans=
-large= repeat=1 out= no_plots= pin= write_buffer_mb= workloads=a,b,c,d,f,e linker_nice= huge_pages=
+large= repeat=1 out= no_plots= pin= write_buffer_mb= workloads=a,b,c,d,f,e linker_nice= huge_pages= target=
 while (($#)); do
   case $1 in
-    --servers|--threads|--records|--operations|--scans|--repeat|--out|--write-buffer-mb|--workloads|--linker-nice)
+    --servers|--threads|--records|--operations|--scans|--repeat|--out|--write-buffer-mb|--workloads|--linker-nice|--target)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       v=${1#--}
       declare "${v//-/_}=$2"
@@ -99,6 +104,9 @@ done
   die "--write-buffer-mb must be a positive integer, not '$write_buffer_mb'"
 [[ -z $write_buffer_mb || -z $large ]] || die "--write-buffer-mb is for the in-memory study, not --large"
 [[ -z $linker_nice || $linker_nice =~ ^([0-9]|1[0-9])$ ]] || die "--linker-nice must be 0-19, not '$linker_nice'"
+[[ -z $target || $target =~ ^[1-9][0-9]*$ ]] || die "--target must be a positive integer, not '$target'"
+run_target=()
+[[ -z $target ]] || run_target=(-target "$target")
 [[ $servers =~ ^(teks|skip_list|redis)(,(teks|skip_list|redis))*$ ]] ||
   die "--servers must be a list of teks, skip_list, redis, not '$servers'"
 options=$root/ycsb/rocksdb/in_memory.ini
@@ -188,7 +196,7 @@ for ((r = 1; r <= repeat; r++)); do
         phase "$r" "$t" "$s" "load a" -load a "$records"
         for w in a b c d f; do
           if [[ ,$workloads, == *,$w,* ]]; then
-            phase "$r" "$t" "$s" "$w" -t "$w" "$operations" -p operationcount="$operations"
+            phase "$r" "$t" "$s" "$w" -t "$w" "$operations" -p operationcount="$operations" "${run_target[@]}"
           fi
         done
         server_stop
@@ -197,7 +205,7 @@ for ((r = 1; r <= repeat; r++)); do
         rm -rf "$work/server"
         server_start "$s" "$work/server" "$options" || die "$s did not start"
         phase "$r" "$t" "$s" "load e" -load e "$records"
-        phase "$r" "$t" "$s" e -t e "$scans" -p operationcount="$scans"
+        phase "$r" "$t" "$s" e -t e "$scans" -p operationcount="$scans" "${run_target[@]}"
         server_stop
       fi
     done
@@ -211,6 +219,7 @@ title+=", $([[ -n $large ]] && echo '32 MiB write buffer' ||
 [[ -z $pin ]] || title+=", server pinned to CPU $server_cpus, client to $client_cpus"
 [[ -z $linker_nice ]] || title+=", linker nice $linker_nice"
 [[ -z $huge_pages ]] || title+=", memtables in 2 MiB huge pages"
+[[ -z $target ]] || title+=", runs at $target operations/s"
 report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out "$out/runs.tsv")
 [[ -n $no_plots ]] || report+=(--plots "$out")
 {
@@ -220,6 +229,6 @@ report=("$python" "$root/scripts/ycsb_report.py" "$index" --title "$title" --out
     echo unknown), $(nproc) CPUs, $(uname -sr); $(java -version 2>&1 | head -n1);" \
     "$(redis-server --version | cut -d' ' -f1-3)"
   echo "Command: scripts/bench_ycsb.sh --servers $servers --threads $threads --records $records" \
-    "--operations $operations --scans $scans --repeat $repeat${large:+ --large}${pin:+ --pin}${huge_pages:+ --huge-pages}" \
+    "--operations $operations --scans $scans --repeat $repeat${large:+ --large}${pin:+ --pin}${huge_pages:+ --huge-pages}${target:+ --target $target}" \
     "${write_buffer_mb:+--write-buffer-mb $write_buffer_mb }${linker_nice:+--linker-nice $linker_nice }--workloads $workloads"
 } | tee "$out/table.txt"
