@@ -8,7 +8,8 @@
 #     bytes under 16-byte keys, each key in the _indices sorted set;
 #   - ycsb/run.sh prints YCSB's summary, and scripts/bench_ycsb.sh runs the
 #     study (tiny, one thread, teks and skip_list, pinned) and writes its
-#     table, the server's CPU per operation among it;
+#     table, the server's CPU per operation among it; with --target its runs
+#     keep to that rate, and a bad --target is refused by name;
 #   - bad configuration gives a clear message, within seconds, never a hang: no
 #     server at the port, a wrong password, no password, a server that accepts
 #     connections but never answers.
@@ -123,6 +124,27 @@ if "$root/scripts/bench_ycsb.sh" --servers teks,skip_list --threads 1 --records 
     "$(awk -F'\t' 'NR > 1 { print $3 "/" $4 }' "$tmp/study/ycsb/runs.tsv" | sort -u | wc -l)" 16
 else
   fail "scripts/bench_ycsb.sh: $(tail -n 20 "$tmp/study.log")"
+fi
+
+# 200 operations at 400 a second take half a second at least.
+if "$root/scripts/bench_ycsb.sh" --servers teks --threads 1 --records 100 --operations 200 \
+     --workloads c --target 400 --no-plots --out "$tmp/target" >"$tmp/target.log" 2>&1; then
+  runtime=$(awk -F', ' '$1 == "[OVERALL]" && $2 == "RunTime(ms)" { print int($3) }' \
+    "$tmp/target/ycsb/raw/teks-t1-r1-c.txt")
+  if ((runtime >= 450)); then
+    pass "bench_ycsb.sh --target holds the run to its rate"
+  else
+    fail "bench_ycsb.sh --target 400: 200 operations in ${runtime:-?} ms"
+  fi
+  expect_eq "and the table's command names it" "$(grep -c -- '--target 400' "$tmp/target/ycsb/table.txt")" 1
+else
+  fail "scripts/bench_ycsb.sh --target: $(tail -n 20 "$tmp/target.log")"
+fi
+if out=$("$root/scripts/bench_ycsb.sh" --target 0 2>&1); then
+  fail "bench_ycsb.sh --target 0 ran"
+else
+  expect_eq "bench_ycsb.sh --target 0 is refused by name" \
+    "$(grep -c "target must be a positive integer, not '0'" <<<"$out")" 1
 fi
 
 echo "ycsb: $((SECONDS - start)) s"
