@@ -264,7 +264,7 @@ void Connection::EndBlock(const char* error) {
   MarkPushesAhead();
   error != nullptr ? reply::Error(&replies_, error) : reply::NullArray(&replies_, client_.protocol);
   CountBlockedEnd(*server_, ready_.front(), error != nullptr ? error : "");
-  TakeReady();
+  parser_.Recycle(TakeReady());
   block_deadline_ms_ = -1;
   Process();
 }
