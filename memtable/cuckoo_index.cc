@@ -41,16 +41,17 @@ KeyRecord* SlotRecord(uint64_t slot) {
   return reinterpret_cast<KeyRecord*>(slot & kPointerMask & ~kFrozen);
 }
 
-// The other bucket of a key: an involution of (bucket, tag) that never maps
-// a bucket to itself (the xor-ed value is odd).
-size_t AltBucket(size_t bucket, uint16_t tag, size_t mask) {
-  const uint64_t mix = ((uint64_t{tag} + 1) * 0xc6a4a7935bd1e995ULL) | 1;
-  return (bucket ^ mix) & mask;
-}
+// `x` mapped onto [0, n) (Lemire's multiply-shift: no division).
+size_t ScaleTo(uint32_t x, size_t n) { return static_cast<size_t>((uint64_t{x} * n) >> 32); }
 
-size_t RoundUpToPowerOfTwo(size_t n) {
+// Tables have an even number of buckets, of any size (not only powers of
+// two), so that a table grows by half and is presized to the keys it will
+// hold, not to the next power of two.
+size_t EvenBuckets(size_t n) { return std::max<size_t>(2, n + (n & 1)); }
+
+size_t RoundDownToPowerOfTwo(size_t n) {
   size_t p = 1;
-  while (p < n) p <<= 1;
+  while (p * 2 <= n) p <<= 1;
   return p;
 }
 
@@ -86,25 +87,43 @@ struct CuckooIndex::Table {
   // The slots and stripes come from `arena` when it is given (they then
   // live until the arena goes), else from the heap (owned by the table).
   // Throws std::bad_alloc; callers on the write path catch it.
+  // REQUIRES: `num_buckets` is even.
   Table(size_t num_buckets, ROCKSDB_NAMESPACE::Allocator* arena)
-      : mask(num_buckets - 1), stripe_mask(std::min<size_t>(num_buckets, 4096) - 1) {
+      : num_buckets(num_buckets),
+        stripe_mask(std::min<size_t>(RoundDownToPowerOfTwo(num_buckets), 4096) - 1) {
+    assert(num_buckets % 2 == 0);
     const size_t slot_bytes = NumSlots() * sizeof(std::atomic<uint64_t>);
     const size_t stripe_bytes = (stripe_mask + 1) * sizeof(std::atomic<uint32_t>);
-    char* memory;
+    bytes = slot_bytes + stripe_bytes;
     if (arena != nullptr) {
-      memory = arena->AllocateAligned(slot_bytes + stripe_bytes);
+      memory = arena->AllocateAligned(bytes);
     } else {
-      heap_memory.reset(new char[slot_bytes + stripe_bytes]);
+      heap_memory.reset(new char[bytes]);
       memory = heap_memory.get();
     }
-    AdviseHugePages(memory, slot_bytes + stripe_bytes);
+    AdviseHugePages(memory, bytes);
     slots = reinterpret_cast<std::atomic<uint64_t>*>(memory);
     stripe_versions = reinterpret_cast<std::atomic<uint32_t>*>(memory + slot_bytes);
     for (size_t i = 0; i < NumSlots(); ++i) new (&slots[i]) std::atomic<uint64_t>(0);
     for (size_t i = 0; i <= stripe_mask; ++i) new (&stripe_versions[i]) std::atomic<uint32_t>(0);
   }
 
-  size_t NumSlots() const { return (mask + 1) * kSlotsPerBucket; }
+  size_t NumSlots() const { return num_buckets * kSlotsPerBucket; }
+
+  // A key's first bucket, from the hash's low 32 bits (the tag is its top
+  // 16).
+  size_t PrimaryBucket(uint64_t hash) const {
+    return ScaleTo(static_cast<uint32_t>(hash), num_buckets);
+  }
+  // The other bucket of a key: (t - bucket) mod n for an odd t derived from
+  // the tag alone, so an involution of (bucket, tag) that needs no key, and
+  // never the bucket itself (n is even: 2 * bucket - t is odd, never a
+  // multiple of n).
+  size_t AltBucket(size_t bucket, uint16_t tag) const {
+    const uint64_t mix = (uint64_t{tag} + 1) * 0xc6a4a7935bd1e995ULL;
+    const size_t t = ScaleTo(static_cast<uint32_t>(mix >> 32), num_buckets) | 1;
+    return t >= bucket ? t - bucket : t + num_buckets - bucket;
+  }
   // Bytes on the heap (none but the table object when in an arena).
   size_t HeapBytes() const {
     if (heap_memory == nullptr) return sizeof(Table);
@@ -143,8 +162,8 @@ struct CuckooIndex::Table {
   bool ScanKey(const Slice& user_key, uint64_t hash, Visit&& visit,
                OnRetry&& on_retry) const {
     const uint16_t tag = TagOf(hash);
-    const size_t b1 = hash & mask;
-    const size_t b2 = AltBucket(b1, tag, mask);
+    const size_t b1 = PrimaryBucket(hash);
+    const size_t b2 = AltBucket(b1, tag);
     std::atomic<uint32_t>& s1 = stripe(b1);
     std::atomic<uint32_t>& s2 = stripe(b2);
     while (true) {
@@ -171,8 +190,8 @@ struct CuckooIndex::Table {
 
   // Starts fetching the key's two buckets and their seqlock stripes.
   void PrefetchBuckets(uint64_t hash) const {
-    const size_t b1 = hash & mask;
-    for (size_t b : {b1, AltBucket(b1, TagOf(hash), mask)}) {
+    const size_t b1 = PrimaryBucket(hash);
+    for (size_t b : {b1, AltBucket(b1, TagOf(hash))}) {
       __builtin_prefetch(&slot(b, 0));
       __builtin_prefetch(&slot(b, kSlotsPerBucket - 1));
       __builtin_prefetch(&stripe(b));
@@ -184,8 +203,8 @@ struct CuckooIndex::Table {
   // read without the seqlock, and a record seen here may move or go.
   void PrefetchCandidates(uint64_t hash) const {
     const uint16_t tag = TagOf(hash);
-    const size_t b1 = hash & mask;
-    ForEachTagMatch(b1, AltBucket(b1, tag, mask), tag, [](KeyRecord* r) {
+    const size_t b1 = PrimaryBucket(hash);
+    ForEachTagMatch(b1, AltBucket(b1, tag), tag, [](KeyRecord* r) {
       __builtin_prefetch(r->key_entry());
       return false;
     });
@@ -198,8 +217,8 @@ struct CuckooIndex::Table {
   // line bought nothing: the stalls moved to the earlier phases.
   void PrefetchNewestVersions(uint64_t hash) const {
     const uint16_t tag = TagOf(hash);
-    const size_t b1 = hash & mask;
-    ForEachTagMatch(b1, AltBucket(b1, tag, mask), tag, [](KeyRecord* r) {
+    const size_t b1 = PrimaryBucket(hash);
+    ForEachTagMatch(b1, AltBucket(b1, tag), tag, [](KeyRecord* r) {
       if (r->state() == KeyRecord::kLive) __builtin_prefetch(r->versions().Newest());
       return false;
     });
@@ -207,8 +226,8 @@ struct CuckooIndex::Table {
 
   // One CAS into any free, unfrozen slot of the key's buckets.
   bool TryClaimFreeSlot(uint64_t hash, uint64_t x) {
-    const size_t b1 = hash & mask;
-    for (size_t b : {b1, AltBucket(b1, TagOf(hash), mask)}) {
+    const size_t b1 = PrimaryBucket(hash);
+    for (size_t b : {b1, AltBucket(b1, TagOf(hash))}) {
       for (int i = 0; i < kSlotsPerBucket; ++i) {
         uint64_t expected = 0;
         if (slot(b, i).load(std::memory_order_relaxed) == 0 &&
@@ -243,12 +262,14 @@ struct CuckooIndex::Table {
     return moved;
   }
 
-  const size_t mask;
+  const size_t num_buckets;
   const size_t stripe_mask;
   // Set (seq_cst) before the first slot is frozen; cleared if the resize is
   // undone. Settlement rescans when the table it scanned froze under it.
   std::atomic<bool> frozen{false};
   Table* older = nullptr;  // the retired list's link
+  char* memory;  // the slots and stripes, `bytes` in all
+  size_t bytes;
   std::atomic<uint64_t>* slots;
   std::atomic<uint32_t>* stripe_versions;
   std::unique_ptr<char[]> heap_memory;
@@ -262,16 +283,15 @@ struct CuckooIndex::SearchStep {
 };
 
 CuckooIndex::CuckooIndex(size_t initial_slots, bool serialize_inserts,
-                         OrderedIndex* overflow, ROCKSDB_NAMESPACE::Allocator* arena)
+                         OrderedIndex* overflow, ROCKSDB_NAMESPACE::Allocator* arena,
+                         RetiredMemory* retired_memory)
     : seed_(RandomSeed(this)),
       arena_(arena),
+      retired_memory_(retired_memory),
       overflow_(overflow),
       serialize_inserts_(serialize_inserts),
       search_steps_(new SearchStep[kMaxSearchBuckets]) {
-  const size_t buckets =
-      std::max<size_t>(2, RoundUpToPowerOfTwo((initial_slots + kSlotsPerBucket - 1) /
-                                              kSlotsPerBucket));
-  Table* t = new Table(buckets, arena_);
+  Table* t = new Table(EvenBuckets((initial_slots + kSlotsPerBucket - 1) / kSlotsPerBucket), arena_);
   memory_usage_.store(t->HeapBytes() + kMaxSearchBuckets * sizeof(SearchStep),
                       std::memory_order_relaxed);
   current_.store(t, std::memory_order_release);
@@ -521,8 +541,8 @@ void CuckooIndex::Remove(uint64_t hash, KeyRecord* candidate) {
   const uint64_t encoded = Encode(TagOf(hash), candidate);
   while (true) {
     Table* t = current_.load(std::memory_order_acquire);
-    const size_t b1 = hash & t->mask;
-    for (size_t b : {b1, AltBucket(b1, TagOf(hash), t->mask)}) {
+    const size_t b1 = t->PrimaryBucket(hash);
+    for (size_t b : {b1, t->AltBucket(b1, TagOf(hash))}) {
       for (int i = 0; i < kSlotsPerBucket; ++i) {
         uint64_t expected = encoded;
         if (t->slot(b, i).compare_exchange_strong(expected, 0,
@@ -542,9 +562,9 @@ bool CuckooIndex::MakeRoom(Table* t, uint64_t hash) {
   // moves into it.
   SearchStep* steps = search_steps_.get();
   size_t num_steps = 0;
-  const size_t b1 = hash & t->mask;
+  const size_t b1 = t->PrimaryBucket(hash);
   steps[num_steps++] = {b1, -1, -1, 0};
-  steps[num_steps++] = {AltBucket(b1, TagOf(hash), t->mask), -1, -1, 0};
+  steps[num_steps++] = {t->AltBucket(b1, TagOf(hash)), -1, -1, 0};
   for (size_t head = 0; head < num_steps; ++head) {
     const SearchStep step = steps[head];
     for (int i = 0; i < kSlotsPerBucket; ++i) {
@@ -568,7 +588,7 @@ bool CuckooIndex::MakeRoom(Table* t, uint64_t hash) {
     for (int i = 0; i < kSlotsPerBucket && num_steps < kMaxSearchBuckets; ++i) {
       const uint64_t x = t->slot(step.bucket, i).load(std::memory_order_acquire);
       if (x == 0 || SlotRecord(x)->state() != KeyRecord::kLive) continue;
-      steps[num_steps++] = {AltBucket(step.bucket, SlotTag(x), t->mask),
+      steps[num_steps++] = {t->AltBucket(step.bucket, SlotTag(x)),
                             static_cast<int>(head), i, x};
     }
   }
@@ -587,7 +607,7 @@ bool CuckooIndex::Resize() {
   Table* old = current_.load(std::memory_order_relaxed);
   std::unique_ptr<Table> bigger;
   try {
-    bigger.reset(new Table((old->mask + 1) * 2, arena_));
+    bigger.reset(new Table(EvenBuckets(old->num_buckets + old->num_buckets / 2), arena_));
   } catch (const std::bad_alloc&) {
     return false;
   }
@@ -621,6 +641,9 @@ bool CuckooIndex::Resize() {
   current_.store(bigger.release(), std::memory_order_seq_cst);
   old->older = retired_;
   retired_ = old;
+  if (retired_memory_ != nullptr && old->heap_memory == nullptr) {
+    retired_memory_->Retire(old->memory, old->bytes);
+  }
   return true;
 }
 

@@ -1,20 +1,22 @@
 // CuckooIndex: the optimistically concurrent cuckoo hash (paper §4.1) that
 // maps a user key to its KeyRecord.
 //
-// Structure. One table of 2^n buckets of kSlotsPerBucket slots. A slot holds
+// Structure. One table of an even number of buckets (any size: grown by
+// half, or presized to the keys expected) of kSlotsPerBucket slots. A slot holds
 // a record pointer with a 16-bit tag of the key's hash in its top bits
 // (x86-64 user pointers fit in 48 bits; records are 8-byte aligned, and bit 0
 // marks a frozen slot, see Resizing). A key may sit in its primary bucket
-// (hash & mask) or its alternate bucket, derived from the primary and the tag
-// alone as in MemC3, so displacement never rereads a key.
+// (the hash's low half scaled to the table) or its alternate bucket, derived
+// from the primary and the tag alone as in MemC3 ((t - bucket) mod n, t from
+// the tag), so displacement never rereads a key.
 //
 // Hashing. Keys come from untrusted users, so the hash is XXH3 keyed with a
 // secret random seed drawn per index: collisions cannot be precomputed.
 //
 // Growth, bounded for any key set. When a key's two buckets are full and
 // kEagerGrowLoadPercent of the slots are in use, or no cuckoo path frees a
-// slot for it, the table is resized (twice the buckets, every entry
-// rehashed into it), the latter only if at least kGrowLoadPercent of its
+// slot for it, the table is resized (half as many buckets again, every
+// entry rehashed into it), the latter only if at least kGrowLoadPercent of its
 // slots are in use. Below that,
 // the key's bucket pair is crowded by keys sharing its buckets, which only
 // an adversary (or a broken hash) produces: the key overflows instead. An
@@ -22,7 +24,7 @@
 // skip list every record joins anyway) and a bit for its hash is set in a
 // fixed-size overflow filter; a lookup that misses in the table and finds
 // its filter bit set searches the skip list, O(log n). So the table never
-// exceeds 100 / (kGrowLoadPercent / 2) slots per key in it, a missing key
+// exceeds 150 / kGrowLoadPercent slots per key in it, a missing key
 // probes one table, and any key set costs at worst O(log n) per operation.
 //
 // Resizing. Under `displacement_mu_`, every slot of the old table is frozen
@@ -31,10 +33,11 @@
 // Lock-free inserters CAS only from an empty, unfrozen slot, so none can slip
 // into a frozen table; finding one frozen, they wait for the resize on the
 // mutex and retry on the new table. Lookups may still scan a frozen table:
-// it holds every entry placed before the freeze. Retired tables are kept
-// until the index is destroyed (a reader may be scanning one), as the
-// memtable's arena keeps everything it hands out, which is where the rep
-// has them allocated; they are at most as large as the current table
+// it holds every entry placed before the freeze. A retired table's slots,
+// when they came from the arena, go to `retired_memory` (the rep's), which
+// hands them out again for records once no lookup can still be scanning
+// them (every lookup holds the rep's reader epoch); otherwise they are kept
+// until the index is destroyed, at most as large as the current table
 // together. If the new table cannot be
 // allocated or cannot place every entry, the resize is undone (slots
 // unfrozen) and the key overflows: no allocation failure escapes.
@@ -81,6 +84,7 @@
 
 #include "key_record.h"
 #include "ordered_index.h"
+#include "retired_memory.h"
 #include "rocksdb_internals.h"
 
 namespace teksdb {
@@ -101,13 +105,16 @@ class CuckooIndex {
   // becomes LIVE, i.e. before any updater or reader can find it.
   using WonCallback = void (*)(void* arg, KeyRecord* record);
 
-  // `initial_slots` sizes the first table (rounded up to a power of two).
+  // `initial_slots` sizes the first table (rounded up to whole buckets, an
+  // even number of them).
   // Overflowed keys are linked into `overflow` (the memtable's skip list).
   // Tables are allocated from `arena` (the memtable's, so that RocksDB's
   // accounting, WriteBufferManager included, counts them), or from the
-  // heap when it is null.
+  // heap when it is null. Arena tables a resize replaces go to
+  // `retired_memory` when it is given.
   CuckooIndex(size_t initial_slots, bool serialize_inserts, OrderedIndex* overflow,
-              ROCKSDB_NAMESPACE::Allocator* arena = nullptr);
+              ROCKSDB_NAMESPACE::Allocator* arena = nullptr,
+              RetiredMemory* retired_memory = nullptr);
   ~CuckooIndex();
   CuckooIndex(const CuckooIndex&) = delete;
   CuckooIndex& operator=(const CuckooIndex&) = delete;
@@ -186,8 +193,9 @@ class CuckooIndex {
   // REQUIRES: displacement_mu_ held. Moves entries so that one of the
   // buckets of `hash` in `table` gets a free slot; false if none was found.
   bool MakeRoom(Table* table, uint64_t hash);
-  // REQUIRES: displacement_mu_ held. Replaces the current table by one twice
-  // its size holding every entry; false, changing nothing, if that fails.
+  // REQUIRES: displacement_mu_ held. Replaces the current table by one half
+  // as large again holding every entry; false, changing nothing, if that
+  // fails.
   bool Resize();
   // REQUIRES: displacement_mu_ held, `table` unpublished. Puts the slot
   // value `x` (of a record with hash `hash`) into `table`.
@@ -198,8 +206,10 @@ class CuckooIndex {
 
   const uint64_t seed_;
   ROCKSDB_NAMESPACE::Allocator* const arena_;
+  RetiredMemory* const retired_memory_;
   std::atomic<Table*> current_;
-  // Earlier tables, newest first, freed at destruction.
+  // Earlier tables (their memory given to retired_memory_ or not), newest
+  // first, freed at destruction.
   Table* retired_ = nullptr;
   // The table whose eager growth (kEagerGrowLoadPercent) failed, so that
   // inserts into it search for cuckoo paths instead of retrying a resize

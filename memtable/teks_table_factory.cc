@@ -43,14 +43,15 @@ constexpr const char* kOptionNames =
 
 // The first memtable's hash starts with a slot per this many bytes of write
 // buffer, at most kMaxFirstHashSlots (512 KiB of slots): the hash grows
-// (twice the slots) with the keys that arrive, not with the buffer, so a few
-// keys in a 32 GiB buffer cost no more than in a 64 MiB one, and the
-// doublings up to a large table rehash fewer entries in all than the last
-// one does. Later memtables start with room for as many keys as the last
+// (by half) with the keys that arrive, not with the buffer, so a few keys
+// in a 32 GiB buffer cost no more than in a 64 MiB one, and the growths up
+// to a large table rehash about twice as many entries in all as the last
+// one does (the tables they replace serve new records: RetiredMemory).
+// Later memtables start with room for as many keys as the last
 // sealed one held (KeyCountHint), at kPresizedLoadPercent, at most
 // kMaxPresizedHashSlots and never more than a slot per
 // kMinWriteBufferBytesPerKey of buffer: at most an eighth of the buffer in
-// 8-byte slots (a quarter once rounded to a power of two), so that the hash
+// 8-byte slots, so that the hash
 // and the link queue's ring, sized like it, never fill a new memtable of a
 // small buffer, or of one column family presized by another's (RocksDB
 // flushes a memtable that is full when created, or aborts in builds with

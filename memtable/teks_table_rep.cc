@@ -56,13 +56,14 @@ TeksTableRep::TeksTableRep(const KeyComparator& cmp,
       key_count_hint_(std::move(key_count_hint)),
       // Anchors need keys that order bytewise.
       ordered_index_(cmp, KeyOrder(cmp).bytewise() ? allocator : nullptr),
-      cuckoo_index_(initial_hash_slots, !options.concurrent_hash, &ordered_index_, allocator) {
+      cuckoo_index_(initial_hash_slots, !options.concurrent_hash, &ordered_index_, allocator,
+                    &retired_memory_) {
   if (options_.async) {
     link_queue_.reset(
         new LinkQueue(&ordered_index_, std::move(linker), LinkRingSize(initial_hash_slots)));
   }
   if (drop_policy_ != nullptr && reuse_budget > 0) {
-    recycler_.reset(new VersionRecycler(id_, reuse_budget));
+    recycler_.reset(new VersionRecycler(id_, reuse_budget, &epochs_));
   }
 }
 
@@ -78,7 +79,7 @@ ROCKSDB_NAMESPACE::KeyHandle TeksTableRep::Allocate(const size_t len, char** buf
     spare.rep_id = 0;
   } else {
     height = RandomRecordHeight();
-    memory = allocator_->AllocateAligned(KeyRecord::AllocationSize(height, len));
+    memory = AllocateEntryMemory(KeyRecord::AllocationSize(height, len));
   }
   KeyRecord* record = KeyRecord::Create(memory, height);
   record->ParkEntryLength(len);
@@ -86,7 +87,14 @@ ROCKSDB_NAMESPACE::KeyHandle TeksTableRep::Allocate(const size_t len, char** buf
   return record;
 }
 
+char* TeksTableRep::AllocateEntryMemory(size_t size) {
+  char* memory = retired_memory_.Take(size);
+  return memory != nullptr ? memory : allocator_->AllocateAligned(size);
+}
+
 bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
+  // The hash's lookups may scan a table a resize is replacing.
+  ReaderEpochs::Guard reading(&epochs_);
   auto* record = static_cast<KeyRecord*>(handle);
   const size_t len = record->TakeParkedEntryLength();
   const uint64_t hash = cuckoo_index_.Hash(record->user_key());
@@ -129,7 +137,7 @@ bool TeksTableRep::AddVersion(KeyRecord* owner, Version* v) {
 Version* TeksTableRep::CopyAsUpdate(KeyRecord* record, size_t len) {
   const size_t size = Version::AllocationSize(len);
   char* memory = recycler_ != nullptr ? recycler_->Take(size) : nullptr;
-  if (memory == nullptr) memory = allocator_->AllocateAligned(size);
+  if (memory == nullptr) memory = AllocateEntryMemory(size);
   Version* v = Version::CreateWithJumpLink(memory, len);
   std::memcpy(v->mutable_entry(), record->key_entry(), len);
   SpareRecordMemory& spare = spare_record_memory;

@@ -24,8 +24,10 @@
 //     (flush sees every entry it counted). With one, a version is unlinked
 //     only when the policy proves no reader can need it, and its memory is
 //     reused (VersionRecycler) only once no read that could have reached
-//     it is still running: every read of versions (Get, MultiGet,
-//     Contains, an iterator for its life) holds reader_epochs().
+//     it is still running: every read of versions or of the hash (Get,
+//     MultiGet, Contains, InsertKey, an iterator for its life) holds
+//     reader_epochs(). The same epochs let a hash table a resize replaced
+//     serve new records (RetiredMemory).
 //   - Every ordered read first makes the skip list complete up to every
 //     record inserted before it (LinkQueue::WaitUntilLinked). While ordered
 //     reads run, writers link their new keys themselves (LinkQueue::Add),
@@ -43,6 +45,8 @@
 #include "entry_checks.h"
 #include "link_queue.h"
 #include "ordered_index.h"
+#include "reader_epochs.h"
+#include "retired_memory.h"
 #include "rocksdb/memtablerep.h"
 #include "teksdb/rocksdb_version.h"
 #include "teksdb/teks_table.h"
@@ -179,13 +183,13 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   const CuckooIndex& cuckoo_index() const { return cuckoo_index_; }
   // Whether seeks may take the shortcut through the hash (TeksTableOptions).
   bool shortcut_seeks() const { return options_.shortcut; }
-  // What every read of versions holds while it looks at them, or nullptr
-  // when this rep never reuses memory (no drop policy, or no budget).
-  ReaderEpochs* reader_epochs() const {
-    return recycler_ != nullptr ? recycler_->epochs() : nullptr;
-  }
+  // What every read of versions or of the hash holds while it looks at
+  // them.
+  ReaderEpochs* reader_epochs() const { return &epochs_; }
   // Bytes of dropped versions this rep has used again (VersionRecycler).
   size_t ReusedBytes() const { return recycler_ != nullptr ? recycler_->reused_bytes() : 0; }
+  // Bytes of replaced hash tables this rep has used again (RetiredMemory).
+  size_t ReusedHashBytes() const { return retired_memory_.reused_bytes(); }
 
  private:
   // Hashes `n` user keys into `hashes` and prefetches their buckets, then
@@ -213,6 +217,9 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   // linker, or linked): the hash calls it before the record turns LIVE, so
   // an iterator created after any write that found the record sees it.
   static void MakeOrdered(void* rep, KeyRecord* record);
+  // `size` bytes for a record or a version: retired hash memory if some is
+  // ready, else the arena's.
+  char* AllocateEntryMemory(size_t size);
 
   // Tells this rep's spare record memory (Allocate) from other reps'; never
   // reused, unlike an address.
@@ -220,6 +227,9 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   const TeksTableOptions options_;
   const std::shared_ptr<VersionDropPolicy> drop_policy_;
   const std::shared_ptr<KeyCountHint> key_count_hint_;
+  // Mutable: readers (const) enter and leave it.
+  mutable ReaderEpochs epochs_;
+  RetiredMemory retired_memory_{&epochs_};
   // The skip list first: the hash links keys it cannot hold into it.
   OrderedIndex ordered_index_;
   CuckooIndex cuckoo_index_;

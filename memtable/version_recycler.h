@@ -30,7 +30,8 @@
 // rep's arena, unused), so a version's memory is reused by the thread that
 // cut it. A bin publishes what it cut (ReaderEpochs::PublishCuts) every few
 // dozen cuts, and before it looks for ready memory that is not there;
-// publication starts the two epochs. Readers only enter and leave epochs().
+// publication starts the two epochs. Readers only enter and leave the rep's
+// epochs.
 // Waiting and ready memory per bin are capped (kMaxWaiting, kMaxReady); what
 // does not fit stays in the arena unused, as without recycling.
 #pragma once
@@ -49,14 +50,13 @@ namespace teksdb {
 class VersionRecycler {
  public:
   // `rep_id` tells this rep's bins from others' (never reused, unlike an
-  // address); `reuse_budget` is the most bytes it hands out.
-  VersionRecycler(uint64_t rep_id, size_t reuse_budget)
-      : rep_id_(rep_id),
+  // address); `reuse_budget` is the most bytes it hands out; `epochs` is
+  // what the rep's readers hold.
+  VersionRecycler(uint64_t rep_id, size_t reuse_budget, ReaderEpochs* epochs)
+      : epochs_(*epochs),
+        rep_id_(rep_id),
         reuse_budget_(reuse_budget),
         report_every_(std::clamp(reuse_budget / 64, size_t{1}, kMaxReportEvery)) {}
-
-  // What every reader of the rep's versions holds while it looks at them.
-  ReaderEpochs* epochs() { return &epochs_; }
 
   // Takes the versions of a part VersionChain::InsertAndDrop just cut (the
   // newest, linked to the others by older()) that own their allocation.
@@ -85,7 +85,7 @@ class VersionRecycler {
   // Retires `first` and the versions older() leads to from it, up to `stop`.
   void RetireUntil(Version* first, const Version* stop);
 
-  ReaderEpochs epochs_;
+  ReaderEpochs& epochs_;
   const uint64_t rep_id_;
   const size_t reuse_budget_;
   // Each thread adds what it took to reused_bytes_ in steps this large.

@@ -207,7 +207,7 @@ TEST(TeksTableFactoryHashSizeTest, TheFirstHashGrowsWithTheKeysNotTheBuffer) {
   constexpr int kKeys = 100000;
   ASSERT_NO_FATAL_FAILURE(InsertNewKeys(rep.get(), kKeys));
   EXPECT_GE(teks->HashCapacity(), static_cast<size_t>(kKeys));
-  EXPECT_LE(teks->HashCapacity(), static_cast<size_t>(4 * kKeys)) << "grown by doublings only";
+  EXPECT_LE(teks->HashCapacity(), static_cast<size_t>(4 * kKeys)) << "grown with the keys only";
 }
 
 // An update's entry is copied into a version of its own; the record memory
