@@ -188,21 +188,29 @@ inline bool IsDeleteLike(uint8_t type) {
 }
 
 // A decoded view of one memtable entry.
+// Reads the varint32 at `p` into `*value`; returns where it ends.
+inline const char* DecodeVarint32(const char* p, uint32_t* value) {
+  uint32_t result = 0;
+  int shift = 0;
+  const auto* q = reinterpret_cast<const uint8_t*>(p);
+  while (true) {
+    uint32_t byte = *q++;
+    result |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) break;
+    shift += 7;
+    assert(shift <= 28);  // a varint32 has at most 5 bytes
+  }
+  *value = result;
+  return reinterpret_cast<const char*>(q);
+}
+
 struct EntryView {
   Slice internal_key;
 
   static EntryView Decode(const char* entry) {
     uint32_t len = 0;
-    int shift = 0;
-    const auto* p = reinterpret_cast<const uint8_t*>(entry);
-    while (true) {
-      uint32_t byte = *p++;
-      len |= (byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) break;
-      shift += 7;
-      assert(shift <= 28);  // a varint32 has at most 5 bytes
-    }
-    return EntryView{Slice(reinterpret_cast<const char*>(p), len)};
+    const char* key = DecodeVarint32(entry, &len);
+    return EntryView{Slice(key, len)};
   }
 
   Slice user_key() const { return UserKeyOf(internal_key); }
@@ -210,6 +218,16 @@ struct EntryView {
   SequenceNumber sequence() const { return packed_tag() >> 8; }
   uint8_t type() const { return static_cast<uint8_t>(packed_tag() & 0xff); }
 };
+
+// The bytes of a memtable entry up to the end of its value; RocksDB may
+// follow them with per-key protection bytes (memtable_protection_bytes_per_key).
+inline size_t EncodedEntryLength(const char* entry) {
+  const EntryView view = EntryView::Decode(entry);
+  uint32_t value_len = 0;
+  const char* value =
+      DecodeVarint32(view.internal_key.data() + view.internal_key.size(), &value_len);
+  return static_cast<size_t>(value - entry) + value_len;
+}
 
 inline bool SameBytes(const Slice& a, const Slice& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;

@@ -99,12 +99,17 @@ bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
   const size_t len = record->TakeParkedEntryLength();
   const uint64_t hash = cuckoo_index_.Hash(record->user_key());
   KeyRecord* owner = cuckoo_index_.FindLive(record->internal_key(), hash);
-  if (owner != nullptr) return AddVersion(owner, CopyAsUpdate(record, len));
+  if (owner != nullptr) {
+    // Right above (or below) the key's first version, to which no jump
+    // leads, the update's jump link would go unused.
+    const bool jump_link = owner->versions().Newest() != owner->first_version();
+    return AddVersion(owner, CopyAsUpdate(record, len, jump_link), len);
+  }
   owner = cuckoo_index_.FindOrInsert(hash, record, &MakeOrdered, this);
   if (owner == record) return true;
   // Another writer of this new key won: this record was in the hash, and
   // readers may still look at it, so the entry stays in place.
-  return AddVersion(owner, record->UseAsUpdate());
+  return AddVersion(owner, record->UseAsUpdate(), len);
 }
 
 namespace {
@@ -113,11 +118,16 @@ thread_local uint64_t versions_visited_by_drops = 0;
 
 uint64_t VersionsVisitedByDropsOnThisThread() { return versions_visited_by_drops; }
 
-bool TeksTableRep::AddVersion(KeyRecord* owner, Version* v) {
+bool TeksTableRep::AddVersion(KeyRecord* owner, Version* v, size_t len) {
   VersionChain& chain = owner->versions();
-  if (drop_policy_ == nullptr) return chain.Insert(v);
+  // A version older than the owner's first one takes the place of a copy
+  // of it (version_chain.h, First versions).
+  auto copy_first = [this, v, len](const Version* first) {
+    return CopyIntoVersion(first->entry(), KeyRecord::EntryLengthLike(first, v, len), true);
+  };
+  if (drop_policy_ == nullptr) return chain.Insert(v, copy_first);
   if (recycler_ == nullptr) {
-    if (!chain.Insert(v)) return false;
+    if (!chain.Insert(v, copy_first)) return false;
     if (chain.Newest()->older() != nullptr) {
       chain.DropShadowed(drop_policy_->OldestReadableSequence(), &versions_visited_by_drops);
     }
@@ -126,7 +136,7 @@ bool TeksTableRep::AddVersion(KeyRecord* owner, Version* v) {
   Version* cut = nullptr;
   VersionChain::Spliced spliced;
   const bool inserted = chain.InsertAndDrop(
-      v, [this] { return drop_policy_->OldestReadableSequence(); },
+      v, copy_first, [this] { return drop_policy_->OldestReadableSequence(); },
       [this](SequenceNumber lo, SequenceNumber hi) { return drop_policy_->MayReadBetween(lo, hi); },
       &versions_visited_by_drops, &cut, &spliced);
   if (cut != nullptr) recycler_->Retire(cut);
@@ -134,12 +144,17 @@ bool TeksTableRep::AddVersion(KeyRecord* owner, Version* v) {
   return inserted;
 }
 
-Version* TeksTableRep::CopyAsUpdate(KeyRecord* record, size_t len) {
-  const size_t size = Version::AllocationSize(len);
+Version* TeksTableRep::CopyIntoVersion(const char* entry, size_t len, bool jump_link) {
+  const size_t size = Version::AllocationSize(len, jump_link);
   char* memory = recycler_ != nullptr ? recycler_->Take(size) : nullptr;
   if (memory == nullptr) memory = AllocateEntryMemory(size);
-  Version* v = Version::CreateWithJumpLink(memory, len);
-  std::memcpy(v->mutable_entry(), record->key_entry(), len);
+  Version* v = Version::Create(memory, len, jump_link);
+  std::memcpy(v->mutable_entry(), entry, len);
+  return v;
+}
+
+Version* TeksTableRep::CopyAsUpdate(KeyRecord* record, size_t len, bool jump_link) {
+  Version* v = CopyIntoVersion(record->key_entry(), len, jump_link);
   SpareRecordMemory& spare = spare_record_memory;
   // Keeps the larger of two spares of this rep.
   if (spare.rep_id != id_ || spare.entry_capacity <= len) {

@@ -204,15 +204,19 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   static ROCKSDB_NAMESPACE::Status VisitVersions(const KeyRecord* record, uint64_t lookup_tag, void* callback_args,
                               bool (*callback_func)(void* arg, const char* entry),
                               const EntryChecks& checks);
-  // Links `v` into `owner`'s chain, dropping what it shadows under a drop
-  // policy (and retiring that for reuse, with a recycler); false if its
-  // sequence is already there.
-  bool AddVersion(KeyRecord* owner, Version* v);
+  // Links `v` (an entry of `len` bytes) into `owner`'s chain, dropping what
+  // it shadows under a drop policy (and retiring that for reuse, with a
+  // recycler); false if its sequence is already there.
+  bool AddVersion(KeyRecord* owner, Version* v, size_t len);
+  // A version of its own (in reused memory when the recycler has some)
+  // holding a copy of the `len` bytes of `entry`, with a jump link if
+  // `jump_link`.
+  Version* CopyIntoVersion(const char* entry, size_t len, bool jump_link);
   // Copies the entry of `record`, `len` bytes, into a version of its own
-  // (in reused memory when the recycler has some) and keeps the record's
-  // memory for this thread's next Allocate.
+  // (CopyIntoVersion) and keeps the record's memory for this thread's next
+  // Allocate.
   // REQUIRES: `record` was never published.
-  Version* CopyAsUpdate(KeyRecord* record, size_t len);
+  Version* CopyAsUpdate(KeyRecord* record, size_t len, bool jump_link);
   // Makes a new key's record reachable by ordered reads (queued for the
   // linker, or linked): the hash calls it before the record turns LIVE, so
   // an iterator created after any write that found the record sees it.

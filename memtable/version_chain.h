@@ -32,12 +32,13 @@
 // can be cut (a snapshot holds an old sequence, a deletion below a Put), so
 // each chain keeps a memo of what the last attempt learned, in the top bits
 // of its head word (see Link words):
-//   - a tag of the oldest readable sequence it used (the sequence modulo
-//     8191, a prime that fits 13 bits): an attempt with the same value would
+//   - a tag of the oldest readable sequence it used (6 bits of a
+//     multiplicative hash of it): an attempt with the same value would
 //     find the same cutter over the same frozen tail (no version <= it can
-//     still be inserted, see REQUIRES below), so it is skipped. Sequences
-//     fewer than 8191 apart never share a tag; others that do skip too,
-//     which only delays a drop to the next attempt with another value;
+//     still be inserted, see REQUIRES below), so it is skipped. Other
+//     values sharing the tag (1 in 64, spread by the hash so that no
+//     pattern of writes, such as keys updated in turn, shares it every
+//     time) skip too, which only delays a drop to the next attempt;
 //   - the settled mark: the topmost version with a sequence <= that value
 //     carries a tag bit in its link (kSettledMark). The settled part (that
 //     version and all below) was fully inspected and is frozen: later
@@ -52,12 +53,34 @@
 // there is nothing to cut at 0 (WAL replay, where no DB is attached yet).
 //
 // Link words. A version's link and a chain's head are one word each: the
-// target version in bits 2..47 (versions are pointer-aligned; x86-64 and
-// aarch64 user addresses fit in 48 bits), two flags in bits 0..1 (the
-// settled mark, "has a jump link"; a head carries neither) and 16 bits on
-// top that belong to the word's owner: the memo in a head, whatever the
-// version's builder keeps in a link (KeyRecord keeps its state in its first
-// version's). Every link update keeps a word's top bits and its jump flag.
+// target version in bits 3..47 (versions are pointer-aligned; x86-64 and
+// aarch64 user addresses fit in 48 bits), three flags in bits 0..2 (the
+// settled mark, "has a jump link", "is a head") and 16 bits on top that
+// belong to the word's owner: the memo in a head (bits 7..15), whatever the
+// version's builder keeps in a link. Every link update keeps a word's top
+// bits and its jump flag.
+//
+// First versions. A KeyRecord's chain head is also its first version's
+// link word (the record's header is two words, key_record.h): the record
+// keeps its state in the head's bits 0..6 (kFirstVersionOwnerBits), and as
+// a link the word means "nothing older" (Version::older() of a word with
+// the head flag is nullptr), its bit 0 being that version's settled mark.
+// So the first version F is always its chain's oldest. A version older than
+// F (writers of a new key finishing out of sequence order, or the entry of
+// a record that lost the race for the key) is linked below a copy F' of F
+// that takes F's place (Insert's `copy_first`; the head's bit 1 then says F
+// was replaced): one CAS of the one link that leads to F, from the head or
+// from the version above it, since no jump ever targets F (SetJumpAbove).
+// F keeps its entry (the record's key) but is out of the chain for good.
+// Why a reader standing on F, or about to step to it, needs nothing below
+// it: a reader that may see a version older than F reads at a sequence at or
+// above that version's, which RocksDB publishes only after the version was
+// inserted, so it started after the replacement and reaches F' from the
+// head; a reader below that sequence never needs that version. Readers
+// that are not gated by sequence (a memtable iterator under DBIter, which
+// skips what its snapshot does not see, a tailing iterator, a flush of an
+// immutable memtable, where nothing is inserted any more) may miss a
+// version inserted behind them, as they may with any insert they passed.
 // Attempts with a smaller oldest readable sequence than the mark's (a writer
 // that read it earlier) meet the mark above their cutter and do nothing.
 //
@@ -132,7 +155,13 @@ class Version {
   // published by the release CAS in VersionChain::Insert (the mark is set
   // and cleared by read-modify-writes, which continue that release
   // sequence).
-  Version* older() const { return LinkTarget(older_.load(std::memory_order_acquire)); }
+  // A record's first version whose link word is its chain's head (see
+  // First versions) has nothing older: its chain never links anything
+  // below it.
+  Version* older() const {
+    const uintptr_t word = older_.load(std::memory_order_acquire);
+    return (word & kIsHead) != 0 ? nullptr : LinkTarget(word);
+  }
 
   // The top 16 bits of this version's link, kept for its builder.
   uint16_t owner_bits(std::memory_order order = std::memory_order_acquire) const {
@@ -147,50 +176,82 @@ class Version {
   static constexpr size_t kJumpLinkBytes = 8;
 
   // Bytes for a version of its own (an update of a key that already has a
-  // record) whose entry is `entry_len` bytes: its jump link, its header and
-  // the entry, rounded up to whole words (so that memory of one such
-  // version fits any other of the same size).
-  static size_t AllocationSize(size_t entry_len) {
-    return (kJumpLinkBytes + sizeof(Version) + entry_len + 7) & ~size_t{7};
+  // record) whose entry is `entry_len` bytes: its jump link (unless
+  // `jump_link` is false), its header and the entry, rounded up to whole
+  // words (so that memory of one such version fits any other of the same
+  // size).
+  static size_t AllocationSize(size_t entry_len, bool jump_link = true) {
+    return ((jump_link ? kJumpLinkBytes : 0) + sizeof(Version) + entry_len + 7) & ~size_t{7};
   }
   // Builds such a version, with its jump link, at the start of `memory`
   // (AllocationSize(entry_len) bytes, pointer-aligned). Its entry bytes are
   // to be written by the caller. The version remembers that it owns
   // its allocation, and its size (OwnAllocationSize).
   static Version* CreateWithJumpLink(char* memory, size_t entry_len) {
-    const size_t units = AllocationSize(entry_len) / 8;
+    return Create(memory, entry_len, true);
+  }
+  // The same, with a jump link only if `jump_link`: a version with none is
+  // still found, by stepping from the version above it. Worth it where a
+  // jump could only lead to the version right below, which a step reaches
+  // as fast (the first update of a key: no jump ever targets a record's
+  // first version, SetJumpAbove).
+  static Version* Create(char* memory, size_t entry_len, bool jump_link) {
+    const size_t units = AllocationSize(entry_len, jump_link) / 8;
     const uint16_t owner_bits =
         units <= kOwnAllocationUnits ? static_cast<uint16_t>(kOwnsAllocation | units) : 0;
-    auto* v = new (memory + kJumpLinkBytes) Version(owner_bits);
-    v->AddJumpLink();
+    auto* v = new (memory + (jump_link ? kJumpLinkBytes : 0)) Version(owner_bits);
+    if (jump_link) v->AddJumpLink();
     return v;
   }
   // The size of the allocation this version was built at the start of by
-  // CreateWithJumpLink, or 0 if it shares its memory (a record's first
+  // Create, or 0 if it shares its memory (a record's first
   // version) or its allocation is too large to say.
   size_t OwnAllocationSize() const {
-    const uint16_t bits = owner_bits(std::memory_order_relaxed);
-    return (bits & kOwnsAllocation) != 0 ? static_cast<size_t>(bits & kOwnAllocationUnits) * 8 : 0;
+    const uintptr_t word = older_.load(std::memory_order_relaxed);
+    const uint16_t bits = OwnerBitsOf(word);
+    if ((word & kIsHead) != 0 || (bits & kOwnsAllocation) == 0) return 0;
+    return static_cast<size_t>(bits & kOwnAllocationUnits) * 8;
   }
-  // Where that allocation starts.
-  char* allocation() { return reinterpret_cast<char*>(this) - kJumpLinkBytes; }
+  // Where that allocation starts: at its jump link, if it has one.
+  char* allocation() {
+    return reinterpret_cast<char*>(this) - (jump_link() != nullptr ? kJumpLinkBytes : 0);
+  }
   // Gives this version a jump link, kept in the kJumpLinkBytes right before
   // it (whatever was there is no longer used). Every version but a chain's
   // root needs one to be found in O(log versions). Call before inserting it;
   // its owner bits stay.
   void AddJumpLink() {
+    assert((older_.load(std::memory_order_relaxed) & kIsHead) == 0);
     new (reinterpret_cast<char*>(this) - kJumpLinkBytes) JumpLink();
     older_.fetch_or(kHasJumpLink, std::memory_order_relaxed);
+  }
+  // The owner bits a chain leaves to the builder of a first version whose
+  // link word is its head (the rest hold the chain's drop memo).
+  static constexpr uint16_t kFirstVersionOwnerBits = 0x7f;
+  // Turns a first version whose link word is its chain's head into a
+  // version with a link of its own, linked to nothing yet; its builder's
+  // owner bits stay, the chain's memo goes. REQUIRES: the chain is never
+  // read or inserted into again.
+  void DetachFromItsChain() {
+    const uintptr_t kept = static_cast<uintptr_t>(kFirstVersionOwnerBits) << kOwnerShift;
+    uintptr_t word = older_.load(std::memory_order_relaxed);
+    while (!older_.compare_exchange_weak(word, word & kept, std::memory_order_release,
+                                         std::memory_order_relaxed)) {
+    }
   }
 
  private:
   friend class VersionChain;
-  // The low bits of a link: "this version is the chain's settled mark", and
-  // "this version has a jump link". Versions are pointer-aligned (record
-  // and Allocate layouts).
+  // The low bits of a link: "this version is the chain's settled mark",
+  // "this version has a jump link", and "this word is a chain's head". In a
+  // head that is also its first version's link (First versions), bit 0 is
+  // that version's mark and bit 1 says it was replaced by a copy. Versions
+  // are pointer-aligned (record and Allocate layouts).
   static constexpr uintptr_t kSettledMark = 1;
   static constexpr uintptr_t kHasJumpLink = 2;
-  static constexpr uintptr_t kFlagBits = kSettledMark | kHasJumpLink;
+  static constexpr uintptr_t kFirstReplaced = 2;
+  static constexpr uintptr_t kIsHead = 4;
+  static constexpr uintptr_t kFlagBits = kSettledMark | kHasJumpLink | kIsHead;
   // Where a link word's owner bits start (see Link words).
   static constexpr int kOwnerShift = 48;
   static constexpr uintptr_t kOwnerBits = ~uintptr_t{0} << kOwnerShift;
@@ -230,7 +291,8 @@ class Version {
   static constexpr uint16_t kOwnsAllocation = 0x8000;
   static constexpr uint16_t kOwnAllocationUnits = 0x7fff;
   const JumpLink* jump_link() const {
-    if ((older_.load(std::memory_order_relaxed) & kHasJumpLink) == 0) return nullptr;
+    const uintptr_t word = older_.load(std::memory_order_relaxed);
+    if ((word & (kHasJumpLink | kIsHead)) != kHasJumpLink) return nullptr;
     return reinterpret_cast<const JumpLink*>(reinterpret_cast<const char*>(this) -
                                              kJumpLinkBytes);
   }
@@ -246,12 +308,14 @@ class Version {
   }
   static int JumpRank(uint64_t word) { return static_cast<int>(word >> kRankShift); }
   // Sets the jump link of a version about to be linked right above `older`
-  // (nullptr: at the bottom, no jump).
+  // (nullptr: at the bottom, no jump). Never to a first version whose link
+  // is its chain's head: a copy may replace it (First versions), and then
+  // only the one link to it must lead there, which its replacement moves.
   void SetJumpAbove(const Version* older) {
     JumpLink* link = const_cast<JumpLink*>(jump_link());
     if (link == nullptr) return;
     uint64_t word = 0;
-    if (older != nullptr) {
+    if (older != nullptr && (older->older_.load(std::memory_order_relaxed) & kIsHead) == 0) {
       const uint64_t older_word = older->jump_word();
       const Version* older_target = JumpTarget(older_word);
       const uint64_t target_word = older_target != nullptr ? older_target->jump_word() : 0;
@@ -275,7 +339,7 @@ class Version {
   std::atomic<uintptr_t> older_{0};
 };
 static_assert(sizeof(Version) == 8, "entry bytes follow the 8-byte header");
-static_assert(alignof(Version) >= 4, "the low two bits of a link are free for flags");
+static_assert(alignof(Version) >= 8, "the low three bits of a link are free for flags");
 
 // What a reverse walk over one chain keeps between steps: the versions its
 // searches passed, each newer than the next, so that the next step resumes
@@ -317,22 +381,44 @@ class VersionChain {
   };
 
   // Starts a chain holding only `first`, its memo "attempted at 0".
-  explicit VersionChain(Version* first) : newest_(reinterpret_cast<uintptr_t>(first)) {}
+  explicit VersionChain(Version* first)
+      : newest_(reinterpret_cast<uintptr_t>(first) | Version::kIsHead) {}
+
+  // Starts a chain whose head word is also the link word of its only
+  // version, the Version at this chain's own address (First versions); the
+  // word's top bits start as `owner_bits` (within kFirstVersionOwnerBits).
+  struct HeadIsFirstVersionLink {};
+  VersionChain(HeadIsFirstVersionLink, uint16_t owner_bits)
+      : newest_(reinterpret_cast<uintptr_t>(this) | Version::kIsHead |
+                (static_cast<uintptr_t>(owner_bits) << Version::kOwnerShift)) {
+    assert((owner_bits & ~kFirstVersionOwnerBits) == 0);
+  }
+  static constexpr uint16_t kFirstVersionOwnerBits = Version::kFirstVersionOwnerBits;
+
+  // Whether a first version whose link word is this chain's head was ever
+  // replaced by a copy, so that versions older than it may be linked.
+  bool FirstReplaced() const {
+    return (newest_.load(std::memory_order_acquire) & Version::kFirstReplaced) != 0;
+  }
 
   Version* Newest() const { return Version::LinkTarget(newest_.load(std::memory_order_acquire)); }
 
   // Links `v` at its place by sequence, setting its jump link if it has one
   // (Version::AddJumpLink). Returns false, leaving the chain unchanged, if a
   // version with the same sequence is already present (the exact (user key,
-  // seq) duplicate RocksDB asks reps to refuse). Walks from the newest
-  // version: writers of one key arrive in sequence order up to the few that
-  // run at once.
-  bool Insert(Version* v) {
+  // seq) duplicate RocksDB asks reps to refuse), or if `v` belongs below a
+  // first version whose link word is the head and `copy_first(first)`, to
+  // be linked in its place (see First versions), gives nullptr. Walks from
+  // the newest version: writers of one key arrive in sequence order up to
+  // the few that run at once.
+  template <typename CopyFirst>
+  bool Insert(Version* v, CopyFirst copy_first) {
     // A link word keeps flags in the low bits and owner bits in the top ones.
     assert((reinterpret_cast<uintptr_t>(v) & (Version::kFlagBits | Version::kOwnerBits)) == 0);
     const SequenceNumber seq = v->sequence();
     const uintptr_t v_kept =
         v->older_.load(std::memory_order_relaxed) & Version::kKeptByLinkUpdates;
+    Version* copy = nullptr;
     while (true) {
       std::atomic<uintptr_t>* link = &newest_;
       // Links changed here never carry the mark (DropShadowed's REQUIRES
@@ -340,22 +426,37 @@ class VersionChain {
       // a stray mark from ever being dereferenced.
       uintptr_t raw = link->load(std::memory_order_acquire);
       Version* next = Version::LinkTarget(raw);
+      // The link that led to `next`, and what it held.
+      std::atomic<uintptr_t>* above = nullptr;
+      uintptr_t above_raw = 0;
       while (next != nullptr && next->sequence() > seq) {
+        above = link;
+        above_raw = raw;
         link = &next->older_;
         raw = link->load(std::memory_order_acquire);
-        next = Version::LinkTarget(raw);
+        next = (raw & Version::kIsHead) != 0 ? nullptr : Version::LinkTarget(raw);
       }
       if (next != nullptr && next->sequence() == seq) return false;
+      if (above != nullptr && (raw & Version::kIsHead) != 0) {
+        // Below the first version, whose link word is the head.
+        if (copy == nullptr) copy = copy_first(Version::LinkTarget(above_raw));
+        if (copy == nullptr) return false;
+        if (ReplaceFirst(above, above_raw, copy, v, v_kept)) return true;
+        continue;
+      }
       v->SetJumpAbove(next);
       // Relaxed suffices: the release CAS below publishes it with `v`.
       v->older_.store(reinterpret_cast<uintptr_t>(next) | v_kept, std::memory_order_relaxed);
-      const uintptr_t linked =
-          reinterpret_cast<uintptr_t>(v) | (raw & Version::kKeptByLinkUpdates);
-      if (link->compare_exchange_weak(raw, linked, std::memory_order_release,
-                                      std::memory_order_relaxed)) {
+      if (link->compare_exchange_weak(raw, reinterpret_cast<uintptr_t>(v) | KeptByLinkUpdate(raw),
+                                      std::memory_order_release, std::memory_order_relaxed)) {
         return true;
       }
     }
+  }
+  // Insert into a chain whose first version has a link of its own (every
+  // chain but a KeyRecord's).
+  bool Insert(Version* v) {
+    return Insert(v, [](const Version*) -> Version* { return nullptr; });
   }
 
   // The newest version whose packed tag is <= `packed_tag` (the first entry
@@ -423,7 +524,7 @@ class VersionChain {
     const uintptr_t busy = uintptr_t{kMemoBusy} << Version::kOwnerShift;
     const uintptr_t before = newest_.fetch_or(busy, std::memory_order_acquire);
     if ((before & busy) != 0) return false;
-    return DropHeld(Version::OwnerBitsOf(before), oldest_readable, visited, nullptr);
+    return DropHeld(Version::OwnerBitsOf(before) & kMemoBits, oldest_readable, visited, nullptr);
   }
 
   // Insert, then DropShadowed with `oldest_readable()` read after the
@@ -436,34 +537,72 @@ class VersionChain {
   // writers of one key wait for each other, for O(1) amortized work each.
   // Returns false, leaving the chain unchanged and nothing cut, if `v`'s
   // sequence is already present.
-  template <typename OldestReadable, typename MayReadBetween>
-  bool InsertAndDrop(Version* v, OldestReadable oldest_readable, MayReadBetween may_read_between,
-                     uint64_t* visited, Version** cut_part, Spliced* spliced) {
+  // `copy_first` as for Insert.
+  template <typename CopyFirst, typename OldestReadable, typename MayReadBetween>
+  bool InsertAndDrop(Version* v, CopyFirst copy_first, OldestReadable oldest_readable,
+                     MayReadBetween may_read_between, uint64_t* visited, Version** cut_part,
+                     Spliced* spliced) {
     *cut_part = nullptr;
     spliced->count = 0;
     uint16_t memo = Hold();
-    const bool inserted = Insert(v);
+    const bool inserted = Insert(v, copy_first);
     if (inserted && Newest()->older() != nullptr) {
       memo = AttemptHeld(memo, oldest_readable(), visited, cut_part);
       SpliceStripes(may_read_between, visited, spliced);
     }
-    Version::StoreOwnerBits(&newest_, 0xffff, memo);  // lets go
+    Version::StoreOwnerBits(&newest_, kMemoBits, memo);  // lets go
     return inserted;
   }
 
  private:
-  // The memo, in the head word's owner bits: busy, the settled part's
-  // blocking summary, the tag of the last attempt's oldest readable sequence.
+  // The memo, in the head word's owner bits above kFirstVersionOwnerBits:
+  // busy, the settled part's blocking summary, the tag of the last
+  // attempt's oldest readable sequence. (A first version's link word with
+  // the memo in it never reads as owning its allocation: OwnAllocationSize
+  // and DetachFromItsChain.)
   enum : uint16_t {
-    kMemoBusy = 1,
-    kMemoHoldsSingleDelete = 2,
-    kMemoHoldsDeletion = 4,
+    kMemoBusy = 1 << 7,
+    kMemoHoldsSingleDelete = 1 << 8,
+    kMemoHoldsDeletion = 1 << 9,
     kMemoSummary = kMemoHoldsSingleDelete | kMemoHoldsDeletion,
   };
-  static constexpr int kMemoTagShift = 3;
-  static constexpr uint64_t kMemoTagModulus = 8191;
-  static_assert(kMemoTagModulus <= (1u << (16 - kMemoTagShift)), "a tag fits the memo");
-  static uint16_t MemoTag(SequenceNumber seq) { return seq % kMemoTagModulus; }
+  static constexpr int kMemoTagShift = 10;
+  static constexpr uint16_t kMemoTagMask = 0x3f;
+  static constexpr uint16_t kMemoBits = kMemoBusy | kMemoSummary | (kMemoTagMask << kMemoTagShift);
+  static_assert((kMemoBits & kFirstVersionOwnerBits) == 0, "the memo leaves the first version's bits");
+  // The top 6 bits of Fibonacci hashing: sequences a fixed distance apart
+  // share a tag at some positions only.
+  static uint16_t MemoTag(SequenceNumber seq) {
+    return static_cast<uint16_t>((seq * 0x9E3779B97F4A7C15ULL) >> 58);
+  }
+
+  // What a link update of the word `raw` keeps of it: its owner bits and
+  // jump flag; in a head, also its first version's mark and replaced flag.
+  static uintptr_t KeptByLinkUpdate(uintptr_t raw) {
+    return raw & ((raw & Version::kIsHead) != 0 ? Version::kOwnerBits | Version::kFlagBits
+                                                 : Version::kKeptByLinkUpdates);
+  }
+
+  // Puts `copy` (of the first version `above_raw` leads to, whose link word
+  // is the head) in its place, `v` linked below it, by one CAS of `above`,
+  // the one link to it (versions never jump to it: SetJumpAbove). Returns
+  // false, changing nothing, if `above` changed meanwhile.
+  bool ReplaceFirst(std::atomic<uintptr_t>* above, uintptr_t above_raw, Version* copy, Version* v,
+                    uintptr_t v_kept) {
+    v->SetJumpAbove(nullptr);
+    v->older_.store(v_kept, std::memory_order_relaxed);
+    copy->SetJumpAbove(v);
+    const uintptr_t copy_kept =
+        copy->older_.load(std::memory_order_relaxed) & Version::kKeptByLinkUpdates;
+    copy->older_.store(reinterpret_cast<uintptr_t>(v) | copy_kept, std::memory_order_relaxed);
+    // Set first: a reader that learns of the copy's versions learns that
+    // the first version no longer ends the chain (KeyRecord::FirstAtOrBelow).
+    newest_.fetch_or(Version::kFirstReplaced, std::memory_order_release);
+    if (above == &newest_) above_raw |= Version::kFirstReplaced;
+    return above->compare_exchange_strong(
+        above_raw, reinterpret_cast<uintptr_t>(copy) | KeptByLinkUpdate(above_raw),
+        std::memory_order_release, std::memory_order_relaxed);
+  }
 
   static uint16_t BlockingSummary(uint8_t type) {
     if (type == kEntrySingleDeletion) return kMemoHoldsSingleDelete;
@@ -487,7 +626,7 @@ class VersionChain {
     for (int spins = 0;; ++spins) {
       if ((newest_.load(std::memory_order_relaxed) & busy) == 0) {
         const uintptr_t before = newest_.fetch_or(busy, std::memory_order_acquire);
-        if ((before & busy) == 0) return Version::OwnerBitsOf(before);
+        if ((before & busy) == 0) return Version::OwnerBitsOf(before) & kMemoBits;
       }
       if (spins < 64) {
         CpuRelax();
@@ -505,7 +644,7 @@ class VersionChain {
   bool DropHeld(uint16_t memo, SequenceNumber oldest_readable, uint64_t* visited,
                 Version** cut_part) {
     Version* cut = nullptr;
-    Version::StoreOwnerBits(&newest_, 0xffff, AttemptHeld(memo, oldest_readable, visited, &cut));
+    Version::StoreOwnerBits(&newest_, kMemoBits, AttemptHeld(memo, oldest_readable, visited, &cut));
     if (cut_part != nullptr) *cut_part = cut;
     return cut != nullptr;
   }
@@ -515,8 +654,10 @@ class VersionChain {
                        Version** cut) {
     const uint16_t tag = MemoTag(oldest_readable);
     uint16_t summary = memo & kMemoSummary;  // the settled part's, kept unless it grows
-    if ((memo >> kMemoTagShift) != tag) Settle(oldest_readable, &summary, cut, visited);
-    return summary | (tag << kMemoTagShift);
+    if (((memo >> kMemoTagShift) & kMemoTagMask) != tag) {
+      Settle(oldest_readable, &summary, cut, visited);
+    }
+    return summary | static_cast<uint16_t>(tag << kMemoTagShift);
   }
 
   // Snapshot stripes, by the holder of the busy bit. Walking down from the

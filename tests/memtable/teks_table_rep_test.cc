@@ -236,6 +236,29 @@ TEST_P(TeksTableRepTest, AnUpdateCostsAVersionNotARecord) {
   for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], value_of(kUpdates + 1 - i));
 }
 
+// A key's first update sits right above its first version, to which no
+// jump leads (version_chain.h), so it gets no jump link: a word less than
+// later updates. The update after it still finds both, in order.
+TEST_P(TeksTableRepTest, AKeysFirstUpdateHasNoJumpLink) {
+  RepHarness h(Options());
+  const std::string value(40, 'v');
+  const size_t entry_len = EncodeEntry("k2", 2, kEntryValue, value).size();
+  ASSERT_TRUE(h.Add("k1", 1, kEntryValue, value));
+  ASSERT_TRUE(h.Add("k2", 2, kEntryValue, value));
+  // An update leaves its record memory for this thread's next Allocate, so
+  // from here on the arena grows by the updates' versions alone.
+  ASSERT_TRUE(h.Add("k1", 3, kEntryValue, value));
+  size_t before = h.arena().allocated_bytes();
+  ASSERT_TRUE(h.Add("k2", 4, kEntryValue, value));
+  EXPECT_EQ(h.arena().allocated_bytes() - before, Version::AllocationSize(entry_len, false));
+  before = h.arena().allocated_bytes();
+  ASSERT_TRUE(h.Add("k2", 5, kEntryValue, value));
+  EXPECT_EQ(h.arena().allocated_bytes() - before, Version::AllocationSize(entry_len, true));
+  EXPECT_EQ(h.GetEntries("k2", 5).size(), 3u);
+  EXPECT_EQ(h.GetEntries("k2", 4).size(), 2u);
+  EXPECT_EQ(h.GetEntries("k2", 3).size(), 1u);
+}
+
 // The record memory an update leaves behind belongs to its rep: a thread
 // writing to two memtables in turn never builds one's record in the
 // other's memory.

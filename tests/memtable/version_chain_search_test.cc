@@ -180,7 +180,7 @@ TEST(VersionChainSearchTest, ARecordAnswersBelowEveryVersionWithoutAStep) {
   EXPECT_EQ(VersionChain::SearchStepsOnThisThread() - before, 0u);
   // With a version linked below the first one, the answer needs a search.
   KeyRecord* older = test::MakeRecord(&arena, "k", 2);
-  ASSERT_TRUE(record->versions().Insert(older->UseAsUpdate()));
+  ASSERT_TRUE(record->versions().Insert(older->UseAsUpdate(), test::CopiesIn(&arena)));
   EXPECT_EQ(record->FirstAtOrBelow(Tag(4)), older->first_version());
   EXPECT_EQ(record->FirstAtOrBelow(Tag(1)), nullptr);
   EXPECT_EQ(record->FirstAtOrBelow(Tag(5000))->sequence(), 5000u);

@@ -228,20 +228,24 @@ TEST(VersionChainTest, AnAttemptWithAnOlderSequenceThanTheLastCutsNothingNew) {
   EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{5});
 }
 
-// The memo keeps a 13-bit tag of the last attempt's sequence (modulo 8191):
-// a later value with the same tag is skipped as if it were the same, which
-// only delays the drop to the next attempt with another value.
+// The memo keeps a 6-bit tag of the last attempt's sequence (the top bits of
+// its Fibonacci hash, version_chain.h): a later value with the same tag is
+// skipped as if it were the same, which only delays the drop to the next
+// attempt with another value.
 TEST(VersionChainTest, ASequenceSharingTheLastAttemptsTagOnlyDelaysTheDrop) {
+  auto tag = [](SequenceNumber seq) { return (seq * 0x9E3779B97F4A7C15ULL) >> 58; };
+  SequenceNumber same_tag = 21;
+  while (tag(same_tag) != tag(2)) ++same_tag;
   Versions versions;
   VersionChain chain(versions.Make(1));
   ASSERT_TRUE(chain.Insert(versions.Make(2)));
   EXPECT_TRUE(Drop(&chain, 2));
-  ASSERT_TRUE(chain.Insert(versions.Make(8000)));
-  ASSERT_TRUE(chain.Insert(versions.Make(8193)));
-  EXPECT_FALSE(Drop(&chain, 2 + 8191));
-  EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{8193, 8000, 2}));
-  EXPECT_TRUE(Drop(&chain, 8194));
-  EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{8193});
+  ASSERT_TRUE(chain.Insert(versions.Make(20)));
+  ASSERT_TRUE(chain.Insert(versions.Make(same_tag)));
+  EXPECT_FALSE(Drop(&chain, same_tag));
+  EXPECT_EQ(Sequences(chain), (std::vector<SequenceNumber>{same_tag, 20, 2}));
+  EXPECT_TRUE(Drop(&chain, same_tag + 1)) << "consecutive sequences never share a tag";
+  EXPECT_EQ(Sequences(chain), std::vector<SequenceNumber>{same_tag});
 }
 
 // The rule DropShadowed applies, on a plain list, as it was before the

@@ -23,6 +23,14 @@ KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber se
   return record;
 }
 
+Version* CopyFirstVersion(TestArena* arena, const Version* first) {
+  const size_t len = EncodedEntryLength(first->entry());
+  Version* v =
+      Version::CreateWithJumpLink(arena->AllocateAligned(Version::AllocationSize(len)), len);
+  std::memcpy(v->mutable_entry(), first->entry(), len);
+  return v;
+}
+
 std::string OrderedKey(uint64_t i) {
   char buf[24];
   std::snprintf(buf, sizeof(buf), "key%012llu", static_cast<unsigned long long>(i));

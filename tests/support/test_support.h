@@ -49,6 +49,17 @@ using teksdb::InternalKeyOrder;
 KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
                       const Slice& value = Slice());
 
+// A copy of `first`, a record's first version, as a version of its own in
+// `arena` (what VersionChain::Insert asks for to link a version below it).
+Version* CopyFirstVersion(TestArena* arena, const Version* first);
+// VersionChain::Insert's copier for a chain whose first version has a link
+// of its own (never asked for a copy).
+inline constexpr auto kNoFirstCopy = [](const Version*) -> Version* { return nullptr; };
+// VersionChain::Insert's copier for a record's chain in `arena`.
+inline auto CopiesIn(TestArena* arena) {
+  return [arena](const Version* first) { return CopyFirstVersion(arena, first); };
+}
+
 // A key whose bytewise order is that of `i`: "key" and 12 digits.
 std::string OrderedKey(uint64_t i);
 
