@@ -101,8 +101,12 @@ bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
   KeyRecord* owner = cuckoo_index_.FindLive(record->internal_key(), hash);
   if (owner != nullptr) {
     // Right above (or below) the key's first version, to which no jump
-    // leads, the update's jump link would go unused.
-    const bool jump_link = owner->versions().Newest() != owner->first_version();
+    // leads, the update's jump link would go unused. Not where cut versions'
+    // memory is reused: a version without one fits only another such, and
+    // the recycler's bins, which keep memory by exact size, would fill with
+    // sizes the key's later updates never ask for.
+    const bool jump_link =
+        recycler_ != nullptr || owner->versions().Newest() != owner->first_version();
     return AddVersion(owner, CopyAsUpdate(record, len, jump_link), len);
   }
   owner = cuckoo_index_.FindOrInsert(hash, record, &MakeOrdered, this);

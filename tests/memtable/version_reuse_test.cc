@@ -287,6 +287,23 @@ TEST(VersionReuseTest, VersionsBetweenHeldSnapshotsAreSplicedOut) {
   }
 }
 
+// Rounds of updates over more keys than a recycler bin keeps ready memory
+// for (VersionRecycler::kMaxReady): once the first rounds' versions are
+// cut, each round's updates reuse the round before's memory, every version
+// the same size. (First updates without a jump link, smaller than the
+// rest, once filled the bins with memory no later update fits.)
+TEST(VersionReuseTest, RoundsOverManyKeysReuseEveryRoundsMemory) {
+  const int keys = static_cast<int>(VersionRecycler::kMaxReady) + 5000;
+  auto policy = std::make_shared<SettablePolicy>(0);
+  RepHarness h(WithWalBound(kUnbounded), policy);
+  SequenceNumber seq = 0;
+  UpdateRoundRobin(&h, policy.get(), keys, 4 * keys, &seq);
+  const size_t before = h.arena().allocated_bytes();
+  UpdateRoundRobin(&h, policy.get(), keys, keys, &seq);
+  EXPECT_LT(h.arena().allocated_bytes() - before, keys * UpdateSize("key0") / 10)
+      << "a round of updates took new memory";
+}
+
 // The same through a rep: a snapshot held from the first round on no
 // longer keeps every later version, so updates reuse memory as without
 // it, the snapshot reads its round and the newest reads the newest.
