@@ -712,14 +712,17 @@ class VersionChain {
   }
 
   // If `v` jumps to `from`, it jumps to `to` (older, or nullptr: no jump)
-  // instead. Release: a reader taking the new jump sees `to`'s entry.
+  // instead, or nowhere if `to` is a first version whose link word is the
+  // head (no jump targets one: SetJumpAbove). Release: a reader taking the
+  // new jump sees `to`'s entry.
   static void MoveJumpOff(Version* v, const Version* from, Version* to) {
     Version::JumpLink* link = const_cast<Version::JumpLink*>(v->jump_link());
     if (link == nullptr) return;
     if (Version::JumpTarget(link->word.load(std::memory_order_relaxed)) != from) return;
     const uint64_t address = reinterpret_cast<uintptr_t>(to);
     const uint64_t word =
-        to != nullptr && (address >> Version::kRankShift) == 0
+        to != nullptr && (address >> Version::kRankShift) == 0 &&
+                (to->older_.load(std::memory_order_relaxed) & Version::kIsHead) == 0
             ? address | (uint64_t{1} << Version::kRankShift)
             : 0;
     link->word.store(word, std::memory_order_release);
