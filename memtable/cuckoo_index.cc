@@ -322,9 +322,9 @@ size_t CuckooIndex::Capacity() const {
   return current_.load(std::memory_order_acquire)->NumSlots();
 }
 
-// The key's overflow filter bit: from hash bits the slot tag (the top 16)
-// and the bucket (the low ones) use least.
-uint64_t CuckooIndex::FilterBit(uint64_t hash) { return (hash >> 20) % (kFilterWords * 64); }
+// The key's overflow filter bit: from hash bits neither the slot tag (the
+// top 16) nor the primary bucket (the low 32) uses.
+uint64_t CuckooIndex::FilterBit(uint64_t hash) { return (hash >> 32) % (kFilterWords * 64); }
 
 bool CuckooIndex::FilterHas(uint64_t hash) const {
   const uint64_t bit = FilterBit(hash);

@@ -2,7 +2,10 @@
 // looking at can be used again (epoch-based reclamation).
 //
 // Under the TeksDB layer a rep reuses the bytes of versions it cut from
-// their chains (version_recycler.h). The layer's reader registry says no
+// their chains (version_recycler.h); every rep reuses the bytes of hash
+// tables a resize replaced (retired_memory.h), which any lookup of the
+// hash, InsertKey's included, may still be scanning: InsertKey holds an
+// epoch too. The layer's reader registry says no
 // reader can *need* a cut version, but RocksDB also reads memtables the
 // layer never sees (transaction validation's GetLatestSequenceForKey, reads
 // through GetBaseDB()), and a reader may be standing on a version, or about

@@ -21,14 +21,22 @@ char* RetiredMemory::Take(size_t bytes) {
   if (!lock.owns_lock()) return nullptr;
   bytes = (bytes + kAlignment - 1) & ~(kAlignment - 1);
   while (static_cast<size_t>(end_ - next_) < bytes) {
-    // What is left of the block in use is too small: dropped (at most one
-    // allocation's worth per block).
+    // What is left of the block in use is too small. Dropped only if it is
+    // small, and only for a block this allocation fits: a large allocation
+    // goes to the arena and leaves the blocks to the usual small ones.
+    if (static_cast<size_t>(end_ - next_) > kMaxDroppedRemainder) return nullptr;
     if (waiting_.empty()) {
-      next_ = end_ = nullptr;
-      holds_any_.store(false, std::memory_order_relaxed);
+      // Kept for smaller allocations unless too small to matter.
+      if (static_cast<size_t>(end_ - next_) < kMinKeptRemainder) {
+        next_ = end_ = nullptr;
+        holds_any_.store(false, std::memory_order_relaxed);
+      }
       return nullptr;
     }
-    if (!PromoteOldest()) return nullptr;
+    if (static_cast<size_t>(waiting_.front().end - waiting_.front().begin) < bytes ||
+        !PromoteOldest()) {
+      return nullptr;
+    }
   }
   char* memory = next_;
   next_ += bytes;

@@ -12,6 +12,9 @@
 // less, so RocksDB, which decides flushes by the arena's size, fits that
 // many more entries in the memtable.
 //
+// Bytes lost: at most kMaxDroppedRemainder at the end of each block (an
+// allocation larger than what is left takes the next block only then).
+//
 // Thread safety: Retire and Take may run on any threads at once; both take
 // `mu_`, Take only by try_lock (a writer that finds another taking
 // allocates from the arena instead of waiting). Take's first check is one
@@ -59,6 +62,12 @@ class RetiredMemory {
   // Takes that find the next block still waiting between two tries to move
   // the epoch on (a try reads every stripe of the epoch counters).
   static constexpr uint32_t kWaitsPerAdvance = 64;
+  // The most of a block's end left unused when the next allocation does
+  // not fit it (more: that allocation comes from the arena instead).
+  static constexpr size_t kMaxDroppedRemainder = 1024;
+  // With no block left to take, less than this is given up for good (so
+  // that Take stops locking for it).
+  static constexpr size_t kMinKeptRemainder = 64;
 
   // REQUIRES: mu_ held. Makes the oldest waiting block the one Take bumps
   // through if no reader can be looking at it; returns whether it did.

@@ -9,9 +9,10 @@
 // readers position inside its chain at any sequence: a get or seek at an old
 // snapshot, DBIter's reseek past a key's hidden versions, Prev (the version
 // just newer than the current one). Walking from the newest version would
-// cost O(versions) each time. So every version but the chain's first (its
-// root, the one it was built with) carries a jump link to an older version,
-// set once when it is inserted: the skew-binary jump pointers of Myers'
+// cost O(versions) each time. So versions carry a jump link to an older
+// version (all but the chain's root, the one it was built with, and, where
+// it would only lead to the version below, a key's first update), set once
+// when they are inserted: the skew-binary jump pointers of Myers'
 // "applicative random-access stack" (1983). A version inserted above P jumps
 // to P's jump's jump when P's jump and that one span as many versions (then
 // it spans twice that plus one), else to P. A search for the first version
@@ -58,7 +59,9 @@
 // settled mark, "has a jump link", "is a head") and 16 bits on top that
 // belong to the word's owner: the memo in a head (bits 7..15), whatever the
 // version's builder keeps in a link. Every link update keeps a word's top
-// bits and its jump flag.
+// bits and its jump flag. Attempts with a smaller oldest readable sequence
+// than the mark's (a writer that read it earlier) meet the mark above their
+// cutter and do nothing.
 //
 // First versions. A KeyRecord's chain head is also its first version's
 // link word (the record's header is two words, key_record.h): the record
@@ -81,8 +84,6 @@
 // skips what its snapshot does not see, a tailing iterator, a flush of an
 // immutable memtable, where nothing is inserted any more) may miss a
 // version inserted behind them, as they may with any insert they passed.
-// Attempts with a smaller oldest readable sequence than the mark's (a writer
-// that read it earlier) meet the mark above their cutter and do nothing.
 //
 // Thread safety:
 //   - Insert() is lock-free and may run concurrently with other Insert()s,
@@ -285,9 +286,9 @@ class Version {
     std::atomic<uint64_t> word{0};
   };
   static constexpr int kRankShift = 56;
-  // The owner bits of a version built by CreateWithJumpLink: a flag and
-  // its allocation's size in words. KeyRecord, which keeps its own state in
-  // its first version's, never sets the flag.
+  // The owner bits of a version built by Create: a flag and its
+  // allocation's size in words. KeyRecord, which keeps its own state in
+  // its first version's (bits kFirstVersionOwnerBits), never sets the flag.
   static constexpr uint16_t kOwnsAllocation = 0x8000;
   static constexpr uint16_t kOwnAllocationUnits = 0x7fff;
   const JumpLink* jump_link() const {
@@ -694,8 +695,8 @@ class VersionChain {
         Version* below = gone->older();
         for (int i = 0; i < passed; ++i) MoveJumpOff(above[i], gone, below);
         MoveJumpOff(keeper, gone, below);
-        // Keeps the word's owner bits and flags (the owner's may change
-        // meanwhile: a record's first version keeps its state there).
+        // Keeps the word's owner bits and flags (a CAS loop, as for any
+        // link word whose owner bits another thread may change).
         uintptr_t word = keeper->older_.load(std::memory_order_relaxed);
         while (!keeper->older_.compare_exchange_weak(
             word,

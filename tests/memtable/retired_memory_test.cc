@@ -68,6 +68,24 @@ TEST(RetiredMemoryTest, HandsOutEachByteOnceAlignedFrontToBack) {
   EXPECT_EQ(memory.Take(8), nullptr) << "everything handed out";
 }
 
+// An allocation larger than what a block has left goes to the arena (Take
+// gives nothing) and leaves the blocks to the small ones that follow.
+TEST(RetiredMemoryTest, ALargeAllocationLeavesTheBlocksToSmallOnes) {
+  ReaderEpochs epochs;
+  RetiredMemory memory(&epochs);
+  alignas(8) static char first_block[4096], second_block[512];
+  memory.Retire(first_block, sizeof(first_block));
+  memory.Retire(second_block, sizeof(second_block));
+  ASSERT_EQ(TakeWithin(&memory, 48, 1000), first_block);
+  EXPECT_EQ(memory.Take(4096), nullptr) << "larger than the block's rest";
+  EXPECT_EQ(memory.Take(48), first_block + 48) << "the block was kept";
+  EXPECT_EQ(memory.Take(4000 - 48), first_block + 96);
+  // 48 bytes are left: a 100-byte allocation drops them for the next block.
+  EXPECT_EQ(memory.Take(100), second_block);
+  EXPECT_EQ(memory.Take(1000), nullptr) << "larger than any block: nothing dropped";
+  EXPECT_EQ(memory.Take(8), second_block + 104);
+}
+
 // A memtable whose hash started small and grew (the first memtable of a
 // factory, or one holding more keys than the last) builds records in the
 // tables it replaced, and every key stays readable.
