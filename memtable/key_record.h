@@ -179,8 +179,9 @@ class KeyRecord {
   explicit KeyRecord(int height)
       : chain_(VersionChain::HeadIsFirstVersionLink{},
                static_cast<uint16_t>(kPending | (height << kHeightShift))) {
-    static_assert(offsetof(KeyRecord, chain_) == offsetof(KeyRecord, next0_) + Version::kJumpLinkBytes,
-                  "next[0] sits right before the first version (UseAsUpdate's jump link)");
+    static_assert(
+        offsetof(KeyRecord, chain_) == offsetof(KeyRecord, next0_) + Version::kJumpLinkBytes,
+        "next[0] sits right before the first version (UseAsUpdate's jump link)");
   }
 
   struct ParkedLength {

@@ -570,7 +570,8 @@ class VersionChain {
   static constexpr int kMemoTagShift = 10;
   static constexpr uint16_t kMemoTagMask = 0x3f;
   static constexpr uint16_t kMemoBits = kMemoBusy | kMemoSummary | (kMemoTagMask << kMemoTagShift);
-  static_assert((kMemoBits & kFirstVersionOwnerBits) == 0, "the memo leaves the first version's bits");
+  static_assert((kMemoBits & kFirstVersionOwnerBits) == 0,
+                "the memo leaves the first version's bits");
   // The top 6 bits of Fibonacci hashing: sequences a fixed distance apart
   // share a tag at some positions only.
   static uint16_t MemoTag(SequenceNumber seq) {

@@ -73,12 +73,27 @@ struct RecycleBin {
     while (!waiting.empty() && waiting.front().epoch != kUnpublished &&
            waiting.front().epoch + 2 <= epoch) {
       const Waiting& w = waiting.front();
-      if (ready_count < VersionRecycler::kMaxReady) {
-        ready[w.size].push_back(w.memory);
-        ++ready_count;
-      }
+      if (ready_count >= VersionRecycler::kMaxReady) DropOneReady(w.size);
+      ready[w.size].push_back(w.memory);
+      ++ready_count;
       waiting.pop_front();
     }
+  }
+  // Makes room for memory of `size` in full ready lists: gives up one entry
+  // of another size if there is one (the first the map holds), else of
+  // `size`. New memory always gets in, so lists of a size that updates no
+  // longer ask for (values that changed size) drain instead of keeping the
+  // bin full for good.
+  // REQUIRES: ready_count > 0.
+  void DropOneReady(uint32_t size) {
+    auto victim = ready.end();
+    for (auto it = ready.begin(); it != ready.end(); ++it) {
+      if (it->second.empty()) continue;
+      victim = it;
+      if (it->first != size) break;
+    }
+    victim->second.pop_back();
+    --ready_count;
   }
 };
 

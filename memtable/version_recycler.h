@@ -33,7 +33,9 @@
 // publication starts the two epochs. Readers only enter and leave the rep's
 // epochs.
 // Waiting and ready memory per bin are capped (kMaxWaiting, kMaxReady); what
-// does not fit stays in the arena unused, as without recycling.
+// does not fit stays in the arena unused, as without recycling (for ready
+// memory: an entry of another size makes room, so that newly cut memory
+// always gets in).
 #pragma once
 
 #include <algorithm>

@@ -304,6 +304,32 @@ TEST(VersionReuseTest, RoundsOverManyKeysReuseEveryRoundsMemory) {
       << "a round of updates took new memory";
 }
 
+// Values that change size: the versions cut of the old size fill the
+// bin's ready lists (kMaxReady) while updates ask for the new one; memory
+// of the new size still gets in, so rounds of the new size reuse it.
+TEST(VersionReuseTest, UpdatesReuseMemoryAfterTheirValuesChangeSize) {
+  const int keys = static_cast<int>(VersionRecycler::kMaxReady) + 5000;
+  auto policy = std::make_shared<SettablePolicy>(0);
+  RepHarness h(WithWalBound(kUnbounded), policy);
+  SequenceNumber seq = 0;
+  auto round = [&](size_t value_size) {
+    for (int k = 0; k < keys; ++k) {
+      ++seq;
+      ASSERT_TRUE(
+          h.Add("key" + std::to_string(k), seq, kEntryValue, std::string(value_size, 'v')));
+      policy->Set(seq);
+    }
+  };
+  for (int r = 0; r < 3; ++r) ASSERT_NO_FATAL_FAILURE(round(20));
+  for (int r = 0; r < 4; ++r) ASSERT_NO_FATAL_FAILURE(round(60));
+  const size_t before = h.arena().allocated_bytes();
+  ASSERT_NO_FATAL_FAILURE(round(60));
+  const size_t per_update =
+      Version::AllocationSize(EncodeEntry("key0", 1, kEntryValue, std::string(60, 'v')).size());
+  EXPECT_LT(h.arena().allocated_bytes() - before, keys * per_update / 10)
+      << "a round of the new size took new memory";
+}
+
 // The same through a rep: a snapshot held from the first round on no
 // longer keeps every later version, so updates reuse memory as without
 // it, the snapshot reads its round and the newest reads the newest.
