@@ -93,16 +93,13 @@ class ReaderEpochs {
   // A reader for the life of a scope.
   class Guard {
    public:
-    explicit Guard(ReaderEpochs* epochs)
-        : epochs_(epochs), ticket_(epochs != nullptr ? epochs->Enter() : Ticket{0}) {}
-    ~Guard() {
-      if (epochs_ != nullptr) epochs_->Leave(ticket_);
-    }
+    explicit Guard(ReaderEpochs& epochs) : epochs_(epochs), ticket_(epochs.Enter()) {}
+    ~Guard() { epochs_.Leave(ticket_); }
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
 
    private:
-    ReaderEpochs* const epochs_;
+    ReaderEpochs& epochs_;
     const Ticket ticket_;
   };
 

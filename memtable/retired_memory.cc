@@ -20,14 +20,14 @@ char* RetiredMemory::Take(size_t bytes) {
   std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
   if (!lock.owns_lock()) return nullptr;
   bytes = (bytes + kAlignment - 1) & ~(kAlignment - 1);
-  while (static_cast<size_t>(end_ - next_) < bytes) {
+  while (Rest() < bytes) {
     // What is left of the block in use is too small. Dropped only if it is
     // small, and only for a block this allocation fits: a large allocation
     // goes to the arena and leaves the blocks to the usual small ones.
-    if (static_cast<size_t>(end_ - next_) > kMaxDroppedRemainder) return nullptr;
+    if (Rest() > kMaxDroppedRemainder) return nullptr;
     if (waiting_.empty()) {
       // Kept for smaller allocations unless too small to matter.
-      if (static_cast<size_t>(end_ - next_) < kMinKeptRemainder) {
+      if (Rest() < kMinKeptRemainder) {
         next_ = end_ = nullptr;
         holds_any_.store(false, std::memory_order_relaxed);
       }

@@ -69,6 +69,8 @@ class RetiredMemory {
   // that Take stops locking for it).
   static constexpr size_t kMinKeptRemainder = 64;
 
+  // REQUIRES: mu_ held. Bytes left of the block Take bumps through.
+  size_t Rest() const { return static_cast<size_t>(end_ - next_); }
   // REQUIRES: mu_ held. Makes the oldest waiting block the one Take bumps
   // through if no reader can be looking at it; returns whether it did.
   bool PromoteOldest();

@@ -94,7 +94,7 @@ char* TeksTableRep::AllocateEntryMemory(size_t size) {
 
 bool TeksTableRep::InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) {
   // The hash's lookups may scan a table a resize is replacing.
-  ReaderEpochs::Guard reading(&epochs_);
+  ReaderEpochs::Guard reading(epochs_);
   auto* record = static_cast<KeyRecord*>(handle);
   const size_t len = record->TakeParkedEntryLength();
   const uint64_t hash = cuckoo_index_.Hash(record->user_key());
@@ -177,7 +177,7 @@ void TeksTableRep::MakeOrdered(void* rep, KeyRecord* record) {
 }
 
 bool TeksTableRep::Contains(const char* key) const {
-  ReaderEpochs::Guard reading(reader_epochs());
+  ReaderEpochs::Guard reading(epochs_);
   const EntryView target = EntryView::Decode(key);
   KeyRecord* record = cuckoo_index_.FindLive(target.internal_key, cuckoo_index_.Hash(target.user_key()));
   if (record == nullptr) return false;
@@ -205,7 +205,7 @@ void TeksTableRep::PrefetchHintedKeys() const {
 
 void TeksTableRep::Get(const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
                        bool (*callback_func)(void* arg, const char* entry)) {
-  ReaderEpochs::Guard reading(reader_epochs());
+  ReaderEpochs::Guard reading(epochs_);
   PrefetchHintedKeys();
   const Slice internal_key = k.internal_key();
   KeyRecord* record = cuckoo_index_.FindLive(internal_key, cuckoo_index_.Hash(UserKeyOf(internal_key)));
@@ -239,7 +239,7 @@ ROCKSDB_NAMESPACE::Status TeksTableRep::VisitVersions(
 ROCKSDB_NAMESPACE::Status TeksTableRep::GetChecked(
     const ROCKSDB_NAMESPACE::LookupKey& k, void* callback_args,
     bool (*callback_func)(void* arg, const char* entry), const EntryChecks& checks) {
-  ReaderEpochs::Guard reading(reader_epochs());
+  ReaderEpochs::Guard reading(epochs_);
   PrefetchHintedKeys();
   const Slice internal_key = k.internal_key();
   KeyRecord* record = cuckoo_index_.FindLive(internal_key, cuckoo_index_.Hash(UserKeyOf(internal_key)));
@@ -250,7 +250,7 @@ ROCKSDB_NAMESPACE::Status TeksTableRep::GetChecked(
 ROCKSDB_NAMESPACE::Status TeksTableRep::MultiGetChecked(
     size_t num_keys, const char* const* keys, void** callback_args,
     bool (*callback_func)(void* arg, const char* entry), const EntryChecks& checks) {
-  ReaderEpochs::Guard reading(reader_epochs());
+  ReaderEpochs::Guard reading(epochs_);
   // RocksDB's MultiGetContext::MAX_BATCH_SIZE: a batch's misses in flight.
   constexpr size_t kBatch = 32;
   Slice internal_keys[kBatch];
@@ -294,7 +294,7 @@ void TeksTableRep::UniqueRandomSample(const uint64_t /*num_entries*/,
                                       std::unordered_set<const char*>* entries) {
   entries->clear();
   if (target_sample_size == 0) return;
-  ReaderEpochs::Guard reading(reader_epochs());
+  ReaderEpochs::Guard reading(epochs_);
   WaitUntilLinked();
   thread_local std::mt19937_64 random(std::random_device{}());
   // Algorithm R: after `seen` entries, each is in the reservoir with

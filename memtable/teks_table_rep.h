@@ -185,7 +185,7 @@ class TeksTableRep : public ROCKSDB_NAMESPACE::MemTableRep {
   bool shortcut_seeks() const { return options_.shortcut; }
   // What every read of versions or of the hash holds while it looks at
   // them.
-  ReaderEpochs* reader_epochs() const { return &epochs_; }
+  ReaderEpochs& reader_epochs() const { return epochs_; }
   // Bytes of dropped versions this rep has used again (VersionRecycler).
   size_t ReusedBytes() const { return recycler_ != nullptr ? recycler_->reused_bytes() : 0; }
   // Bytes of replaced hash tables this rep has used again (RetiredMemory).

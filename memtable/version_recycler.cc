@@ -84,13 +84,18 @@ struct RecycleBin {
   // `size`. New memory always gets in, so lists of a size that updates no
   // longer ask for (values that changed size) drain instead of keeping the
   // bin full for good.
+  // Lists emptied by takes that it passes go, so that each is passed once.
   // REQUIRES: ready_count > 0.
   void DropOneReady(uint32_t size) {
     auto victim = ready.end();
-    for (auto it = ready.begin(); it != ready.end(); ++it) {
-      if (it->second.empty()) continue;
+    for (auto it = ready.begin(); it != ready.end();) {
+      if (it->second.empty()) {
+        it = ready.erase(it);
+        continue;
+      }
       victim = it;
       if (it->first != size) break;
+      ++it;
     }
     victim->second.pop_back();
     --ready_count;

@@ -4,7 +4,6 @@
 // looking keys up (some in the table being replaced) always find every key
 // whose insert finished, with its value, and never a key not written.
 #include <gtest/gtest.h>
-#include <rocksdb/options.h>
 
 #include <atomic>
 #include <cstdio>
@@ -45,13 +44,11 @@ std::string ValueAt(ROCKSDB_NAMESPACE::MemTableRep* rep, const std::string& key,
 
 TEST(ConcurrentRetiredMemoryTest, LookupsFindEveryKeyWhileReplacedTablesBecomeRecords) {
   auto factory = NewTeksTableFactory();
-  ROCKSDB_NAMESPACE::ColumnFamilyOptions small;
-  small.write_buffer_size = size_t{2} << 20;  // a first hash of 1024 slots
-  ASSERT_TRUE(factory->ValidateOptions(ROCKSDB_NAMESPACE::DBOptions(), small).ok());
   test::InternalKeyOrder order;
   test::TestArena arena(1 << 16);
-  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> rep(
-      factory->CreateMemTableRep(order, &arena, nullptr, nullptr));
+  // A 2 MiB buffer: a first hash of 1024 slots.
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> rep =
+      test::NewRepForWriteBuffer(factory.get(), size_t{2} << 20, order, &arena);
   auto* teks = static_cast<TeksTableRep*>(rep.get());
   const size_t first_capacity = teks->HashCapacity();
 

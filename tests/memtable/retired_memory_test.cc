@@ -25,16 +25,18 @@ char* TakeWithin(RetiredMemory* memory, size_t bytes, int tries) {
   return nullptr;
 }
 
-TEST(RetiredMemoryTest, NothingRetiredGivesNothing) {
+class RetiredMemoryTest : public ::testing::Test {
+ protected:
   ReaderEpochs epochs;
-  RetiredMemory memory(&epochs);
+  RetiredMemory memory{&epochs};
+};
+
+TEST_F(RetiredMemoryTest, NothingRetiredGivesNothing) {
   EXPECT_EQ(memory.Take(64), nullptr);
   EXPECT_EQ(memory.reused_bytes(), 0u);
 }
 
-TEST(RetiredMemoryTest, WaitsForReadersThatEnteredBeforeTheRetirement) {
-  ReaderEpochs epochs;
-  RetiredMemory memory(&epochs);
+TEST_F(RetiredMemoryTest, WaitsForReadersThatEnteredBeforeTheRetirement) {
   alignas(8) static char block[4096];
   const ReaderEpochs::Ticket reader = epochs.Enter();
   memory.Retire(block, sizeof(block));
@@ -45,9 +47,7 @@ TEST(RetiredMemoryTest, WaitsForReadersThatEnteredBeforeTheRetirement) {
   EXPECT_EQ(memory.reused_bytes(), 64u);
 }
 
-TEST(RetiredMemoryTest, HandsOutEachByteOnceAlignedFrontToBack) {
-  ReaderEpochs epochs;
-  RetiredMemory memory(&epochs);
+TEST_F(RetiredMemoryTest, HandsOutEachByteOnceAlignedFrontToBack) {
   alignas(8) static char first_block[1000], second_block[1000];
   memory.Retire(first_block, sizeof(first_block));
   memory.Retire(second_block, sizeof(second_block));
@@ -70,9 +70,7 @@ TEST(RetiredMemoryTest, HandsOutEachByteOnceAlignedFrontToBack) {
 
 // An allocation larger than what a block has left goes to the arena (Take
 // gives nothing) and leaves the blocks to the small ones that follow.
-TEST(RetiredMemoryTest, ALargeAllocationLeavesTheBlocksToSmallOnes) {
-  ReaderEpochs epochs;
-  RetiredMemory memory(&epochs);
+TEST_F(RetiredMemoryTest, ALargeAllocationLeavesTheBlocksToSmallOnes) {
   alignas(8) static char first_block[4096], second_block[512];
   memory.Retire(first_block, sizeof(first_block));
   memory.Retire(second_block, sizeof(second_block));
@@ -89,7 +87,7 @@ TEST(RetiredMemoryTest, ALargeAllocationLeavesTheBlocksToSmallOnes) {
 // A memtable whose hash started small and grew (the first memtable of a
 // factory, or one holding more keys than the last) builds records in the
 // tables it replaced, and every key stays readable.
-TEST(RetiredMemoryTest, ARepBuildsRecordsInItsReplacedHashTables) {
+TEST_F(RetiredMemoryTest, ARepBuildsRecordsInItsReplacedHashTables) {
   test::RepHarness h;
   auto& rep = static_cast<TeksTableRep&>(h.rep());
   const size_t first_capacity = rep.HashCapacity();

@@ -6,7 +6,6 @@
 #include "teks_table_rep.h"
 
 #include <gtest/gtest.h>
-#include <rocksdb/options.h>
 
 #include <algorithm>
 #include <cstring>
@@ -194,13 +193,10 @@ TEST(TeksTableFactoryHashSizeTest, TheNextMemtableStartsSizedForTheLastOnesKeys)
 // with the keys that arrive.
 TEST(TeksTableFactoryHashSizeTest, TheFirstHashGrowsWithTheKeysNotTheBuffer) {
   auto factory = NewTeksTableFactory();
-  ROCKSDB_NAMESPACE::ColumnFamilyOptions huge;
-  huge.write_buffer_size = size_t{32} << 30;
-  ASSERT_TRUE(factory->ValidateOptions(ROCKSDB_NAMESPACE::DBOptions(), huge).ok());
   test::InternalKeyOrder order;
   test::TestArena arena(1 << 20);
-  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> rep(
-      factory->CreateMemTableRep(order, &arena, nullptr, nullptr));
+  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> rep =
+      test::NewRepForWriteBuffer(factory.get(), size_t{32} << 30, order, &arena);
   auto* teks = static_cast<TeksTableRep*>(rep.get());
   EXPECT_LE(teks->HashCapacity(), size_t{64} << 10);
   EXPECT_LT(arena.allocated_bytes(), size_t{2} << 20) << "an empty memtable's hash and ring";

@@ -2,6 +2,7 @@
 #include "test_support.h"
 
 #include "ordered_index.h"
+#include "rocksdb/options.h"
 #include "teks_table_factory.h"
 
 #include <cstdio>
@@ -21,6 +22,16 @@ KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber se
       arena->AllocateAligned(KeyRecord::AllocationSize(height, entry.size())), height);
   std::memcpy(record->first_version()->mutable_entry(), entry.data(), entry.size());
   return record;
+}
+
+std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> NewRepForWriteBuffer(
+    ROCKSDB_NAMESPACE::MemTableRepFactory* factory, size_t write_buffer_size,
+    const InternalKeyOrder& order, TestArena* arena) {
+  ROCKSDB_NAMESPACE::ColumnFamilyOptions options;
+  options.write_buffer_size = write_buffer_size;
+  EXPECT_TRUE(factory->ValidateOptions(ROCKSDB_NAMESPACE::DBOptions(), options).ok());
+  return std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep>(
+      factory->CreateMemTableRep(order, arena, nullptr, nullptr));
 }
 
 Version* CopyFirstVersion(TestArena* arena, const Version* first) {

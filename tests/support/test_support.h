@@ -49,6 +49,13 @@ using teksdb::InternalKeyOrder;
 KeyRecord* MakeRecord(TestArena* arena, const Slice& user_key, SequenceNumber seq,
                       const Slice& value = Slice());
 
+// A rep of `factory` once the factory was told (ValidateOptions) that the
+// column family's write buffer is `write_buffer_size` bytes, which sizes a
+// first memtable's hash; over `arena`, ordered by `order`.
+std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRep> NewRepForWriteBuffer(
+    ROCKSDB_NAMESPACE::MemTableRepFactory* factory, size_t write_buffer_size,
+    const InternalKeyOrder& order, TestArena* arena);
+
 // A copy of `first`, a record's first version, as a version of its own in
 // `arena` (what VersionChain::Insert asks for to link a version below it).
 Version* CopyFirstVersion(TestArena* arena, const Version* first);
