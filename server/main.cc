@@ -260,8 +260,12 @@ Ending Serve(const Flags& flags, const std::string& run_id, teksdb::server::AclU
   teksdb::server::ServerState state(teksdb::server::CommandCount(), acl_users);
   keyspace.SetWriteListener(&state.tracking);
   auto sweeper = std::make_unique<teksdb::server::ExpirySweeper>(
-      &keyspace, [&state](int database, const std::string& key) {
+      &keyspace,
+      [&state](int database, const std::string& key) {
         teksdb::server::NotifyExpired(state, database, key);
+      },
+      [&state](int database, const std::string& key, bool key_deleted) {
+        teksdb::server::NotifyFieldExpired(state, database, key, key_deleted);
       });
   const teksdb::server::ScriptCommandRunner script_commands;
   teksdb::server::ScriptEngine scripts(script_commands);

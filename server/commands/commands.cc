@@ -220,6 +220,7 @@ const std::vector<Command>& CommandTable() {
     AddHyperLogLogCommands(&commands);
     AddKeyCommands(&commands);
     AddHashCommands(&commands);
+    AddHashFieldExpireCommands(&commands);
     AddSetCommands(&commands);
     AddSetAlgebraCommands(&commands);
     AddListCommands(&commands);
@@ -301,7 +302,11 @@ void ReclaimExpiredReads(ServerState& server, ClientState& client) {
   // The deletes are the server's, as the sweep's (NOLOOP tracking sees
   // them), written through its own view. A failed one is left to the sweep.
   for (const Keyspace::ExpiredRead& read : client.expired_reads) {
-    server.sweeper->ReclaimRead(*server.keyspace, read.db, read.key);
+    if (read.is_field) {
+      server.sweeper->ReclaimReadField(*server.keyspace, read.db, read.key, read.field);
+    } else {
+      server.sweeper->ReclaimRead(*server.keyspace, read.db, read.key);
+    }
   }
   client.expired_reads.clear();
 }

@@ -80,6 +80,7 @@ void AddSortCommands(std::vector<Command>* table);
 void AddHyperLogLogCommands(std::vector<Command>* table);
 void AddKeyCommands(std::vector<Command>* table);
 void AddHashCommands(std::vector<Command>* table);
+void AddHashFieldExpireCommands(std::vector<Command>* table);
 void AddSetCommands(std::vector<Command>* table);
 void AddSetAlgebraCommands(std::vector<Command>* table);
 void AddListCommands(std::vector<Command>* table);

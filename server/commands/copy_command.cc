@@ -1,7 +1,7 @@
 // COPY source destination [DB db] [REPLACE] and RANDOMKEY, as Redis 7.0
 // answers them. COPY of a string is one write; of a collection, a new
 // version holding a copy of every member (and score index) record, O(n) as
-// in Redis, the TTL kept. RANDOMKEY draws from the live keys that follow a
+// in Redis, the TTL kept (and a hash's field deadlines). RANDOMKEY draws from the live keys that follow a
 // random point of the key order (RandomKey says how evenly).
 #include <algorithm>
 #include <random>
@@ -49,10 +49,13 @@ void Copy(Request& r) {
   } else {
     s = r.keyspace->NewVersion(&copy.version);
     if (s.ok()) {
-      s = r.keyspace->ForEachMember(from->version, [&](const std::string& m, const std::string& v) {
-        batch.PutMember(copy.version, m, v);
-        return true;
-      });
+      // (A hash's field deadlines come along.)
+      s = r.keyspace->ForEachMemberWithDeadline(
+          from->version, [&](const std::string& m, const std::string& v, int64_t deadline) {
+            batch.PutMember(copy.version, m, v);
+            if (deadline != 0) batch.PutDeadline(copy.version, m, deadline);
+            return true;
+          });
     }
     if (s.ok() && from->type == Keyspace::kZSet) {
       s = r.keyspace->ForEachIndexEntry(from->version, [&](const std::string& e) {

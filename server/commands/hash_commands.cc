@@ -1,5 +1,6 @@
 // Hash commands: HSET HMSET HSETNX HGET HMGET HGETALL HDEL HLEN HEXISTS HKEYS
-// HVALS HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD. A hash is a Collection
+// HVALS HSTRLEN HINCRBY HINCRBYFLOAT HRANDFIELD (the field deadlines' own
+// commands: hash_field_expire_commands.cc). A hash is a Collection
 // (collection.h) of type 'h': a small one inside its meta record, so HGETALL
 // is one point read and HSET one put; a large one a meta record and one
 // record per field under the hash's version, so HGETALL is a seek and a scan
@@ -14,6 +15,8 @@
 #include "ascii_case.h"
 #include "collection.h"
 #include "commands.h"
+#include "expiry_sweeper.h"
+#include "keyspace_events.h"
 #include "random_count.h"
 #include "random_choice.h"
 #include "resp_reply.h"
@@ -39,6 +42,14 @@ int64_t SetFields(Request& r) {
     added += existed ? 0 : 1;
   }
   return hash.Commit(r) ? added : -1;
+}
+
+// A write that met fields past their deadline and rewrote them (HINCRBY,
+// HSETNX): reclaimed as far as Redis's count and events go.
+void ReportExpiredMet(Request& r, const Collection& hash) {
+  if (hash.expired_met() == 0 || r.server.sweeper == nullptr) return;
+  r.server.sweeper->CountReclaimedFields(static_cast<uint64_t>(hash.expired_met()));
+  NotifyFieldExpired(r.server, r.keyspace->database(), r.args[1], false);
 }
 
 void HSet(Request& r) {
@@ -128,7 +139,9 @@ void HSetNx(Request& r) {
   if (!hash.Open(r, Keyspace::kHash) || !hash.ReadMember(r, r.args[2], &old)) return;
   if (old) return reply::Integer(r.out, 0);
   bool existed;
-  if (hash.PutMember(r, r.args[2], r.args[3], &existed) && hash.Commit(r)) reply::Integer(r.out, 1);
+  if (!hash.PutMember(r, r.args[2], r.args[3], &existed) || !hash.Commit(r)) return;
+  ReportExpiredMet(r, hash);
+  reply::Integer(r.out, 1);
 }
 
 void HStrLen(Request& r) {
@@ -153,9 +166,14 @@ void HIncrBy(Request& r) {
       (delta < 0 && current < std::numeric_limits<int64_t>::min() - delta)) {
     return reply::Error(r.out, "ERR increment or decrement would overflow");
   }
+  // A field's deadline stays (Redis 7.4); one past it restarts the field.
   bool existed;
-  if (!hash.PutMember(r, r.args[2], std::to_string(current + delta), &existed)) return;
-  if (hash.Commit(r)) reply::Integer(r.out, current + delta);
+  if (!hash.PutMember(r, r.args[2], std::to_string(current + delta), &existed, old.has_value())) {
+    return;
+  }
+  if (!hash.Commit(r)) return;
+  ReportExpiredMet(r, hash);
+  reply::Integer(r.out, current + delta);
 }
 
 void HIncrByFloat(Request& r) {
@@ -176,7 +194,9 @@ void HIncrByFloat(Request& r) {
   }
   const std::string text = FormatLongDouble(result);
   bool existed;
-  if (hash.PutMember(r, r.args[2], text, &existed) && hash.Commit(r)) reply::Bulk(r.out, text);
+  if (!hash.PutMember(r, r.args[2], text, &existed, old.has_value()) || !hash.Commit(r)) return;
+  ReportExpiredMet(r, hash);
+  reply::Bulk(r.out, text);
 }
 
 
@@ -189,14 +209,25 @@ void HRandField(Request& r) {
   const bool with_count = r.args.size() >= 3;
   Collection hash;
   if (!hash.Open(r, Keyspace::kHash)) return;
+  // Fields past their deadline are reclaimed after, as Redis's HRANDFIELD
+  // deletes them.
   std::vector<std::pair<std::string, std::string>> fields;
-  if (!hash.ForEach(r, [&](const std::string& f, const std::string& v) {
-        fields.emplace_back(f, v);
-        return true;
-      })) {
+  int64_t expired = 0;
+  if (!hash.ForEach(
+          r,
+          [&](const std::string& f, const std::string& v) {
+            fields.emplace_back(f, v);
+            return true;
+          },
+          std::string(),
+          [&](const std::string& f) {
+            r.keyspace->NoteExpiredField(r.args[1], f);
+            ++expired;
+            return true;
+          })) {
     return;
   }
-  if (static_cast<int64_t>(fields.size()) < hash.count() && !hash.Settled(r)) return;
+  if (static_cast<int64_t>(fields.size()) + expired < hash.count() && !hash.Settled(r)) return;
   if (!with_count) {
     if (fields.empty()) return reply::Null(r.out, r.protocol());
     return reply::Bulk(r.out, fields[RandomIndex(fields.size())].first);

@@ -219,6 +219,7 @@ std::string StatsSection(ServerState& s) {
          InfoField("instantaneous_ops_per_sec", s.stats.OpsPerSecond()) +
          InfoField("rejected_connections", s.rejected_connections.load()) +
          InfoField("expired_keys", s.sweeper ? s.sweeper->reclaimed() : 0) +
+         InfoField("expired_subkeys", s.sweeper ? s.sweeper->reclaimed_fields() : 0) +
          InfoField("evicted_keys", 0) +
          InfoField("evicted_clients", s.clients.evicted()) +
          InfoField("pubsub_channels", s.pubsub.Channels(PubSub::kChannel, nullptr).size()) +

@@ -70,6 +70,7 @@ Event EventFor(const std::vector<std::string>& args, const std::string& name, in
     return {"set", kString};
   }
   if (name == "hmset" || name == "hsetnx") return {"hset", kHash};
+  if (name == "hpexpire" || name == "hexpireat" || name == "hpexpireat") return {"hexpire", kHash};
   if (name == "lpushx") return {"lpush", kList};
   if (name == "rpushx") return {"rpush", kList};
   if (name == "blpop") return {"lpop", kList};
@@ -256,6 +257,11 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
 
 void NotifyExpired(ServerState& server, int db, const std::string& key) {
   Publish(server, kExpired, "expired", key, db);
+}
+
+void NotifyFieldExpired(ServerState& server, int db, const std::string& key, bool key_deleted) {
+  Publish(server, kHash, "hexpired", key, db);
+  if (key_deleted) Publish(server, kGeneric, "del", key, db);
 }
 
 }  // namespace teksdb::server

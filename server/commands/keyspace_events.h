@@ -7,7 +7,7 @@
 // "rename_from", "rename_to"), as Redis names them; a key a command emptied
 // gets "del" after, a key it created "new" before (the command's keys are
 // looked up first, when "new" events are on). The expiry sweep's deletes
-// send "expired". Not sent: "evicted" (nothing is evicted), key-miss
+// send "expired", its reclaimed hash fields "hexpired". Not sent: "evicted" (nothing is evicted), key-miss
 // events.
 //
 // Thread safety: the flags are an atomic in ServerState; publishing goes
@@ -39,5 +39,8 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
                   const std::vector<std::string>& absent_before, bool consumer_created = false);
 // A key the expiry sweep deleted.
 void NotifyExpired(ServerState& server, int db, const std::string& key);
+// A hash field reclaimed past its deadline ("hexpired"), and the hash with
+// it when it was the last ("del").
+void NotifyFieldExpired(ServerState& server, int db, const std::string& key, bool key_deleted);
 
 }  // namespace teksdb::server

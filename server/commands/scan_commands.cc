@@ -123,13 +123,16 @@ void CollectionScan(Request& r, char type) {
   // A compact collection comes whole in one reply, cursor 0, as Redis
   // replies for a listpack or an intset.
   if (collection.compact()) options.count = -1;
+  // Whether the page is full before `member`, which then starts the next.
+  const auto page_full = [&](const std::string& member) {
+    if (examined++ != options.count) return false;
+    next = member;
+    return true;
+  };
   if (!collection.ForEach(
       r,
       [&](const std::string& field, const std::string& value) {
-        if (examined++ == options.count) {
-          next = field;
-          return false;
-        }
+        if (page_full(field)) return false;
         if (!options.pattern || GlobMatch(*options.pattern, field)) {
           reply::Bulk(&pairs, field);
           if (type == Keyspace::kZSet) reply::Bulk(&pairs, FormatScore(ScoreOf(value)));
@@ -138,7 +141,10 @@ void CollectionScan(Request& r, char type) {
         }
         return true;
       },
-      options.position)) {
+      options.position,
+      // A hash field past its deadline is not shown, but it fills the page
+      // as Redis's does: a page of them may come back empty.
+      [&](const std::string& field) { return !page_full(field); })) {
     return;
   }
   // A last page may have come up short (Collection::Settled).

@@ -36,7 +36,28 @@ char StoredType(RedisValue::Type type) {
   return Keyspace::kString;
 }
 
+// A hash whose fields may have deadlines: its fields with them.
+bool ReadFieldsWithDeadlines(Request& r, const Keyspace::Value& stored, RedisValue* value) {
+  value->compact =
+      (storage_format::PayloadHashFlags(stored.payload) & storage_format::kHashListpackEx) != 0;
+  bool any = false;
+  const Status s = r.keyspace->ForEachMemberWithDeadline(
+      stored.version, [&](const std::string& field, const std::string& v, int64_t deadline) {
+        value->fields.emplace_back(field, v);
+        value->field_deadlines.push_back(deadline);
+        any |= deadline != 0;
+        return true;
+      });
+  if (!s.ok()) return ReplyStorageError(r, s), false;
+  if (!any) value->field_deadlines.clear();
+  return true;
+}
+
 bool ReadMembers(Request& r, const Keyspace::Value& stored, RedisValue* value) {
+  if (stored.type == Keyspace::kHash && stored.version != 0 &&
+      (storage_format::PayloadHashFlags(stored.payload) & storage_format::kHashDeadlines) != 0) {
+    return ReadFieldsWithDeadlines(r, stored, value);
+  }
   value->compact = stored.version == 0;
   const Status s = ForEachStoredMember(*r.keyspace, stored, [&](const std::string& m,
                                                                 const std::string& v) {
@@ -74,6 +95,12 @@ bool WriteMembers(Request& r, const std::string& key, const RedisValue& value, i
     default:
       for (const auto& [field, v] : value.fields) {
         if (!c.PutMember(r, field, v, &existed)) return false;
+      }
+      if (value.field_deadlines.empty()) break;
+      if (!c.EnableDeadlines(r)) return false;
+      for (size_t i = 0; i < value.fields.size() && i < value.field_deadlines.size(); ++i) {
+        const int64_t deadline = value.field_deadlines[i];
+        if (deadline != 0 && !c.SetDeadline(r, value.fields[i].first, deadline)) return false;
       }
       break;
   }

@@ -31,9 +31,9 @@ bool RdbFile::Start() {
     }
     version_ = version_ * 10 + (bytes_[i] - '0');
   }
-  if (version_ < 1 || version_ > rdb_payload::kRdbVersion) {
-    error_ = "RDB version " + std::to_string(version_) + " is not one Redis 7.0 reads (1 to " +
-             std::to_string(rdb_payload::kRdbVersion) + ")";
+  if (version_ < 1 || version_ > rdb_payload::kNewestRdbVersion) {
+    error_ = "RDB version " + std::to_string(version_) + " is not one Redis 7.4 reads (1 to " +
+             std::to_string(rdb_payload::kNewestRdbVersion) + ")";
     return false;
   }
   // The checksum first, so that a damaged file is refused before any of it

@@ -198,9 +198,9 @@ bool ReadTextDouble(std::string_view body, size_t* pos, double* v) {
   return n > 0 && end == text.c_str() + n;
 }
 
-void AppendFooter(std::string* out) {
-  out->push_back(static_cast<char>(kRdbVersion & 0xff));
-  out->push_back(static_cast<char>(kRdbVersion >> 8));
+void AppendFooter(std::string* out, uint16_t version) {
+  out->push_back(static_cast<char>(version & 0xff));
+  out->push_back(static_cast<char>(version >> 8));
   const uint64_t crc = Crc64(0, *out);
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
 }
@@ -210,7 +210,7 @@ bool CheckFooter(std::string_view payload, std::string_view* body, bool verify_c
   const size_t footer = payload.size() - 10;
   const uint16_t version = static_cast<uint8_t>(payload[footer]) |
                            (static_cast<uint16_t>(static_cast<uint8_t>(payload[footer + 1])) << 8);
-  if (version > kRdbVersion) return false;
+  if (version > kNewestRdbVersion) return false;
   uint64_t crc = 0;
   for (int i = 7; i >= 0; --i) crc = (crc << 8) | static_cast<uint8_t>(payload[footer + 2 + i]);
   if (verify_checksum && Crc64(0, payload.substr(0, footer + 2)) != crc) return false;

@@ -17,8 +17,12 @@
 
 namespace teksdb::server::rdb_payload {
 
-// The RDB version Redis 7.0 writes; payloads of a newer one are refused.
+// The RDB version Redis 7.0 writes, which DUMP writes unless a value needs
+// Redis 7.4's (a hash with field deadlines: kHashFieldsRdbVersion); payloads
+// and files newer than kNewestRdbVersion (Redis 7.4's) are refused.
 constexpr uint16_t kRdbVersion = 10;
+constexpr uint16_t kHashFieldsRdbVersion = 12;
+constexpr uint16_t kNewestRdbVersion = 12;
 
 // Redis's CRC64 of `data`, continuing from `crc` (0 to start).
 uint64_t Crc64(uint64_t crc, std::string_view data);
@@ -32,7 +36,7 @@ void AppendString(std::string* out, std::string_view s);
 // Appends a double as 8 bytes, little-endian (RDB_TYPE_ZSET_2's scores).
 void AppendBinaryDouble(std::string* out, double v);
 // Appends the footer (version and CRC64 of *out) that ends a payload.
-void AppendFooter(std::string* out);
+void AppendFooter(std::string* out, uint16_t version = kRdbVersion);
 
 // Checks a payload's footer (Redis's "DUMP payload version or checksum are
 // wrong" when it fails) and gives the body before it; the checksum only

@@ -23,7 +23,9 @@ constexpr uint8_t kString = 0, kList = 1, kSet = 2, kZSet = 3, kHash = 4, kZSet2
                   kModule = 6, kModule2 = 7, kHashZipmap = 9, kListZiplist = 10, kSetIntset = 11,
                   kZSetZiplist = 12, kHashZiplist = 13, kListQuicklist = 14, kStreamListpacks = 15,
                   kHashListpack = 16, kZSetListpack = 17, kListQuicklist2 = 18,
-                  kStreamListpacks2 = 19;
+                  kStreamListpacks2 = 19, kHashMetadata = 24, kHashListpackEx = 25;
+// The largest field deadline an RDB may hold (Redis 7.4's expiry buckets).
+constexpr uint64_t kMaxFieldDeadline = (uint64_t{1} << 48) - 1;
 // quicklist.h's node containers.
 constexpr uint64_t kPlainNode = 1, kPackedNode = 2;
 // list-max-listpack-size -2: a quicklist node's listpack holds up to 8 KB.
@@ -99,7 +101,41 @@ void AppendZSet(std::string* out, const RedisValue& value) {
   }
 }
 
+// A hash with field deadlines, as Redis 7.4 writes one: the smallest
+// deadline (8 bytes, little-endian), then a listpack of (field, value,
+// deadline or 0) triplets, or the count and (deadline past the smallest + 1
+// or 0, field, value) for each field.
+void AppendHashWithDeadlines(std::string* out, const RedisValue& value) {
+  int64_t smallest = 0;
+  for (int64_t d : value.field_deadlines) {
+    if (d != 0 && (smallest == 0 || d < smallest)) smallest = d;
+  }
+  out->push_back(static_cast<char>(value.compact ? kHashListpackEx : kHashMetadata));
+  for (int i = 0; i < 8; ++i) {
+    out->push_back(static_cast<char>((static_cast<uint64_t>(smallest) >> (8 * i)) & 0xff));
+  }
+  if (value.compact) {
+    std::vector<std::string> deadlines;
+    for (int64_t d : value.field_deadlines) deadlines.push_back(std::to_string(d));
+    std::vector<std::string_view> entries;
+    for (size_t i = 0; i < value.fields.size(); ++i) {
+      entries.push_back(value.fields[i].first);
+      entries.push_back(value.fields[i].second);
+      entries.push_back(deadlines[i]);
+    }
+    return AppendListpackOf(out, entries);
+  }
+  rdb_payload::AppendLength(out, value.fields.size());
+  for (size_t i = 0; i < value.fields.size(); ++i) {
+    const int64_t d = value.field_deadlines[i];
+    rdb_payload::AppendLength(out, d == 0 ? 0 : static_cast<uint64_t>(d - smallest) + 1);
+    rdb_payload::AppendString(out, value.fields[i].first);
+    rdb_payload::AppendString(out, value.fields[i].second);
+  }
+}
+
 void AppendHash(std::string* out, const RedisValue& value) {
+  if (!value.field_deadlines.empty()) return AppendHashWithDeadlines(out, value);
   if (value.compact) {
     std::vector<std::string_view> entries;
     for (const auto& [field, v] : value.fields) {
@@ -127,6 +163,7 @@ const char* IntegrityName(uint8_t type) {
     case kSetIntset: return "Intset";
     case kZSetZiplist: return "Zset ziplist";
     case kHashZiplist: return "Hash ziplist";
+    case kHashListpackEx: return "Hash listpackex";
     case kListQuicklist:
     case kListQuicklist2: return "Quicklist";
     case kStreamListpacks:
@@ -170,6 +207,10 @@ class ObjectReader {
       case kHashZiplist:
       case kHashListpack:
         return PackedHash(type);
+      case kHashMetadata:
+        return HashWithDeadlines();
+      case kHashListpackEx:
+        return PackedHashWithDeadlines();
       case kStreamListpacks:
       case kStreamListpacks2:
         value_->type = RedisValue::Type::kStream;
@@ -328,6 +369,60 @@ class ObjectReader {
     return true;
   }
 
+  // A field deadline as the RDB gives it, checked.
+  bool Deadline(uint64_t ms, int64_t* deadline) {
+    if (ms > kMaxFieldDeadline) return Fail("a field deadline past its range");
+    *deadline = static_cast<int64_t>(ms);
+    return true;
+  }
+
+  bool HashWithDeadlines() {
+    value_->type = RedisValue::Type::kHash;
+    uint64_t smallest, n;
+    if (!rdb_payload::ReadLittleEndian(body_, pos_, 8, &smallest)) return Fail("a damaged time");
+    if (!Count(&n)) return false;
+    std::unordered_set<std::string> seen;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t relative;
+      std::string field, v;
+      if (!rdb_payload::ReadLength(body_, pos_, &relative)) return Fail("a damaged length");
+      if (relative != 0 && relative - 1 > kMaxFieldDeadline - std::min(smallest, kMaxFieldDeadline)) {
+        return Fail("a field deadline past its range");
+      }
+      int64_t deadline = 0;
+      if (relative != 0 && !Deadline(smallest + relative - 1, &deadline)) return false;
+      if (!String(&field) || !String(&v) || !Unique(&seen, field, "hash fields")) return false;
+      value_->fields.emplace_back(std::move(field), std::move(v));
+      value_->field_deadlines.push_back(deadline);
+    }
+    return true;
+  }
+
+  bool PackedHashWithDeadlines() {
+    value_->type = RedisValue::Type::kHash;
+    value_->compact = true;
+    uint64_t smallest;
+    if (!rdb_payload::ReadLittleEndian(body_, pos_, 8, &smallest)) return Fail("a damaged time");
+    std::string packed;
+    std::vector<std::string> entries;
+    if (!String(&packed)) return false;
+    if (!listpack::Decode(packed, &entries, &budget_)) return Fail("a damaged listpack");
+    if (entries.size() % 3 != 0) return Fail("a listpack of hash fields not in triplets");
+    if (!NotEmpty(entries.size())) return false;
+    std::unordered_set<std::string> seen;
+    for (size_t i = 0; i < entries.size(); i += 3) {
+      int64_t ms, deadline;
+      if (!ParseStrictInt64(entries[i + 2], &ms) || ms < 0 ||
+          !Deadline(static_cast<uint64_t>(ms), &deadline)) {
+        return Fail("a damaged field deadline");
+      }
+      if (!Unique(&seen, entries[i], "hash fields")) return false;
+      value_->fields.emplace_back(std::move(entries[i]), std::move(entries[i + 1]));
+      value_->field_deadlines.push_back(deadline);
+    }
+    return true;
+  }
+
   bool PackedHash(uint8_t type) {
     value_->type = RedisValue::Type::kHash;
     value_->compact = true;
@@ -393,7 +488,9 @@ bool Read(uint8_t type, std::string_view body, size_t* pos, RedisValue* value, s
 std::string Dump(const RedisValue& value) {
   std::string payload;
   Append(&payload, value);
-  rdb_payload::AppendFooter(&payload);
+  rdb_payload::AppendFooter(&payload, value.field_deadlines.empty()
+                                          ? rdb_payload::kRdbVersion
+                                          : rdb_payload::kHashFieldsRdbVersion);
   return payload;
 }
 

@@ -55,6 +55,9 @@ struct RedisValue {
   std::vector<std::string> elements;                        // kList, in order; kSet
   std::vector<std::pair<std::string, double>> scored;       // kZSet, by (score, member)
   std::vector<std::pair<std::string, std::string>> fields;  // kHash
+  // kHash: each field's deadline (milliseconds since the epoch, 0: none),
+  // beside `fields`; empty when no field has one.
+  std::vector<int64_t> field_deadlines;
   RedisStream stream;                                       // kStream
   // Small enough for Redis's compact encodings (a listpack, or an intset
   // of integers): what DUMP writes it as, as Redis would.

@@ -8,8 +8,10 @@
 
 namespace teksdb::server {
 
-ExpirySweeper::ExpirySweeper(Keyspace* keyspace, Reclaimed reclaimed)
+ExpirySweeper::ExpirySweeper(Keyspace* keyspace, Reclaimed reclaimed,
+                             FieldReclaimed field_reclaimed)
     : keyspace_(keyspace), on_reclaimed_(std::move(reclaimed)),
+      on_field_reclaimed_(std::move(field_reclaimed)),
       pass_expiry_writes_(keyspace->expiry_writes()),
       thread_([this] { Run(); }) {}
 
@@ -50,6 +52,33 @@ ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimRead(const Keyspace& view, int d
   return Reclaim(view.InDatabase(db), db, key);
 }
 
+ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimReadField(const Keyspace& view, int db,
+                                                          const std::string& key,
+                                                          const std::string& field) {
+  std::shared_lock<std::shared_mutex> reclaims(reclaim_mu_);
+  if (Held()) return ROCKSDB_NAMESPACE::Status::OK();
+  Keyspace in_db = view.InDatabase(db);
+  bool reclaimed, key_deleted;
+  const ROCKSDB_NAMESPACE::Status s =
+      field_deadlines::ReclaimField(in_db, key, field, 0, &reclaimed, &key_deleted);
+  if (reclaimed) {
+    reclaimed_fields_.fetch_add(1, std::memory_order_relaxed);
+    if (on_field_reclaimed_) on_field_reclaimed_(db, key, key_deleted);
+  }
+  return s;
+}
+
+ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimDueFields() {
+  bool any;
+  uint64_t reclaimed;
+  const ROCKSDB_NAMESPACE::Status s = field_deadlines::ReclaimDue(
+      *keyspace_, kBatchFields, on_field_reclaimed_,
+      [this] { return clients_paused_.load(std::memory_order_relaxed); }, &any, &reclaimed);
+  reclaimed_fields_.fetch_add(reclaimed, std::memory_order_relaxed);
+  pass_saw_expiry_ |= any;
+  return s;
+}
+
 ROCKSDB_NAMESPACE::Status ExpirySweeper::Reclaim(Keyspace view, int db, const std::string& key) {
   bool reclaimed = false;
   const ROCKSDB_NAMESPACE::Status s = view.ReclaimIfExpired(key, &reclaimed);
@@ -66,6 +95,11 @@ void ExpirySweeper::SetActive(bool active) {
 }
 
 void ExpirySweeper::Tick() {
+  const ROCKSDB_NAMESPACE::Status fields = ReclaimDueFields();
+  if (!fields.ok()) {
+    std::fprintf(stderr, "teksdb-server: expiry sweep of hash fields: %s\n",
+                 fields.ToString().c_str());
+  }
   // Up to kBatchKeys meta records, through as many databases as it takes.
   int seen = 0;
   while (seen < kBatchKeys) {

@@ -14,6 +14,11 @@
 // sleep until the next expiry is written: a keyspace without TTLs costs
 // nothing.
 //
+// Hash fields with deadlines (field_deadlines.h): each tick also takes up
+// to kBatchFields due entries whose deadline passed, in deadline order, and
+// reclaims their fields; a pass that met no key with an expiry stays awake
+// while any due entry is left.
+//
 // Why the sweep deletes expired meta records rather than the compaction
 // filter: the sweep's write goes through the key's lock, so it is ordered
 // against commands like any other change of the key, and it runs on a
@@ -34,6 +39,7 @@
 #include <string>
 #include <thread>
 
+#include "field_deadlines.h"
 #include "keyspace.h"
 
 namespace teksdb::server {
@@ -42,19 +48,32 @@ class ExpirySweeper {
  public:
   static constexpr int kTickMs = 100;
   static constexpr int kBatchKeys = 1000;
+  static constexpr size_t kBatchFields = 1000;
 
   // `reclaimed`, if set, is told each key the sweep deleted (on the
-  // sweep's thread: keyspace notifications' "expired").
+  // sweep's thread: keyspace notifications' "expired"); `fields_reclaimed`
+  // each hash field reclaimed, the sweep's or a read's ("hexpired", and
+  // "del" when its hash went with it).
   using Reclaimed = std::function<void(int db, const std::string& key)>;
-  explicit ExpirySweeper(Keyspace* keyspace, Reclaimed reclaimed = nullptr);
+  using FieldReclaimed = field_deadlines::Told;
+  explicit ExpirySweeper(Keyspace* keyspace, Reclaimed reclaimed = nullptr,
+                         FieldReclaimed field_reclaimed = nullptr);
   ~ExpirySweeper();
   ExpirySweeper(const ExpirySweeper&) = delete;
   ExpirySweeper& operator=(const ExpirySweeper&) = delete;
 
   // Keys reclaimed so far (INFO's expired_keys).
   uint64_t reclaimed() const { return reclaimed_.load(std::memory_order_relaxed); }
-  // CONFIG RESETSTAT: the count from zero.
-  void ResetReclaimed() { reclaimed_.store(0, std::memory_order_relaxed); }
+  // Hash fields reclaimed so far (INFO's expired_subkeys).
+  uint64_t reclaimed_fields() const { return reclaimed_fields_.load(std::memory_order_relaxed); }
+  // Fields a write command met past their deadline and rewrote: counted
+  // as reclaimed.
+  void CountReclaimedFields(uint64_t n) { reclaimed_fields_.fetch_add(n, std::memory_order_relaxed); }
+  // CONFIG RESETSTAT: the counts from zero.
+  void ResetReclaimed() {
+    reclaimed_.store(0, std::memory_order_relaxed);
+    reclaimed_fields_.store(0, std::memory_order_relaxed);
+  }
   // Whether the sweep sleeps until the next expiry is written.
   bool idle() const { return idle_.load(std::memory_order_relaxed); }
   // Stops (or resumes) the sweep; returns once no tick is running, so that
@@ -77,6 +96,10 @@ class ExpirySweeper {
   // own are - unless the sweep is paused or held (a replica deletes only
   // what its primary ships). Whatever DEBUG SET-ACTIVE-EXPIRE says, as Redis.
   ROCKSDB_NAMESPACE::Status ReclaimRead(const Keyspace& view, int db, const std::string& key);
+  // The same for a hash field a command read past its deadline
+  // (field_deadlines.h's ReclaimField).
+  ROCKSDB_NAMESPACE::Status ReclaimReadField(const Keyspace& view, int db, const std::string& key,
+                                             const std::string& field);
 
  private:
   void Run();
@@ -86,9 +109,14 @@ class ExpirySweeper {
   // counts it and tells on_reclaimed_ if it did.
   ROCKSDB_NAMESPACE::Status Reclaim(Keyspace view, int db, const std::string& key);
 
+  // The tick's step over hash fields: up to kBatchFields due ones.
+  ROCKSDB_NAMESPACE::Status ReclaimDueFields();
+
   Keyspace* const keyspace_;
   const Reclaimed on_reclaimed_;
+  const FieldReclaimed on_field_reclaimed_;
   std::atomic<uint64_t> reclaimed_{0};
+  std::atomic<uint64_t> reclaimed_fields_{0};
   // Where the next tick starts (inclusive); empty: the first key.
   int database_ = 0;  // the database position_ is in
   std::string position_;

@@ -368,22 +368,126 @@ Status Keyspace::ReadMember(uint64_t version, const std::string& member,
   return s;
 }
 
-Status Keyspace::ReadMembers(uint64_t version, const std::vector<std::string>& members,
-                             std::vector<std::optional<std::string>>* values) const {
-  values->assign(members.size(), std::nullopt);
-  const std::string prefix = MemberPrefix(version);
+Status Keyspace::ReadUnder(const std::string& prefix, const std::vector<std::string>& names,
+                           std::vector<std::optional<std::string>>* values) const {
+  values->assign(names.size(), std::nullopt);
   std::vector<std::string> records;
-  records.reserve(members.size());
-  for (const std::string& member : members) records.push_back(prefix + member);
+  records.reserve(names.size());
+  for (const std::string& name : names) records.push_back(prefix + name);
   std::vector<ROCKSDB_NAMESPACE::PinnableSlice> found;
   std::vector<Status> statuses;
   MultiGet(records, &found, &statuses);
-  for (size_t i = 0; i < members.size(); ++i) {
+  for (size_t i = 0; i < names.size(); ++i) {
     if (statuses[i].IsNotFound()) continue;
     if (!statuses[i].ok()) return statuses[i];
     (*values)[i].emplace(found[i].data(), found[i].size());
   }
   return Status::OK();
+}
+
+Status Keyspace::ReadMembers(uint64_t version, const std::vector<std::string>& members,
+                             std::vector<std::optional<std::string>>* values) const {
+  return ReadUnder(MemberPrefix(version), members, values);
+}
+
+namespace {
+// An "E" record's value; 0 (none) for a damaged one.
+int64_t DecodeDeadline(const Slice& bytes) {
+  return bytes.size() == 8 ? static_cast<int64_t>(storage_format::ReadU64(bytes.data())) : 0;
+}
+}  // namespace
+
+Status Keyspace::ReadDeadlines(uint64_t version, const std::vector<std::string>& fields,
+                               std::vector<int64_t>* deadlines) const {
+  std::vector<std::optional<std::string>> values;
+  const Status s = ReadUnder(storage_format::DeadlinePrefix(version), fields, &values);
+  deadlines->assign(fields.size(), 0);
+  for (size_t i = 0; s.ok() && i < fields.size(); ++i) {
+    if (values[i]) (*deadlines)[i] = DecodeDeadline(*values[i]);
+  }
+  return s;
+}
+
+Status Keyspace::ForEachMemberWithDeadline(
+    uint64_t version,
+    const std::function<bool(const std::string&, const std::string&, int64_t)>& visit,
+    const std::string& from) const {
+  // The deadlines run beside the members, both in field order: a second
+  // iterator, moved up to each member it passes.
+  const std::string prefix = storage_format::DeadlinePrefix(version);
+  const std::string end = storage_format::PrefixEnd(prefix);
+  const Slice upper(end);
+  ROCKSDB_NAMESPACE::ReadOptions read;
+  if (!end.empty()) read.iterate_upper_bound = &upper;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> deadlines = NewIterator(read);
+  deadlines->Seek(prefix + from);
+  std::string wanted = prefix;
+  const Status s = ScanPrefix(MemberPrefix(version), from,
+                              [&](const std::string& member, const Slice& value) {
+    wanted.resize(prefix.size());
+    wanted += member;
+    while (deadlines->Valid() && deadlines->key().starts_with(prefix) &&
+           deadlines->key().compare(wanted) < 0) {
+      deadlines->Next();
+    }
+    const bool has = deadlines->Valid() && deadlines->key() == Slice(wanted);
+    return visit(member, value.ToString(), has ? DecodeDeadline(deadlines->value()) : 0);
+  });
+  return s.ok() ? deadlines->status() : s;
+}
+
+Status Keyspace::ForEachDue(
+    int64_t now_ms,
+    const std::function<bool(int64_t, uint64_t, const std::string&)>& visit, bool* any) const {
+  const std::string end = storage_format::PrefixEnd(storage_format::DuePrefix().ToString());
+  const Slice upper(end);
+  ROCKSDB_NAMESPACE::ReadOptions read;
+  read.iterate_upper_bound = &upper;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it = NewIterator(read);
+  *any = false;
+  for (it->Seek(storage_format::DuePrefix()); it->Valid(); it->Next()) {
+    int64_t deadline;
+    uint64_t version;
+    Slice field;
+    if (!storage_format::ParseDueKey(it->key(), &deadline, &version, &field)) continue;
+    *any = true;
+    if (deadline > now_ms || !visit(deadline, version, field.ToString())) break;
+  }
+  return it->status();
+}
+
+Status Keyspace::OwnerOf(uint64_t version, int* db, std::string* key, bool* found) const {
+  *found = false;
+  ROCKSDB_NAMESPACE::PinnableSlice owner;
+  Status s = Get(storage_format::OwnerKey(version), &owner);
+  if (s.IsNotFound()) return Status::OK();
+  if (!s.ok() || owner.empty()) return s;
+  const uint8_t slot = static_cast<uint8_t>(owner[0]);
+  for (int d = 0; d < kDatabases; ++d) {
+    if (SlotOf(d) != slot) continue;
+    *db = d;
+    key->assign(owner.data() + 1, owner.size() - 1);
+    *found = true;
+  }
+  return Status::OK();
+}
+
+void Keyspace::Batch::PutDeadline(uint64_t version, const std::string& field, int64_t deadline_ms) {
+  std::string bytes;
+  storage_format::AppendU64(&bytes, static_cast<uint64_t>(deadline_ms));
+  batch_.Put(storage_format::DeadlinePrefix(version) + field, bytes);
+  batch_.Put(storage_format::DueKey(deadline_ms, version, field), Slice());
+  sets_expiry_ = true;
+}
+
+void Keyspace::Batch::DeleteDeadline(uint64_t version, const std::string& field,
+                                     int64_t old_deadline_ms) {
+  batch_.Delete(storage_format::DeadlinePrefix(version) + field);
+  DeleteDue(old_deadline_ms, version, field);
+}
+
+void Keyspace::Batch::DeleteDue(int64_t deadline_ms, uint64_t version, const std::string& field) {
+  batch_.Delete(storage_format::DueKey(deadline_ms, version, field));
 }
 
 Status Keyspace::ForEachMember(

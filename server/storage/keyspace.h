@@ -119,8 +119,18 @@ class Keyspace {
   struct ExpiredRead {
     int db;
     std::string key;
+    // A hash field past its deadline (NoteExpiredField), not the key.
+    bool is_field = false;
+    std::string field;
   };
   void RecordExpiredReads(std::vector<ExpiredRead>* sink) { expired_reads_ = sink; }
+  // A read met hash `key`'s `field` past its deadline: recorded as above,
+  // for its connection to reclaim (field_deadlines.h).
+  void NoteExpiredField(const std::string& key, const std::string& field) const {
+    if (expired_reads_ != nullptr && expired_reads_->size() < kMaxExpiredReads) {
+      expired_reads_->push_back({db_, key, true, field});
+    }
+  }
   bool recording_expired_reads() const { return expired_reads_ != nullptr; }
 
   // Who is told of written keys once they are in the database (main sets
@@ -220,6 +230,13 @@ class Keyspace {
     // Score index entries of a sorted set (`entry`: encoded score + member).
     void PutIndex(uint64_t version, const std::string& entry);
     void DeleteIndex(uint64_t version, const std::string& entry);
+    // A hash field's deadline: its "E" record and its due entry
+    // (storage_format.h). Deleting it takes the deadline it had, whose due
+    // entry goes too.
+    void PutDeadline(uint64_t version, const std::string& field, int64_t deadline_ms);
+    void DeleteDeadline(uint64_t version, const std::string& field, int64_t old_deadline_ms);
+    // A due entry alone (the sweep's, once it acted on it).
+    void DeleteDue(int64_t deadline_ms, uint64_t version, const std::string& field);
 
    private:
     friend class Keyspace;
@@ -249,6 +266,29 @@ class Keyspace {
   // Several members' values in collection `version` (one MultiGet).
   ROCKSDB_NAMESPACE::Status ReadMembers(uint64_t version, const std::vector<std::string>& members,
                                         std::vector<std::optional<std::string>>* values) const;
+  // Hash fields' deadlines in collection `version` (one MultiGet of their
+  // "E" records): (*deadlines)[i] is fields[i]'s, 0 if it has none.
+  ROCKSDB_NAMESPACE::Status ReadDeadlines(uint64_t version, const std::vector<std::string>& fields,
+                                          std::vector<int64_t>* deadlines) const;
+  // Every member of collection `version` from `from` on with its deadline
+  // (0: none), in member order: its "H" and "E" records walked together.
+  ROCKSDB_NAMESPACE::Status ForEachMemberWithDeadline(
+      uint64_t version,
+      const std::function<bool(const std::string& member, const std::string& value,
+                               int64_t deadline_ms)>& visit,
+      const std::string& from = std::string()) const;
+  // The due entries with a deadline at or before `now_ms`, in deadline
+  // order, until `visit` returns false; *any: whether there is any due
+  // entry at all, due yet or not (the sweep's reason to stay awake).
+  ROCKSDB_NAMESPACE::Status ForEachDue(
+      int64_t now_ms,
+      const std::function<bool(int64_t deadline_ms, uint64_t version, const std::string& field)>&
+          visit,
+      bool* any) const;
+  // The database and key whose meta record collection `version` belongs to
+  // (its owner record); *found is false when there is none.
+  ROCKSDB_NAMESPACE::Status OwnerOf(uint64_t version, int* db, std::string* key,
+                                    bool* found) const;
   // Every member of collection `version` from `from` on, in member order,
   // passed to `visit` until it returns false.
   ROCKSDB_NAMESPACE::Status ForEachMember(
@@ -359,6 +399,11 @@ class Keyspace {
   void MultiGet(size_t n, const ROCKSDB_NAMESPACE::Slice* records, uint64_t value_bytes_limit,
                 ROCKSDB_NAMESPACE::PinnableSlice* found,
                 ROCKSDB_NAMESPACE::Status* statuses) const;
+  // The values of records prefix + name for each of `names` (one
+  // MultiGet), nullopt for those absent.
+  ROCKSDB_NAMESPACE::Status ReadUnder(const std::string& prefix,
+                                      const std::vector<std::string>& names,
+                                      std::vector<std::optional<std::string>>* values) const;
   // Records by their RocksDB keys, into vectors sized to them.
   void MultiGet(const std::vector<std::string>& records,
                 std::vector<ROCKSDB_NAMESPACE::PinnableSlice>* found,
@@ -427,7 +472,7 @@ class Keyspace {
   std::vector<ExpiredRead>* expired_reads_ = nullptr;  // RecordExpiredReads's sink
   void NoteExpiredRead(const std::string& key) const {
     if (expired_reads_ != nullptr && expired_reads_->size() < kMaxExpiredReads) {
-      expired_reads_->push_back({db_, key});
+      expired_reads_->push_back({db_, key, false, std::string()});
     }
   }
   uint64_t writer_ = 0;                          // set_writer's

@@ -126,14 +126,60 @@ bool DecodeMeta(const Slice& bytes, Meta* meta) {
 
 std::string MemberPrefix(uint64_t version) { return Versioned(kMemberTag, version); }
 std::string IndexPrefix(uint64_t version) { return Versioned(kIndexTag, version); }
+std::string DeadlinePrefix(uint64_t version) { return Versioned(kDeadlineTag, version); }
 std::string OwnerKey(uint64_t version) { return Versioned(kOwnerTag, version); }
+
+std::string DueKey(int64_t deadline_ms, uint64_t version, const Slice& field) {
+  std::string key(1, kDueTag);
+  key.reserve(1 + 2 * kVersionBytes + field.size());
+  AppendU64(&key, static_cast<uint64_t>(deadline_ms));
+  AppendU64(&key, version);
+  key.append(field.data(), field.size());
+  return key;
+}
+
+bool ParseDueKey(const Slice& record, int64_t* deadline_ms, uint64_t* version, Slice* field) {
+  if (record.size() < 1 + 2 * kVersionBytes || record[0] != kDueTag) return false;
+  *deadline_ms = static_cast<int64_t>(ReadU64(record.data() + 1));
+  *version = ReadU64(record.data() + 1 + kVersionBytes);
+  *field = Slice(record.data() + 1 + 2 * kVersionBytes, record.size() - 1 - 2 * kVersionBytes);
+  return true;
+}
 
 bool ParseVersionedKey(const Slice& record, char* tag, uint64_t* version) {
   if (record.size() < 1 + kVersionBytes) return false;
-  if (record[0] != kMemberTag && record[0] != kIndexTag && record[0] != kOwnerTag) return false;
+  if (record[0] == kDueTag) {
+    int64_t deadline;
+    Slice field;
+    *tag = kDueTag;
+    return ParseDueKey(record, &deadline, version, &field);
+  }
+  if (record[0] != kMemberTag && record[0] != kIndexTag && record[0] != kOwnerTag &&
+      record[0] != kDeadlineTag) {
+    return false;
+  }
   *tag = record[0];
   *version = ReadU64(record.data() + 1);
   return true;
+}
+
+int64_t PayloadCount(const Slice& payload) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < kVersionBytes && i < payload.size(); ++i) {
+    n = (n << 8) | static_cast<unsigned char>(payload[i]);
+  }
+  return static_cast<int64_t>(n);
+}
+
+uint8_t PayloadHashFlags(const Slice& payload) {
+  return payload.size() > kVersionBytes ? static_cast<uint8_t>(payload[kVersionBytes]) : 0;
+}
+
+std::string CountPayload(int64_t count, uint8_t hash_flags) {
+  std::string payload;
+  AppendU64(&payload, static_cast<uint64_t>(count));
+  if (hash_flags != 0) payload.push_back(static_cast<char>(hash_flags));
+  return payload;
 }
 
 Status Prepare(ROCKSDB_NAMESPACE::DB* db) {

@@ -1,11 +1,16 @@
-// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 7,
+// StorageFormat: how teksdb-server lays Redis keys out in RocksDB (format 8,
 // versioned collections in 16 databases, small ones inside their meta
-// record, which merge operands may follow, lists in chunks), in one place: the record keys,
+// record, which merge operands may follow, lists in chunks, hash fields with
+// deadlines), in one place: the record keys,
 // the meta record's encoding, and the format record that a database
 // carries from its creation. Keyspace (keyspace.h) reads and writes through it; the stale
 // member filter (stale_member_filter.h) decodes with it.
 //
 // Records, in key order (every byte string below is a RocksDB key):
+//   "E" version field           a hash field's deadline (value: milliseconds
+//                               since the epoch, 8 bytes big-endian), for
+//                               the fields of a hash with deadlines that
+//                               have one
 //   "H" version member          a collection member: a hash field (value:
 //                               the field's value), a set member (empty), a
 //                               list's chunk of elements (member: its id
@@ -17,6 +22,10 @@
 //   "O" version                 owner record of a collection version: the
 //                               slot and key that hold it (the stale member
 //                               filter's way from a member to its meta)
+//   "T" deadline version field  the deadlines by time, for the expiry sweep
+//                               (deadline 8 bytes big-endian, value empty):
+//                               a hint, checked against the field's "E"
+//                               record before anything is deleted
 //   "Z" version score member    a sorted set's score index
 //   "\xff" name                 server records: the format, the version
 //                               ceiling (version_allocator.h), the
@@ -38,7 +47,8 @@
 // sorted set, 'x' stream), the expiry (milliseconds since the epoch, 8 bytes
 // big-endian; 0: none), then for a collection its version (8 bytes
 // big-endian), then the payload: a string's value; a hash's, set's or
-// sorted set's member count (8 bytes big-endian), or, when its version is
+// sorted set's member count (8 bytes big-endian; a hash's may be followed
+// by one byte of HashFlags), or, when its version is
 // 0, the compact collection itself (compact_members.h: no member, index
 // or owner record at all; members put into it may follow as merge
 // operands, compact_puts_merge.h); a small list's elements (version 0),
@@ -67,10 +77,10 @@ namespace teksdb::server::storage_format {
 
 // Bumped whenever a record's layout changes; a database of another format
 // is refused at start (Prepare).
-constexpr int kFormat = 7;
+constexpr int kFormat = 8;
 // SELECT's databases, each in one slot.
 constexpr int kDatabases = 16;
-// The format record's value, "teksdb-server format 7": also what a replica
+// The format record's value, "teksdb-server format 8": also what a replica
 // and its primary compare (both must read the same records).
 std::string FormatName();
 
@@ -85,6 +95,8 @@ constexpr char kMemberTag = 'H';
 constexpr char kMetaTag = 'M';
 constexpr char kOwnerTag = 'O';
 constexpr char kIndexTag = 'Z';
+constexpr char kDeadlineTag = 'E';
+constexpr char kDueTag = 'T';
 
 // Every data record sorts below this key; server records start with it.
 inline ROCKSDB_NAMESPACE::Slice ServerRecords() { return ROCKSDB_NAMESPACE::Slice("\xff", 1); }
@@ -130,13 +142,31 @@ std::string EncodeMeta(const Meta& meta);
 bool DecodeMeta(const ROCKSDB_NAMESPACE::Slice& bytes, Meta* meta);
 bool DecodeMetaView(const ROCKSDB_NAMESPACE::Slice& bytes, MetaView* meta);
 
-// "H" version and "Z" version: the prefixes of one version's records.
+// "H" version, "Z" version and "E" version: the prefixes of one version's
+// records.
 std::string MemberPrefix(uint64_t version);
 std::string IndexPrefix(uint64_t version);
+std::string DeadlinePrefix(uint64_t version);
 std::string OwnerKey(uint64_t version);
-// The tag and version of a member, index or owner record's key; false for
-// any other record.
+// "T": the prefix of every due entry; one entry's key, and its parts
+// (false for bytes that are not one).
+inline ROCKSDB_NAMESPACE::Slice DuePrefix() { return ROCKSDB_NAMESPACE::Slice("T", 1); }
+std::string DueKey(int64_t deadline_ms, uint64_t version, const ROCKSDB_NAMESPACE::Slice& field);
+bool ParseDueKey(const ROCKSDB_NAMESPACE::Slice& record, int64_t* deadline_ms, uint64_t* version,
+                 ROCKSDB_NAMESPACE::Slice* field);
+// The tag and version of a member, index, deadline, due or owner record's
+// key; false for any other record.
 bool ParseVersionedKey(const ROCKSDB_NAMESPACE::Slice& record, char* tag, uint64_t* version);
+
+// A record-per-member collection's payload: its member count, and for a
+// hash the HashFlags byte after it (absent: none).
+enum HashFlags : uint8_t {
+  kHashDeadlines = 1,  // fields may have deadlines ("E" records)
+  kHashListpackEx = 2,  // within the listpack limits: OBJECT ENCODING "listpackex"
+};
+int64_t PayloadCount(const ROCKSDB_NAMESPACE::Slice& payload);
+uint8_t PayloadHashFlags(const ROCKSDB_NAMESPACE::Slice& payload);
+std::string CountPayload(int64_t count, uint8_t hash_flags = 0);
 
 // The smallest key above every key that starts with `prefix` (empty when
 // there is none: `prefix` is all 0xff bytes).

@@ -18,21 +18,6 @@ using ROCKSDB_NAMESPACE::Status;
 
 namespace {
 
-int64_t DecodeCount(const std::string& payload) {
-  uint64_t n = 0;
-  for (size_t i = 0; i < 8 && i < payload.size(); ++i) {
-    n = (n << 8) | static_cast<unsigned char>(payload[i]);
-  }
-  return static_cast<int64_t>(n);
-}
-std::string EncodeCount(int64_t count) {
-  std::string payload(8, '\0');
-  for (int i = 0; i < 8; ++i) {
-    payload[i] = static_cast<char>(static_cast<uint64_t>(count) >> (56 - 8 * i));
-  }
-  return payload;
-}
-
 Status Damaged(const std::string& key) {
   return Status::Corruption("compact collection record of key " + key + " is damaged");
 }
@@ -47,7 +32,7 @@ int64_t Limit(const std::atomic<int64_t>& limit) { return limit.load(std::memory
 }  // namespace
 
 int64_t MemberCount(const Keyspace::Value& value) {
-  if (value.version != 0) return DecodeCount(value.payload);
+  if (value.version != 0) return storage_format::PayloadCount(value.payload);
   char encoding;
   int64_t count = 0;
   compact_members::ReadHeader(value.payload, &encoding, &count);
@@ -101,7 +86,8 @@ bool Collection::Open(Request& r, char type, const std::string& key) {
   if (!meta_) return true;
   version_ = meta_->version;
   if (!compact()) {
-    count_ = DecodeCount(meta_->payload);
+    count_ = storage_format::PayloadCount(meta_->payload);
+    if (type == Keyspace::kHash) hash_flags_ = storage_format::PayloadHashFlags(meta_->payload);
   } else if (!compact_members::ReadHeader(meta_->payload, &encoding_, &count_) ||
              (encoding_ == compact_members::kIntset && type != Keyspace::kSet)) {
     ReplyStorageError(r, Damaged(key_));
@@ -130,12 +116,24 @@ bool Collection::FindCompact(Request& r, const std::string& member,
   return !reader.corrupt();
 }
 
+bool Collection::PastDeadline(Request& r, const std::string& member, int64_t deadline_ms) {
+  if (deadline_ms == 0 || deadline_ms > Keyspace::NowMs()) return false;
+  ++expired_met_;
+  r.keyspace->NoteExpiredField(key_, member);
+  return true;
+}
+
 bool Collection::ReadMember(Request& r, const std::string& member,
                             std::optional<std::string>* value) {
   value->reset();
   if (!meta_) return true;
   if (meta_->version == 0) return FindCompact(r, member, value);
-  const Status s = r.keyspace->ReadMember(meta_->version, member, value);
+  Status s = r.keyspace->ReadMember(meta_->version, member, value);
+  if (s.ok() && value->has_value() && has_deadlines()) {
+    std::vector<int64_t> deadlines;
+    s = r.keyspace->ReadDeadlines(meta_->version, {member}, &deadlines);
+    if (s.ok() && PastDeadline(r, member, deadlines[0])) value->reset();
+  }
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
@@ -158,7 +156,14 @@ bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members
     }
     return true;
   }
-  const Status s = r.keyspace->ReadMembers(meta_->version, members, values);
+  Status s = r.keyspace->ReadMembers(meta_->version, members, values);
+  if (s.ok() && has_deadlines()) {
+    std::vector<int64_t> deadlines;
+    s = r.keyspace->ReadDeadlines(meta_->version, members, &deadlines);
+    for (size_t i = 0; s.ok() && i < members.size(); ++i) {
+      if ((*values)[i] && PastDeadline(r, members[i], deadlines[i])) (*values)[i].reset();
+    }
+  }
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
@@ -180,9 +185,24 @@ bool Collection::LoadPresence(Request& r, const std::vector<std::string>& member
   for (const std::string& m : members) {
     if (staged_.count(m) == 0) unknown.push_back(m);
   }
+  // As stored: a field past its deadline is there until reclaimed.
   std::vector<std::optional<std::string>> values;
-  if (!ReadMembers(r, unknown, &values)) return false;
+  const Status s = r.keyspace->ReadMembers(version_, unknown, &values);
+  if (!s.ok()) return ReplyStorageError(r, s), false;
   for (size_t i = 0; i < unknown.size(); ++i) staged_.emplace(unknown[i], values[i].has_value());
+  return LoadDeadlines(r, unknown);
+}
+
+bool Collection::LoadDeadlines(Request& r, const std::vector<std::string>& members) {
+  if (!has_deadlines() || created_) return true;
+  std::vector<std::string> unknown;
+  for (const std::string& m : members) {
+    if (deadlines_.count(m) == 0) unknown.push_back(m);
+  }
+  std::vector<int64_t> deadlines;
+  const Status s = r.keyspace->ReadDeadlines(version_, unknown, &deadlines);
+  if (!s.ok()) return ReplyStorageError(r, s), false;
+  for (size_t i = 0; i < unknown.size(); ++i) deadlines_.emplace(unknown[i], deadlines[i]);
   return true;
 }
 
@@ -198,14 +218,64 @@ bool Collection::Present(Request& r, const std::string& member, bool* present) {
     *present = it != staged_.end() && it->second;
     return true;
   }
-  std::optional<std::string> value;
-  if (!ReadMember(r, member, &value)) return false;
-  *present = value.has_value();
+  if (!LoadPresence(r, {member})) return false;
+  *present = staged_[member];
   return true;
 }
 
+bool Collection::EnableDeadlines(Request& r) {
+  if (has_deadlines()) return true;
+  dirty_ = true;
+  if (!compact()) {
+    hash_flags_ |= storage_format::kHashDeadlines;
+    return true;
+  }
+  if (!Editable(r) || !ConvertToMembers(r)) return false;
+  hash_flags_ = storage_format::kHashDeadlines | storage_format::kHashListpackEx;
+  return true;
+}
+
+bool Collection::FieldDeadline(Request& r, const std::string& member, bool* present,
+                               int64_t* deadline) {
+  *deadline = 0;
+  if (!Present(r, member, present)) return false;
+  if (*present && has_deadlines()) {
+    const auto it = deadlines_.find(member);
+    *deadline = it == deadlines_.end() ? 0 : it->second;
+  }
+  return true;
+}
+
+bool Collection::ReadDeadlines(Request& r, const std::vector<std::string>& members,
+                               std::vector<int64_t>* deadlines) {
+  deadlines->assign(members.size(), 0);
+  if (!meta_ || compact() || !has_deadlines()) return true;
+  const Status s = r.keyspace->ReadDeadlines(meta_->version, members, deadlines);
+  if (!s.ok()) ReplyStorageError(r, s);
+  return s.ok();
+}
+
+bool Collection::SetDeadline(Request& r, const std::string& member, int64_t deadline_ms) {
+  if (!LoadDeadlines(r, {member})) return false;
+  int64_t& stored = deadlines_[member];
+  if (stored == deadline_ms) return true;
+  if (stored != 0) batch_.DeleteDeadline(version_, member, stored);
+  if (deadline_ms != 0) batch_.PutDeadline(version_, member, deadline_ms);
+  stored = deadline_ms;
+  dirty_ = true;
+  return true;
+}
+
+void Collection::CheckListpackEx(Request& r, const std::string& member, const std::string& value) {
+  const CompactLimits& limits = r.server.compact_limits;
+  const int64_t longest = static_cast<int64_t>(std::max(member.size(), value.size()));
+  if (count_ > Limit(limits.hash_entries) || longest > Limit(limits.hash_value)) {
+    hash_flags_ &= ~storage_format::kHashListpackEx;
+  }
+}
+
 bool Collection::PutMember(Request& r, const std::string& member, const std::string& value,
-                           bool* existed) {
+                           bool* existed, bool keep_deadline) {
   dirty_ = true;
   if (compact()) {
     if (!Editable(r)) return false;
@@ -237,6 +307,8 @@ bool Collection::PutMember(Request& r, const std::string& member, const std::str
   if (!*existed) ++count_;
   staged_[member] = true;
   batch_.PutMember(version_, member, value);
+  if (has_deadlines() && !keep_deadline && !SetDeadline(r, member, 0)) return false;
+  if ((hash_flags_ & storage_format::kHashListpackEx) != 0) CheckListpackEx(r, member, value);
   return true;
 }
 
@@ -255,7 +327,7 @@ bool Collection::DeleteMember(Request& r, const std::string& member, bool* exist
   staged_[member] = false;
   batch_.DeleteMember(version_, member);
   dirty_ = true;
-  return true;
+  return !has_deadlines() || SetDeadline(r, member, 0);
 }
 
 bool Collection::DeleteListed(Request& r, int64_t* removed) {
@@ -271,8 +343,20 @@ bool Collection::DeleteListed(Request& r, int64_t* removed) {
 
 bool Collection::ForEach(Request& r,
                          const std::function<bool(const std::string&, const std::string&)>& visit,
-                         const std::string& from) {
+                         const std::string& from, const ExpiredVisit& expired) {
   if (!meta_) return true;
+  if (meta_->version != 0 && has_deadlines()) {
+    const int64_t now = Keyspace::NowMs();
+    const Status s = r.keyspace->ForEachMemberWithDeadline(
+        meta_->version,
+        [&](const std::string& field, const std::string& value, int64_t deadline) {
+          if (deadline != 0 && deadline <= now) return expired ? expired(field) : true;
+          return visit(field, value);
+        },
+        from);
+    if (!s.ok()) ReplyStorageError(r, s);
+    return s.ok();
+  }
   if (meta_->version != 0) {
     const Status s = r.keyspace->ForEachMember(meta_->version, visit, from);
     if (!s.ok()) ReplyStorageError(r, s);
@@ -401,7 +485,8 @@ bool Collection::Commit(Request& r) {
     const bool small = puts_.size() * kRecordPerOperand <= value.payload.size();
     puts_only && small ? batch_.MergePuts(key_, value, puts_) : batch_.Put(key_, value);
   } else {
-    const Keyspace::Value meta{type_, expire_ms, EncodeCount(count_), version_};
+    const Keyspace::Value meta{type_, expire_ms, storage_format::CountPayload(count_, hash_flags_),
+                               version_};
     created_ ? batch_.PutNew(key_, meta) : batch_.Put(key_, meta);
   }
   const Status s = r.keyspace->Commit(&batch_);

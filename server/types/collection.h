@@ -22,6 +22,17 @@
 // Reads (ReadMember, ForEach, ForEachIndexEntry) see the collection as
 // stored, before this command's staged changes, in its stored encoding.
 //
+// Hash field deadlines (Redis 7.4's HEXPIRE; DESIGN.md §14): a hash that
+// is given one (EnableDeadlines) is one record per field from then on, its
+// count followed by HashFlags (storage_format.h), and each field with a
+// deadline has an "E" record and a due entry beside its "H" record. Reads
+// skip a field past its deadline (a point read notes it for its
+// connection to reclaim: Keyspace::NoteExpiredField; expired_met counts
+// those a write command met); HLEN's count counts it until it is
+// reclaimed, as Redis's does. PutMember clears the field's deadline (HSET)
+// unless told to keep it (HINCRBY); DeleteMember deletes it with the
+// field. A hash with no deadline pays one flag test per read.
+//
 // Thread safety: one command's, on one thread. Commands that write hold
 // the key's lock (Keyspace::LockKeys) from before Open to after Commit.
 // Commands that only read hold none: when they meet fewer members than the
@@ -40,6 +51,7 @@
 #include <vector>
 
 #include "request.h"
+#include "storage_format.h"
 
 namespace teksdb::server {
 
@@ -63,6 +75,10 @@ class Collection {
   // Whether the members are in the meta record (see above): true for a
   // collection that did not exist, until a PutMember converts it.
   bool compact() const { return version_ == 0; }
+  // Whether the hash's fields may have deadlines (see above).
+  bool has_deadlines() const { return (hash_flags_ & storage_format::kHashDeadlines) != 0; }
+  // Fields past their deadline that this command's reads met (see above).
+  int64_t expired_met() const { return expired_met_; }
 
   // False, having replied, on a storage error.
   bool ReadMember(Request& r, const std::string& member, std::optional<std::string>* value);
@@ -79,15 +95,34 @@ class Collection {
   // the PutMember and DeleteMember calls that follow need no read of their
   // own (HSET, SADD, HDEL, SREM of several members).
   bool LoadPresence(Request& r, const std::vector<std::string>& members);
-  bool PutMember(Request& r, const std::string& member, const std::string& value, bool* existed);
+  // `keep_deadline`: a hash field keeps its deadline (HINCRBY), else loses
+  // it (HSET).
+  bool PutMember(Request& r, const std::string& member, const std::string& value, bool* existed,
+                 bool keep_deadline = false);
   bool DeleteMember(Request& r, const std::string& member, bool* existed);
   // HDEL and SREM: deletes the members r.args[2...]; *removed says how many
   // were there.
   bool DeleteListed(Request& r, int64_t* removed);
   // Members in order, as stored, from `from` on, until `visit` returns
-  // false.
+  // false. Hash fields past their deadline are skipped, each passed to
+  // `expired` if set (which may stop the walk too).
+  using ExpiredVisit = std::function<bool(const std::string& field)>;
   bool ForEach(Request& r, const std::function<bool(const std::string&, const std::string&)>& visit,
-               const std::string& from = std::string());
+               const std::string& from = std::string(), const ExpiredVisit& expired = nullptr);
+
+  // Hash field deadlines (REQUIRES the key's lock, a hash that exists).
+  // Makes the hash one that may have them: a compact one becomes a record
+  // per field, Redis's listpackex while within the listpack limits.
+  bool EnableDeadlines(Request& r);
+  // The field's stored deadline (0: none) and whether it is there, staged
+  // changes included. A field past its deadline is there until reclaimed.
+  bool FieldDeadline(Request& r, const std::string& member, bool* present, int64_t* deadline);
+  // The stored deadlines of `members` (0: none), as ReadMembers reads
+  // them: for commands without the key's lock too.
+  bool ReadDeadlines(Request& r, const std::vector<std::string>& members,
+                     std::vector<int64_t>* deadlines);
+  // Sets (0: clears) a present field's deadline. REQUIRES has_deadlines().
+  bool SetDeadline(Request& r, const std::string& member, int64_t deadline_ms);
   // A sorted set's score index (sorted_set.h's IndexEntry: score, then
   // member), as stored: forward from `from` on, or backward from below
   // `before` (all entries if empty) down.
@@ -119,6 +154,14 @@ class Collection {
  private:
   // Whether `member` is there now, staged changes included.
   bool Present(Request& r, const std::string& member, bool* present);
+  // A hash field's deadline as ReadMember sees it: true if the field is
+  // there and past it (then it reads as absent).
+  bool PastDeadline(Request& r, const std::string& member, int64_t deadline_ms);
+  // Reads the stored deadlines of `members` not known yet into deadlines_.
+  bool LoadDeadlines(Request& r, const std::vector<std::string>& members);
+  // Clears a record-per-member hash's listpackex flag once a write takes it
+  // past Redis's listpack limits.
+  void CheckListpackEx(Request& r, const std::string& member, const std::string& value);
   // A compact collection's payload, copied for a write (edited_).
   bool Editable(Request& r);
   // The value of `member` in the stored compact payload.
@@ -155,6 +198,10 @@ class Collection {
   // for members LoadPresence read; every member once converted)
   std::map<std::string, bool> staged_;
   bool dirty_ = false;
+  uint8_t hash_flags_ = 0;  // a record-per-member hash's (storage_format.h)
+  // has_deadlines(): the deadline of each field loaded so far, as staged
+  std::map<std::string, int64_t> deadlines_;
+  int64_t expired_met_ = 0;
   bool replaces_existing_ = false;  // Replace found the key holding something
   int64_t replace_expire_ms_ = 0;   // Replace's TTL
   bool entries_only_ = false;       // Replace's: only the entry limit converts

@@ -196,7 +196,7 @@ def restore_options(teks, redis):
             c.command("RESTORE", "new3", 0, payload[:-1] + bytes([payload[-1] ^ 1])),
             c.command("RESTORE", "new3", 0, b"\x00"),
             c.command("RESTORE", "new3", 0, with_footer(b"\x00\x28ab")),
-            c.command("RESTORE", "new3", 0, with_footer(b"\x00\x02ab", version=11)),
+            c.command("RESTORE", "new3", 0, with_footer(b"\x00\x02ab", version=13)),
             c.command("RESTORE", "new3", 0, with_footer(b"\x03\x00")),
             # An absolute TTL already past: no key, and REPLACE deletes.
             c.command("RESTORE", "list", int(time.time() * 1000) - 5000, payload, "ABSTTL", "REPLACE"),

@@ -164,7 +164,7 @@ TEST(RdbPayloadTest, FootersCheckVersionAndChecksum) {
     EXPECT_FALSE(CheckFooter(damaged, &got)) << "byte " << i;
   }
   std::string newer = body;
-  newer.push_back(static_cast<char>(kRdbVersion + 1));
+  newer.push_back(static_cast<char>(kNewestRdbVersion + 1));
   newer.push_back('\0');
   const uint64_t crc = Crc64(0, newer);
   for (int i = 0; i < 8; ++i) newer.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));

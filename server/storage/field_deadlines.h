@@ -1,0 +1,49 @@
+// FieldDeadlines: the deletes of Redis 7.4's hash field expiration - a hash
+// field past its deadline reclaimed (storage_format.h's "E" deadline
+// records and "T" due entries; DESIGN.md §14). Reads already treat such a
+// field as absent (types/collection.h); these write it away: its "H" and
+// "E" records deleted, the hash's count lowered, the key deleted when it
+// was the last field, in one batch through the key's lock, so that a
+// replica gets it through the WAL as any write.
+//
+// Two callers: the expiry sweep (expiry_sweeper.h), which walks the due
+// entries in deadline order, and a connection whose read met a field past
+// its deadline (lazy expiry, Keyspace::NoteExpiredField).
+//
+// A due entry is a hint: the field's own "E" record decides. An entry whose
+// hash is gone or replaced (another version), whose field was rewritten,
+// persisted or given another deadline, is deleted without touching the
+// hash.
+//
+// Thread safety: each call takes the key's lock (Keyspace::LockKeys) for
+// its read and write; the sweep's walk of due entries reads without one.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "keyspace.h"
+
+namespace teksdb::server::field_deadlines {
+
+// Deletes `field` of hash `key` in `view`'s database if its deadline is at
+// or before now (and, when `version` is not 0, the hash is still that
+// version). *reclaimed: whether it did; *key_deleted: whether the key went
+// with it.
+ROCKSDB_NAMESPACE::Status ReclaimField(Keyspace& view, const std::string& key,
+                                       const std::string& field, uint64_t version,
+                                       bool* reclaimed, bool* key_deleted);
+
+// One field the sweep reclaimed, for its notifications.
+using Told = std::function<void(int db, const std::string& key, bool key_deleted)>;
+
+// The sweep's step: up to `max` due entries with a deadline at or before
+// now, each acted on (ReclaimField) and deleted. *any: whether any due
+// entry exists (due or not); *reclaimed: fields reclaimed. `stop` is
+// asked before each entry (a client pause began).
+ROCKSDB_NAMESPACE::Status ReclaimDue(Keyspace& keyspace, size_t max, const Told& told,
+                                     const std::function<bool()>& stop, bool* any,
+                                     uint64_t* reclaimed);
+
+}  // namespace teksdb::server::field_deadlines
