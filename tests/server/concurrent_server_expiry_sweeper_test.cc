@@ -4,12 +4,19 @@
 // members and score index, stale_member_filter.h), keys without an expiry
 // or not yet expired are left alone, a keyspace larger than one tick is
 // swept whole, and a sweep that found nothing to do wakes again when an
-// expiry is written.
+// expiry is written. Hash fields past their deadline (field_deadlines.h)
+// are reclaimed, the hash with its last field; due entries that no longer
+// match their field are dropped without touching it; a compaction removes
+// the deadline records of a hash deleted whole.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "expiry_sweeper.h"
 #include "keyspace.h"
@@ -43,6 +50,31 @@ class ExpirySweeperTest : public ::testing::Test {
     }
     batch.PutNew(key, Keyspace::Value{type, expire_ms, std::string(8, '\0'), version});
     ASSERT_TRUE(keyspace_->Commit(&batch).ok());
+  }
+
+  // Writes `key` as a hash with field deadlines: each field's deadline
+  // (0: none). Returns its version.
+  uint64_t PutHashWithDeadlines(const std::string& key,
+                                const std::vector<std::pair<std::string, int64_t>>& fields) {
+    uint64_t version = 0;
+    EXPECT_TRUE(keyspace_->NewVersion(&version).ok());
+    Keyspace::Batch batch;
+    for (const auto& [field, deadline] : fields) {
+      batch.PutMember(version, field, "v");
+      if (deadline != 0) batch.PutDeadline(version, field, deadline);
+    }
+    const std::string payload = storage_format::CountPayload(
+        static_cast<int64_t>(fields.size()), storage_format::kHashDeadlines);
+    batch.PutNew(key, Keyspace::Value{Keyspace::kHash, 0, payload, version});
+    EXPECT_TRUE(keyspace_->Commit(&batch).ok());
+    return version;
+  }
+
+  // The field count a hash's meta record says, or -1 if the key is gone.
+  int64_t HashCount(const std::string& key) {
+    std::optional<Keyspace::Value> value;
+    EXPECT_TRUE(keyspace_->Read(key, &value).ok());
+    return value ? storage_format::PayloadCount(value->payload) : -1;
   }
 
   void PutString(const std::string& key, int64_t expire_ms) {
@@ -115,6 +147,78 @@ TEST_F(ExpirySweeperTest, ReclaimIfExpiredLeavesALiveKey) {
   ASSERT_TRUE(keyspace_->ReclaimIfExpired("absent", &reclaimed).ok());
   EXPECT_FALSE(reclaimed);
   EXPECT_EQ(CountRecords(), 4);
+}
+
+TEST_F(ExpirySweeperTest, ReclaimsFieldsPastTheirDeadlineAndTheHashWithItsLastField) {
+  const int64_t past = Keyspace::NowMs() - 1;
+  const int64_t future = Keyspace::NowMs() + 3600 * 1000;
+  PutHashWithDeadlines("mixed", {{"a", past}, {"b", 0}, {"c", past}});
+  PutHashWithDeadlines("all-due", {{"x", past}});
+  PutHashWithDeadlines("later", {{"y", future}});
+  std::mutex mu;
+  std::vector<std::pair<std::string, bool>> told;
+  ExpirySweeper sweeper(keyspace_.get(), nullptr, [&](int db, const std::string& key, bool deleted) {
+    EXPECT_EQ(db, 0);
+    std::lock_guard<std::mutex> lock(mu);
+    told.emplace_back(key, deleted);
+  });
+  ASSERT_TRUE(Eventually([&] { return sweeper.reclaimed_fields() == 3; }));
+  sweeper.Pause(true);
+  EXPECT_EQ(HashCount("mixed"), 1);
+  EXPECT_EQ(HashCount("all-due"), -1);
+  EXPECT_EQ(HashCount("later"), 1);
+  std::sort(told.begin(), told.end());
+  const std::vector<std::pair<std::string, bool>> want = {
+      {"all-due", true}, {"mixed", false}, {"mixed", false}};
+  EXPECT_EQ(told, want);
+  // What is left: mixed's meta, owner and field b; all-due's owner and
+  // field-less version (its meta went; the compaction takes the rest);
+  // later's meta, owner, field, deadline and due entry.
+  EXPECT_EQ(CountRecords(), 3 + 1 + 5);
+  CompactAll();
+  EXPECT_EQ(CountRecords(), 3 + 5);
+}
+
+TEST_F(ExpirySweeperTest, DropsDueEntriesThatNoLongerMatchTheirField) {
+  const int64_t past = Keyspace::NowMs() - 1;
+  const int64_t future = Keyspace::NowMs() + 3600 * 1000;
+  // A field given a later deadline by a write that left its old due entry.
+  const uint64_t moved = PutHashWithDeadlines("moved", {{"f", past}});
+  Keyspace::Batch later;
+  later.PutDeadline(moved, "f", future);
+  ASSERT_TRUE(keyspace_->Commit(&later).ok());
+  // A hash replaced by another version under the same key.
+  PutHashWithDeadlines("replaced", {{"g", past}});
+  PutHashWithDeadlines("replaced", {{"g", 0}});
+  const auto due_now = [&](bool* any) {
+    int due = 0;
+    EXPECT_TRUE(keyspace_
+                    ->ForEachDue(Keyspace::NowMs(),
+                                 [&](int64_t, uint64_t, const std::string&) {
+                                   ++due;
+                                   return true;
+                                 },
+                                 any)
+                    .ok());
+    return due;
+  };
+  bool any = false;
+  ASSERT_EQ(due_now(&any), 2);
+  ExpirySweeper sweeper(keyspace_.get());
+  ASSERT_TRUE(Eventually([&] { return due_now(&any) == 0; }));
+  sweeper.Pause(true);
+  EXPECT_EQ(sweeper.reclaimed_fields(), 0u);
+  EXPECT_EQ(HashCount("moved"), 1);
+  EXPECT_EQ(HashCount("replaced"), 1);
+  EXPECT_TRUE(any);  // moved's own entry, not due yet
+}
+
+TEST_F(ExpirySweeperTest, StaysAwakeWhileAFieldDeadlineIsPending) {
+  PutString("plain", 0);
+  PutHashWithDeadlines("soon", {{"f", Keyspace::NowMs() + 300}, {"g", 0}});
+  ExpirySweeper sweeper(keyspace_.get());
+  ASSERT_TRUE(Eventually([&] { return sweeper.reclaimed_fields() == 1; }));
+  EXPECT_EQ(HashCount("soon"), 1);
 }
 
 }  // namespace

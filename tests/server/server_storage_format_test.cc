@@ -140,6 +140,35 @@ TEST_F(StorageFormatTest, MetaRecordsRoundTripAndGarbageIsRefused) {
   EXPECT_FALSE(storage_format::DecodeMeta("s", &decoded));
 }
 
+TEST_F(StorageFormatTest, DeadlineRecordsParseAndSortByDeadline) {
+  const std::string early = storage_format::DueKey(1000, 7, "field\xff");
+  const std::string late = storage_format::DueKey(256000, 3, "a");
+  EXPECT_LT(early, late);  // deadline order, whatever the versions
+  EXPECT_TRUE(Slice(early).starts_with(storage_format::DuePrefix()));
+  int64_t deadline;
+  uint64_t version;
+  Slice field;
+  ASSERT_TRUE(storage_format::ParseDueKey(early, &deadline, &version, &field));
+  EXPECT_EQ(deadline, 1000);
+  EXPECT_EQ(version, 7u);
+  EXPECT_EQ(field.ToString(), "field\xff");
+  EXPECT_FALSE(storage_format::ParseDueKey("T1234", &deadline, &version, &field));
+  char tag;
+  ASSERT_TRUE(storage_format::ParseVersionedKey(early, &tag, &version));
+  EXPECT_EQ(tag, storage_format::kDueTag);
+  EXPECT_EQ(version, 7u);
+  ASSERT_TRUE(storage_format::ParseVersionedKey(storage_format::DeadlinePrefix(9) + "f", &tag,
+                                                &version));
+  EXPECT_EQ(tag, storage_format::kDeadlineTag);
+  EXPECT_EQ(version, 9u);
+  // A hash's count, with and without its flags byte.
+  EXPECT_EQ(storage_format::CountPayload(5).size(), 8u);
+  const std::string flagged = storage_format::CountPayload(5, storage_format::kHashDeadlines);
+  EXPECT_EQ(storage_format::PayloadCount(flagged), 5);
+  EXPECT_EQ(storage_format::PayloadHashFlags(flagged), storage_format::kHashDeadlines);
+  EXPECT_EQ(storage_format::PayloadHashFlags(storage_format::CountPayload(5)), 0);
+}
+
 TEST_F(StorageFormatTest, VersionsAreNeverHandedOutTwiceAcrossReopensAndCeilings) {
   StartServer();
   std::set<uint64_t> seen;
