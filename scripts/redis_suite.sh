@@ -36,7 +36,7 @@
 #                       REDIS_SERVER); with --record, writes its pass counts (the baseline)
 #          [--version 7.4.1]  Redis 7.4.1's files instead (what Redis 7.2 and 7.4
 #                       added that teksdb-server runs: unit/type/zset, unit/introspection,
-#                       unit/wait), against their own
+#                       unit/wait, unit/type/hash-field-expire), against their own
 #                       lists (tests/tools/redis_suite_*_7.4.1.txt); its --redis needs
 #                       REDIS_SERVER, a redis-server 7.4.1 built outside the tree
 #                       (../shared/redis/README.md)
@@ -56,7 +56,7 @@ unit/networking unit/info unit/acl unit/acl-v2 unit/scan unit/quit unit/violatio
 unit/pubsubshard unit/wait unit/tls integration/redis-cli integration/redis-benchmark integration/corrupt-dump
 integration/corrupt-dump-fuzzer"
 # Redis 7.4.1's files with what 7.2 and 7.4 added that teksdb-server runs.
-files_74="unit/type/zset unit/introspection unit/wait"
+files_74="unit/type/zset unit/introspection unit/wait unit/type/hash-field-expire"
 # The files of what teksdb-server deliberately does otherwise (in the
 # longer job): cluster mode, Redis's replication stream and its replicas'
 # protocol, AOF and RDB files on disk, Redis's crash log. Run so that every
@@ -74,7 +74,7 @@ integration/psync2-pingoff integration/psync2-master-restart integration/failove
 long_files="unit/maxmemory unit/memefficiency unit/client-eviction unit/oom-score-adj unit/shutdown
 unit/aofrw unit/pendingquerybuf $deliberately_other"
 # The files run in the harness's own mode (see above).
-own_files=" unit/obuf-limits unit/limits unit/querybuf unit/auth unit/networking unit/info unit/acl unit/acl-v2
+own_files=" unit/type/hash-field-expire unit/obuf-limits unit/limits unit/querybuf unit/auth unit/networking unit/info unit/acl unit/acl-v2
 unit/pubsubshard unit/wait integration/redis-benchmark integration/corrupt-dump integration/corrupt-dump-fuzzer
 unit/maxmemory unit/memefficiency unit/client-eviction unit/oom-score-adj
 unit/shutdown unit/aofrw unit/pendingquerybuf $deliberately_other"
