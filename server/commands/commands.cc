@@ -473,7 +473,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   };
   if (monitor_feed == MonitorFeed::kBefore) feed_monitors();
   for (int attempt = 1;; ++attempt) {
-    client.stream_consumer_created = false;
+    client.event_hints = ClientState::EventHints();
     request.attempt = attempt;
     command.handler(request);
     if (!request.retry) break;
@@ -488,7 +488,7 @@ void Run(ServerState& server, ClientState& client, const std::vector<std::string
   if (notify) {
     request.keyspace->RecordWrites(nullptr);
     NotifyWrites(server, args, request.keyspace->database(), written, absent_before,
-                 client.stream_consumer_created);
+                 client.event_hints);
   }
   if (lazy_expiry) request.keyspace->RecordExpiredReads(nullptr);
   if (!(name == "client" && args.size() > 1 && AsciiLower(args[1]) == "caching")) {

@@ -118,6 +118,7 @@ void SetDeadlines(Request& r, bool seconds, bool absolute) {
     if (past) {
       if (!hash.DeleteMember(r, field, &existed)) return;
       replies.push_back(kDeleted);
+      r.client.event_hints.hash_fields_deleted = true;
       continue;
     }
     if (!hash.SetDeadline(r, field, deadline)) return;

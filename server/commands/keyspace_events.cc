@@ -164,7 +164,8 @@ bool NewKeyEventsOn(const ServerState& server) {
 
 void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int db,
                   const std::vector<Keyspace::WrittenKey>& written,
-                  const std::vector<std::string>& absent_before, bool consumer_created) {
+                  const std::vector<std::string>& absent_before,
+                  const ClientState::EventHints& hints) {
   const std::string name = AsciiLower(args[0]);
   const CommandInfo* info = FindCommandInfo(name);
   // PFCOUNT and PFDEBUG rewrite a HyperLogLog's cache or encoding, not
@@ -172,7 +173,7 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
   // its own state: Redis tells of no event, but of a consumer they made.
   if (info == nullptr || name == "pfcount" || name == "pfdebug" || name == "xack") return;
   if (name == "xreadgroup" || name == "xclaim" || name == "xautoclaim") {
-    if (consumer_created && !written.empty()) {
+    if (hints.stream_consumer_created && !written.empty()) {
       Publish(server, kStream, "xgroup-createconsumer", written.front().key, written.front().db);
     }
     return;
@@ -191,6 +192,13 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
     if (w.deleted) return false;
     if (w.db != db) return name == "move" || name == "copy";
     return std::find(absent_before.begin(), absent_before.end(), w.key) != absent_before.end();
+  };
+  // The command's event for a key it wrote; HEXPIRE and friends that
+  // deleted fields (a past deadline) tell "hdel", as Redis does.
+  const auto event_of = [&](const Keyspace::WrittenKey& w) {
+    Event event = EventFor(args, name, ClassOf(*info), w.key);
+    if (hints.hash_fields_deleted && event.name == "hexpire") event.name = "hdel";
+    return event;
   };
   // RENAME, MOVE and COPY tell of the key they create first, as Redis does.
   const bool moves = name == "rename" || name == "renamenx" || name == "move" || name == "copy";
@@ -237,7 +245,7 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
       // A command that emptied its key: its event, then "del" (a STORE
       // with nothing to store, a RESTORE of a TTL already past, a key
       // MIGRATE moved away: "del" alone).
-      const Event event = EventFor(args, name, ClassOf(*info), w.key);
+      const Event event = event_of(w);
       const bool stores = name == "sort" || name == "georadius" || name == "georadiusbymember" ||
                           (name.size() >= 5 && name.compare(name.size() - 5, 5, "store") == 0);
       if (!stores && name != "restore" && name != "restore-asking" && name != "migrate") {
@@ -245,7 +253,7 @@ void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int
       }
       publish(kGeneric, "del");
     } else {
-      const Event event = EventFor(args, name, ClassOf(*info), w.key);
+      const Event event = event_of(w);
       publish(event.type, event.name);
       if (name == "setex" || name == "psetex" ||
           (name == "set" && any_option({"ex", "px", "exat", "pxat"}))) {

@@ -32,11 +32,12 @@ bool NotificationsOn(const ServerState& server);
 // Whether "new" events are on: then Execute passes the command's keys
 // that were absent before it ran.
 bool NewKeyEventsOn(const ServerState& server);
-// `db`: the database the command ran in; `consumer_created`: a stream
-// command made a consumer (ClientState::stream_consumer_created).
+// `db`: the database the command ran in; `hints`: what the command did
+// that names its events (ClientState::EventHints).
 void NotifyWrites(ServerState& server, const std::vector<std::string>& args, int db,
                   const std::vector<Keyspace::WrittenKey>& written,
-                  const std::vector<std::string>& absent_before, bool consumer_created = false);
+                  const std::vector<std::string>& absent_before,
+                  const ClientState::EventHints& hints = ClientState::EventHints());
 // A key the expiry sweep deleted.
 void NotifyExpired(ServerState& server, int db, const std::string& key);
 // A hash field reclaimed past its deadline ("hexpired"), and the hash with

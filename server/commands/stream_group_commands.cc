@@ -251,7 +251,7 @@ bool Claim(Request& r, StreamStore* stream, const std::string& group, PendingEnt
   if (!*consumer_touched) {
     std::optional<int64_t> seen;
     if (!stream->ReadConsumer(r, group, consumer, &seen)) return false;
-    r.client.stream_consumer_created |= !seen;
+    r.client.event_hints.stream_consumer_created |= !seen;
     stream->PutConsumer(group, consumer, Keyspace::NowMs());
     *consumer_touched = true;
   }

@@ -99,7 +99,7 @@ bool TouchConsumer(Request& r, StreamStore* stream, const std::string& group,
                    const std::string& consumer) {
   std::optional<int64_t> seen;
   if (!stream->ReadConsumer(r, group, consumer, &seen)) return false;
-  r.client.stream_consumer_created |= !seen;
+  r.client.event_hints.stream_consumer_created |= !seen;
   stream->PutConsumer(group, consumer, Keyspace::NowMs());
   return true;
 }

@@ -49,7 +49,9 @@ bool ReadFieldsWithDeadlines(Request& r, const Keyspace::Value& stored, RedisVal
         return true;
       });
   if (!s.ok()) return ReplyStorageError(r, s), false;
-  if (!any) value->field_deadlines.clear();
+  // A listpackex stays one through DUMP and RESTORE, deadlines or not (RDB
+  // type 25, as Redis writes it); a larger hash without any is a plain one.
+  if (!any && !value->compact) value->field_deadlines.clear();
   return true;
 }
 

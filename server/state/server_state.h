@@ -234,9 +234,15 @@ struct ClientState {
   // (a blocked XREAD waits for what comes after that, however often it
   // runs again)
   std::vector<std::string> xread_ids;
-  // Set by XREADGROUP, XCLAIM and XAUTOCLAIM when they made a consumer:
-  // its "xgroup-createconsumer" event (keyspace_events.h).
-  bool stream_consumer_created = false;
+  // What the command's run did that its keyspace events name
+  // (keyspace_events.h), cleared before each run: XREADGROUP, XCLAIM and
+  // XAUTOCLAIM made a consumer ("xgroup-createconsumer"); HEXPIRE and
+  // friends deleted fields given a past deadline ("hdel", not "hexpire").
+  struct EventHints {
+    bool stream_consumer_created = false;
+    bool hash_fields_deleted = false;
+  };
+  EventHints event_hints;
   // A replica's handshake (REPLCONF), and PSYNC's hand-over: once its
   // replies are written, the connection gives its socket to the replica
   // feeds (replica_feeds.h).
