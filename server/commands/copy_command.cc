@@ -1,13 +1,15 @@
 // COPY source destination [DB db] [REPLACE] and RANDOMKEY, as Redis 7.0
 // answers them. COPY of a string is one write; of a collection, a new
 // version holding a copy of every member (and score index) record, O(n) as
-// in Redis, the TTL kept (and a hash's field deadlines). RANDOMKEY draws from the live keys that follow a
+// in Redis, the TTL kept (and a hash's field deadlines: a listpackex gets a
+// due version of its own). RANDOMKEY draws from the live keys that follow a
 // random point of the key order (RandomKey says how evenly).
 #include <algorithm>
 #include <random>
 
 #include "ascii_case.h"
 #include "commands.h"
+#include "compact_members.h"
 #include "database_selection.h"
 #include "random_choice.h"
 #include "resp_reply.h"
@@ -43,9 +45,24 @@ void Copy(Request& r) {
   if (!from || (to && !replace)) return reply::Integer(r.out, 0);
   Keyspace::Batch batch;
   Keyspace::Value copy = *from;
+  const bool listpack_ex = from->version == 0 && compact_members::DueVersion(from->payload) != 0;
   // A string, or a compact collection: the meta record holds it all.
-  if (!storage_format::IsCollection(from->type) || from->version == 0) {
+  if (!storage_format::IsCollection(from->type) || (from->version == 0 && !listpack_ex)) {
     batch.PutIn(db, destination, copy);
+  } else if (listpack_ex) {
+    // A listpackex: its fields' deadlines get due entries of a due version
+    // of the copy's own.
+    uint64_t due_version;
+    s = r.keyspace->NewVersion(&due_version);
+    if (!s.ok()) return ReplyStorageError(r, s);
+    compact_members::SetDueVersion(&copy.payload, due_version);
+    compact_members::Reader reader(copy.payload);
+    ROCKSDB_NAMESPACE::Slice field, stored;
+    while (reader.Next(&field, &stored)) {
+      const int64_t deadline = stored.size() >= 8 ? compact_members::DeadlineOf(stored) : 0;
+      if (deadline != 0) batch.PutDue(deadline, due_version, field.ToString());
+    }
+    batch.PutNewIn(db, destination, copy);
   } else {
     s = r.keyspace->NewVersion(&copy.version);
     if (s.ok()) {

@@ -1,6 +1,5 @@
 // ObjectEncoding (object_encoding.h): a string by its bytes, a collection
-// by its meta record (version 0: compact, its payload's encoding byte; a
-// hash's flags).
+// by its meta record (version 0: compact, its payload's encoding byte).
 #include "object_encoding.h"
 
 #include "compact_members.h"
@@ -17,13 +16,11 @@ std::string ObjectEncoding(const Keyspace::Value& v) {
   if (v.type == Keyspace::kList) return "quicklist";
   if (v.type == Keyspace::kStream) return "stream";
   if (v.version == 0) {
-    return !v.payload.empty() && v.payload[0] == compact_members::kIntset ? "intset" : "listpack";
+    if (v.payload.empty()) return "listpack";
+    if (v.payload[0] == compact_members::kIntset) return "intset";
+    return v.payload[0] == compact_members::kListpackEx ? "listpackex" : "listpack";
   }
-  if (v.type == Keyspace::kZSet) return "skiplist";
-  // A hash given field deadlines while within the listpack limits: what
-  // Redis 7.4 calls a listpack with TTLs (storage_format.h's HashFlags).
-  const uint8_t flags = storage_format::PayloadHashFlags(v.payload);
-  return (flags & storage_format::kHashListpackEx) != 0 ? "listpackex" : "hashtable";
+  return v.type == Keyspace::kZSet ? "skiplist" : "hashtable";
 }
 
 }  // namespace teksdb::server

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "collection.h"
+#include "compact_members.h"
 #include "list_store.h"
 #include "sorted_set.h"
 #include "stream_store.h"
@@ -11,6 +12,7 @@
 namespace teksdb::server {
 namespace {
 
+using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 
 RedisValue::Type ImageType(char stored_type) {
@@ -36,10 +38,9 @@ char StoredType(RedisValue::Type type) {
   return Keyspace::kString;
 }
 
-// A hash whose fields may have deadlines: its fields with them.
+// A hash of one record per field whose fields may have deadlines: its
+// fields with them.
 bool ReadFieldsWithDeadlines(Request& r, const Keyspace::Value& stored, RedisValue* value) {
-  value->compact =
-      (storage_format::PayloadHashFlags(stored.payload) & storage_format::kHashListpackEx) != 0;
   bool any = false;
   const Status s = r.keyspace->ForEachMemberWithDeadline(
       stored.version, [&](const std::string& field, const std::string& v, int64_t deadline) {
@@ -49,9 +50,27 @@ bool ReadFieldsWithDeadlines(Request& r, const Keyspace::Value& stored, RedisVal
         return true;
       });
   if (!s.ok()) return ReplyStorageError(r, s), false;
-  // A listpackex stays one through DUMP and RESTORE, deadlines or not (RDB
-  // type 25, as Redis writes it); a larger hash without any is a plain one.
-  if (!any && !value->compact) value->field_deadlines.clear();
+  // Without any deadline: a plain hash (RDB_TYPE_HASH), as Redis writes one.
+  if (!any) value->field_deadlines.clear();
+  return true;
+}
+
+// A listpackex (compact_members.h): its fields and their deadlines, all of
+// them (it stays one through DUMP and RESTORE, deadlines or not, as
+// Redis's: RDB type 25).
+bool ReadListpackEx(Request& r, const Keyspace::Value& stored, RedisValue* value) {
+  value->compact = true;
+  compact_members::Reader reader(stored.payload);
+  Slice field, v;
+  while (reader.Next(&field, &v)) {
+    if (v.size() < 8) break;
+    value->fields.emplace_back(field.ToString(), compact_members::ValueOf(v).ToString());
+    value->field_deadlines.push_back(compact_members::DeadlineOf(v));
+  }
+  if (reader.corrupt() || value->fields.size() != value->field_deadlines.size() ||
+      static_cast<int64_t>(value->fields.size()) != MemberCount(stored)) {
+    return ReplyStorageError(r, Status::Corruption("a damaged listpackex record")), false;
+  }
   return true;
 }
 
@@ -59,6 +78,9 @@ bool ReadMembers(Request& r, const Keyspace::Value& stored, RedisValue* value) {
   if (stored.type == Keyspace::kHash && stored.version != 0 &&
       (storage_format::PayloadHashFlags(stored.payload) & storage_format::kHashDeadlines) != 0) {
     return ReadFieldsWithDeadlines(r, stored, value);
+  }
+  if (stored.type == Keyspace::kHash && compact_members::DueVersion(stored.payload) != 0) {
+    return ReadListpackEx(r, stored, value);
   }
   value->compact = stored.version == 0;
   const Status s = ForEachStoredMember(*r.keyspace, stored, [&](const std::string& m,

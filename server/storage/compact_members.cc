@@ -1,5 +1,6 @@
 // CompactMembers (compact_members.h): varints as RocksDB writes them (7 bits
-// a byte, low first), read with a bound on the bytes left.
+// a byte, low first), read with a bound on the bytes left; a listpackex's
+// due version and deadlines big-endian.
 #include "compact_members.h"
 
 namespace teksdb::server::compact_members {
@@ -35,14 +36,30 @@ bool GetLengthPrefixed(Slice* in, Slice* out) {
   return true;
 }
 
+constexpr size_t kDueVersionBytes = 8;
+
+uint64_t ReadU64(const char* bytes) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[i]);
+  return v;
+}
+
+void AppendU64(std::string* out, uint64_t v) {
+  for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+// The bytes before the count: the encoding, and a kListpackEx's due version.
+size_t PrefixBytes(char encoding) { return encoding == kListpackEx ? 1 + kDueVersionBytes : 1; }
+
 }  // namespace
 
 bool ReadHeader(const Slice& payload, char* encoding, int64_t* count) {
   Slice in = payload;
   uint64_t n;
-  if (in.empty() || (in[0] != kListpack && in[0] != kIntset)) return false;
+  if (in.empty() || (in[0] != kListpack && in[0] != kIntset && in[0] != kListpackEx)) return false;
   *encoding = in[0];
-  in.remove_prefix(1);
+  if (in.size() < PrefixBytes(*encoding)) return false;
+  in.remove_prefix(PrefixBytes(*encoding));
   // Each member takes two bytes at least.
   if (!GetVarint(&in, &n) || n > in.size() / 2) return false;
   *count = static_cast<int64_t>(n);
@@ -56,7 +73,7 @@ Reader::Reader(const Slice& payload) : rest_(payload) {
     corrupt_ = true;
     return;
   }
-  rest_.remove_prefix(1);
+  rest_.remove_prefix(PrefixBytes(encoding));
   GetVarint(&rest_, &n);
 }
 
@@ -75,12 +92,56 @@ bool Reader::Next(Slice* member, Slice* value) {
 
 std::string Empty(char encoding) { return std::string(1, encoding) + '\0'; }
 
+uint64_t DueVersion(const Slice& payload) {
+  if (payload.size() < 1 + kDueVersionBytes || payload[0] != kListpackEx) return 0;
+  return ReadU64(payload.data() + 1);
+}
+
+std::string WithDeadlines(const Slice& listpack, uint64_t due_version) {
+  Reader reader(listpack);
+  int64_t count = 0;
+  char encoding;
+  ReadHeader(listpack, &encoding, &count);
+  std::string out(1, kListpackEx);
+  AppendU64(&out, due_version);
+  PutVarint(&out, static_cast<uint64_t>(count));
+  Slice member, value;
+  while (reader.Next(&member, &value)) {
+    PutVarint(&out, member.size());
+    out.append(member.data(), member.size());
+    PutVarint(&out, value.size() + 8);
+    AppendU64(&out, 0);
+    out.append(value.data(), value.size());
+  }
+  return out;
+}
+
+void SetDueVersion(std::string* payload, uint64_t due_version) {
+  std::string bytes;
+  AppendU64(&bytes, due_version);
+  payload->replace(1, kDueVersionBytes, bytes);
+}
+
+int64_t DeadlineOf(const Slice& stored) { return static_cast<int64_t>(ReadU64(stored.data())); }
+
+Slice ValueOf(const Slice& stored) { return Slice(stored.data() + 8, stored.size() - 8); }
+
+std::string Stored(int64_t deadline_ms, const Slice& value) {
+  std::string out;
+  out.reserve(8 + value.size());
+  AppendU64(&out, static_cast<uint64_t>(deadline_ms));
+  out.append(value.data(), value.size());
+  return out;
+}
+
 bool WellFormed(const Slice& payload) {
   Reader reader(payload);
   Slice member, value, previous;
   bool first = true;
+  const bool deadlines = !payload.empty() && payload[0] == kListpackEx;
   while (reader.Next(&member, &value)) {
     if (!first && previous.compare(member) >= 0) return false;
+    if (deadlines && value.size() < 8) return false;
     previous = member;
     first = false;
   }
@@ -92,7 +153,7 @@ namespace {
 // Where the members start, and the count, of a well-formed payload.
 size_t EntriesAt(const std::string& payload, uint64_t* count) {
   Slice in(payload);
-  in.remove_prefix(1);
+  in.remove_prefix(PrefixBytes(payload[0]));
   GetVarint(&in, count);
   return payload.size() - in.size();
 }
@@ -100,9 +161,10 @@ size_t EntriesAt(const std::string& payload, uint64_t* count) {
 void SetCount(std::string* payload, uint64_t count) {
   uint64_t old;
   const size_t at = EntriesAt(*payload, &old);
+  const size_t prefix = PrefixBytes((*payload)[0]);
   std::string header;
   PutVarint(&header, count);
-  payload->replace(1, at - 1, header);
+  payload->replace(prefix, at - prefix, header);
 }
 
 // The first member at or after `member`: where its entry begins and ends,
@@ -111,7 +173,7 @@ struct Position {
   size_t begin, end;
   bool found;
 };
-Position Find(const std::string& payload, const Slice& member) {
+Position Locate(const std::string& payload, const Slice& member, Slice* value = nullptr) {
   uint64_t count;
   size_t at = EntriesAt(payload, &count);
   Slice in(payload.data() + at, payload.size() - at);
@@ -121,6 +183,7 @@ Position Find(const std::string& payload, const Slice& member) {
     GetLengthPrefixed(&in, &v);
     const int order = m.compare(member);
     const size_t end = payload.size() - in.size();
+    if (order == 0 && value != nullptr) *value = v;
     if (order >= 0) return {at, end, order == 0};
     at = end;
   }
@@ -129,10 +192,16 @@ Position Find(const std::string& payload, const Slice& member) {
 
 }  // namespace
 
-bool Contains(const std::string& payload, const Slice& member) { return Find(payload, member).found; }
+bool Contains(const std::string& payload, const Slice& member) {
+  return Locate(payload, member).found;
+}
+
+bool Find(const std::string& payload, const Slice& member, Slice* value) {
+  return Locate(payload, member, value).found;
+}
 
 bool Put(std::string* payload, const Slice& member, const Slice& value) {
-  const Position p = Find(*payload, member);
+  const Position p = Locate(*payload, member);
   std::string entry;
   PutVarint(&entry, member.size());
   entry.append(member.data(), member.size());
@@ -150,7 +219,7 @@ bool Put(std::string* payload, const Slice& member, const Slice& value) {
 }
 
 bool Erase(std::string* payload, const Slice& member) {
-  const Position p = Find(*payload, member);
+  const Position p = Locate(*payload, member);
   if (!p.found) return false;
   payload->erase(p.begin, p.end - p.begin);
   uint64_t count;

@@ -19,7 +19,9 @@ class CompactPutsMerge : public ROCKSDB_NAMESPACE::MergeOperator {
     storage_format::Meta meta;
     if (in.existing_value == nullptr || !storage_format::DecodeMeta(*in.existing_value, &meta) ||
         !storage_format::IsCollection(meta.type) || meta.type == storage_format::kList ||
-        meta.version != 0 || !compact_members::WellFormed(meta.payload)) {
+        meta.version != 0 || !compact_members::WellFormed(meta.payload) ||
+        meta.payload[0] == compact_members::kListpackEx) {
+      // (A listpackex is only ever put whole: Collection::Commit.)
       return false;
     }
     for (const Slice& operand : in.operand_list) {

@@ -1,10 +1,12 @@
 // FieldDeadlines: the deletes of Redis 7.4's hash field expiration - a hash
 // field past its deadline reclaimed (storage_format.h's "E" deadline
-// records and "T" due entries; DESIGN.md §14). Reads already treat such a
-// field as absent (types/collection.h); these write it away: its "H" and
-// "E" records deleted, the hash's count lowered, the key deleted when it
-// was the last field, in one batch through the key's lock, so that a
-// replica gets it through the WAL as any write.
+// records and "T" due entries, or a listpackex's fields inside its record,
+// compact_members.h; DESIGN.md §14). Reads already treat such a field as
+// absent (types/collection.h); these write it away: its "H" and "E"
+// records deleted (or its entry in the compact record), the hash's count
+// lowered, the key deleted when it was the last field, in one batch
+// through the key's lock, so that a replica gets it through the WAL as any
+// write.
 //
 // Two callers: the expiry sweep (expiry_sweeper.h), which walks the due
 // entries in deadline order, and a connection whose read met a field past

@@ -9,6 +9,8 @@
 #include <functional>
 #include <limits>
 
+#include "compact_members.h"
+
 namespace teksdb::server {
 
 using ROCKSDB_NAMESPACE::Slice;
@@ -476,14 +478,18 @@ void Keyspace::Batch::PutDeadline(uint64_t version, const std::string& field, in
   std::string bytes;
   storage_format::AppendU64(&bytes, static_cast<uint64_t>(deadline_ms));
   batch_.Put(storage_format::DeadlinePrefix(version) + field, bytes);
-  batch_.Put(storage_format::DueKey(deadline_ms, version, field), Slice());
-  sets_expiry_ = true;
+  PutDue(deadline_ms, version, field);
 }
 
 void Keyspace::Batch::DeleteDeadline(uint64_t version, const std::string& field,
                                      int64_t old_deadline_ms) {
   batch_.Delete(storage_format::DeadlinePrefix(version) + field);
   DeleteDue(old_deadline_ms, version, field);
+}
+
+void Keyspace::Batch::PutDue(int64_t deadline_ms, uint64_t version, const std::string& field) {
+  batch_.Put(storage_format::DueKey(deadline_ms, version, field), Slice());
+  sets_expiry_ = true;
 }
 
 void Keyspace::Batch::DeleteDue(int64_t deadline_ms, uint64_t version, const std::string& field) {
@@ -508,7 +514,10 @@ void Keyspace::Batch::PutIn(int db, const std::string& key, const Value& value) 
 void Keyspace::Batch::PutNewIn(int db, const std::string& key, const Value& value) {
   PutIn(db, key, value);
   metas_.back().owner = true;
-  metas_.back().version = value.version;
+  // A listpackex's owner record is its due version's (compact_members.h).
+  metas_.back().version = value.version != 0 || value.type != kHash
+                              ? value.version
+                              : compact_members::DueVersion(value.payload);
 }
 
 void Keyspace::Batch::MergePuts(const std::string& key, const Value& value,

@@ -211,7 +211,8 @@ class Keyspace {
     void Put(const std::string& key, const Value& value) { PutIn(kViewsDatabase, key, value); }
     // Put of a collection whose version is new (NewVersion), or that moves
     // to another key (RENAME, MOVE): its owner record too (none for a
-    // compact collection, version 0: it has no member records).
+    // compact collection, version 0: it has no member records; a
+    // listpackex hash's for its due version, compact_members.h).
     void PutNew(const std::string& key, const Value& value) {
       PutNewIn(kViewsDatabase, key, value);
     }
@@ -235,7 +236,10 @@ class Keyspace {
     // entry goes too.
     void PutDeadline(uint64_t version, const std::string& field, int64_t deadline_ms);
     void DeleteDeadline(uint64_t version, const std::string& field, int64_t old_deadline_ms);
-    // A due entry alone (the sweep's, once it acted on it).
+    // A due entry alone: a listpackex's field (its deadline is in the
+    // compact record; `version` its due version), or the sweep's delete
+    // once it acted on one.
+    void PutDue(int64_t deadline_ms, uint64_t version, const std::string& field);
     void DeleteDue(int64_t deadline_ms, uint64_t version, const std::string& field);
 
    private:

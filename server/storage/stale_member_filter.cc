@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "compact_members.h"
 #include "storage_format.h"
 
 namespace teksdb::server {
@@ -47,7 +48,9 @@ class StaleMemberFilter : public ROCKSDB_NAMESPACE::CompactionFilter {
     if (s.IsNotFound()) return true;
     storage_format::Meta meta;
     if (!s.ok() || !storage_format::DecodeMeta(bytes, &meta)) return false;
-    return !storage_format::IsCollection(meta.type) || meta.version != version;
+    // (A listpackex hash's due entries are its due version's.)
+    return !storage_format::IsCollection(meta.type) ||
+           (meta.version != version && compact_members::DueVersion(meta.payload) != version);
   }
 
   StaleMemberFilterFactory* const factory_;

@@ -162,7 +162,6 @@ bool ParseVersionedKey(const ROCKSDB_NAMESPACE::Slice& record, char* tag, uint64
 // hash the HashFlags byte after it (absent: none).
 enum HashFlags : uint8_t {
   kHashDeadlines = 1,  // fields may have deadlines ("E" records)
-  kHashListpackEx = 2,  // within the listpack limits: OBJECT ENCODING "listpackex"
 };
 int64_t PayloadCount(const ROCKSDB_NAMESPACE::Slice& payload);
 uint8_t PayloadHashFlags(const ROCKSDB_NAMESPACE::Slice& payload);

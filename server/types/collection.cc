@@ -44,9 +44,11 @@ Status ForEachStoredMember(
     const std::function<bool(const std::string& member, const std::string& value)>& visit) {
   if (value.version != 0) return keyspace.ForEachMember(value.version, visit);
   compact_members::Reader reader(value.payload);
+  const bool deadlines = compact_members::DueVersion(value.payload) != 0;
   Slice member, v;
   while (reader.Next(&member, &v)) {
-    if (!visit(member.ToString(), v.ToString())) return Status::OK();
+    const Slice field_value = deadlines ? compact_members::ValueOf(v) : v;
+    if (!visit(member.ToString(), field_value.ToString())) return Status::OK();
   }
   return reader.corrupt() ? Status::Corruption("compact collection record is damaged")
                           : Status::OK();
@@ -89,10 +91,12 @@ bool Collection::Open(Request& r, char type, const std::string& key) {
     count_ = storage_format::PayloadCount(meta_->payload);
     if (type == Keyspace::kHash) hash_flags_ = storage_format::PayloadHashFlags(meta_->payload);
   } else if (!compact_members::ReadHeader(meta_->payload, &encoding_, &count_) ||
-             (encoding_ == compact_members::kIntset && type != Keyspace::kSet)) {
+             (encoding_ == compact_members::kIntset && type != Keyspace::kSet) ||
+             (encoding_ == compact_members::kListpackEx && type != Keyspace::kHash)) {
     ReplyStorageError(r, Damaged(key_));
     return false;
   }
+  due_version_ = compact() ? compact_members::DueVersion(meta_->payload) : 0;
   return true;
 }
 
@@ -103,9 +107,17 @@ bool Collection::Settled(Request& r) {
 bool Collection::FindCompact(Request& r, const std::string& member,
                              std::optional<std::string>* value) {
   compact_members::Reader reader(meta_->payload);
+  const bool deadlines = compact_members::DueVersion(meta_->payload) != 0;
   Slice m, v;
   while (reader.Next(&m, &v)) {
     const int order = m.compare(member);
+    if (order == 0 && deadlines) {
+      if (v.size() < 8) return ReplyStorageError(r, Damaged(key_)), false;
+      if (!PastDeadline(r, member, compact_members::DeadlineOf(v))) {
+        *value = compact_members::ValueOf(v).ToString();
+      }
+      return true;
+    }
     if (order == 0) {
       *value = v.ToString();
       return true;
@@ -194,7 +206,7 @@ bool Collection::LoadPresence(Request& r, const std::vector<std::string>& member
 }
 
 bool Collection::LoadDeadlines(Request& r, const std::vector<std::string>& members) {
-  if (!has_deadlines() || created_) return true;
+  if (compact() || !has_deadlines() || created_) return true;
   std::vector<std::string> unknown;
   for (const std::string& m : members) {
     if (deadlines_.count(m) == 0) unknown.push_back(m);
@@ -230,8 +242,15 @@ bool Collection::EnableDeadlines(Request& r) {
     hash_flags_ |= storage_format::kHashDeadlines;
     return true;
   }
-  if (!Editable(r) || !ConvertToMembers(r)) return false;
-  hash_flags_ = storage_format::kHashDeadlines | storage_format::kHashListpackEx;
+  // A listpack becomes a listpackex: a due version of its own, whose owner
+  // record Commit writes.
+  if (!Editable(r)) return false;
+  const Status s = r.keyspace->NewVersion(&due_version_);
+  if (!s.ok()) return ReplyStorageError(r, s), false;
+  edited_ = compact_members::WithDeadlines(*edited_, due_version_);
+  encoding_ = compact_members::kListpackEx;
+  due_created_ = true;
+  puts_only_ = false;
   return true;
 }
 
@@ -239,7 +258,12 @@ bool Collection::FieldDeadline(Request& r, const std::string& member, bool* pres
                                int64_t* deadline) {
   *deadline = 0;
   if (!Present(r, member, present)) return false;
-  if (*present && has_deadlines()) {
+  if (*present && compact()) {
+    Slice stored;
+    if (listpack_ex() && compact_members::Find(*edited_, member, &stored)) {
+      *deadline = compact_members::DeadlineOf(stored);
+    }
+  } else if (*present && has_deadlines()) {
     const auto it = deadlines_.find(member);
     *deadline = it == deadlines_.end() ? 0 : it->second;
   }
@@ -249,13 +273,37 @@ bool Collection::FieldDeadline(Request& r, const std::string& member, bool* pres
 bool Collection::ReadDeadlines(Request& r, const std::vector<std::string>& members,
                                std::vector<int64_t>* deadlines) {
   deadlines->assign(members.size(), 0);
-  if (!meta_ || compact() || !has_deadlines()) return true;
+  if (!meta_) return true;
+  if (meta_->version == 0) {
+    if (compact_members::DueVersion(meta_->payload) == 0) return true;
+    for (size_t i = 0; i < members.size(); ++i) {
+      Slice stored;
+      if (compact_members::Find(meta_->payload, members[i], &stored) && stored.size() >= 8) {
+        (*deadlines)[i] = compact_members::DeadlineOf(stored);
+      }
+    }
+    return true;
+  }
+  if (!has_deadlines()) return true;
   const Status s = r.keyspace->ReadDeadlines(meta_->version, members, deadlines);
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
 
 bool Collection::SetDeadline(Request& r, const std::string& member, int64_t deadline_ms) {
+  if (compact()) {
+    Slice stored;
+    if (!Editable(r) || !listpack_ex()) return false;
+    if (!compact_members::Find(*edited_, member, &stored)) return true;
+    const int64_t old = compact_members::DeadlineOf(stored);
+    if (old == deadline_ms) return true;
+    const std::string value = compact_members::Stored(deadline_ms, compact_members::ValueOf(stored));
+    compact_members::Put(&*edited_, member, value);
+    if (old != 0) batch_.DeleteDue(old, due_version_, member);
+    if (deadline_ms != 0) batch_.PutDue(deadline_ms, due_version_, member);
+    dirty_ = true;
+    return true;
+  }
   if (!LoadDeadlines(r, {member})) return false;
   int64_t& stored = deadlines_[member];
   if (stored == deadline_ms) return true;
@@ -266,22 +314,26 @@ bool Collection::SetDeadline(Request& r, const std::string& member, int64_t dead
   return true;
 }
 
-void Collection::CheckListpackEx(Request& r, const std::string& member, const std::string& value) {
-  const CompactLimits& limits = r.server.compact_limits;
-  const int64_t longest = static_cast<int64_t>(std::max(member.size(), value.size()));
-  if (count_ > Limit(limits.hash_entries) || longest > Limit(limits.hash_value)) {
-    hash_flags_ &= ~storage_format::kHashListpackEx;
-  }
-}
-
 bool Collection::PutMember(Request& r, const std::string& member, const std::string& value,
                            bool* existed, bool keep_deadline) {
   dirty_ = true;
   if (compact()) {
     if (!Editable(r)) return false;
-    *existed = compact_members::Put(&*edited_, member, value);
-    if (puts_.empty()) puts_ = compact_members::Empty(compact_members::kListpack);
-    compact_members::Put(&puts_, member, value);
+    if (listpack_ex()) {
+      // The field's deadline kept (HINCRBY) or cleared (HSET), its due
+      // entry with it.
+      Slice stored;
+      const int64_t old = compact_members::Find(*edited_, member, &stored)
+                              ? compact_members::DeadlineOf(stored)
+                              : 0;
+      const int64_t kept = keep_deadline ? old : 0;
+      if (old != 0 && kept == 0) batch_.DeleteDue(old, due_version_, member);
+      *existed = compact_members::Put(&*edited_, member, compact_members::Stored(kept, value));
+    } else {
+      *existed = compact_members::Put(&*edited_, member, value);
+      if (puts_.empty()) puts_ = compact_members::Empty(compact_members::kListpack);
+      compact_members::Put(&puts_, member, value);
+    }
     count_ += *existed ? 0 : 1;
     // Redis checks a hash's limits at every field it sets, a set's and a
     // sorted set's at every member it adds.
@@ -307,15 +359,18 @@ bool Collection::PutMember(Request& r, const std::string& member, const std::str
   if (!*existed) ++count_;
   staged_[member] = true;
   batch_.PutMember(version_, member, value);
-  if (has_deadlines() && !keep_deadline && !SetDeadline(r, member, 0)) return false;
-  if ((hash_flags_ & storage_format::kHashListpackEx) != 0) CheckListpackEx(r, member, value);
-  return true;
+  return !has_deadlines() || keep_deadline || SetDeadline(r, member, 0);
 }
 
 bool Collection::DeleteMember(Request& r, const std::string& member, bool* existed) {
   puts_only_ = false;
   if (compact()) {
     if (!Editable(r)) return false;
+    Slice stored;
+    if (listpack_ex() && compact_members::Find(*edited_, member, &stored) &&
+        compact_members::DeadlineOf(stored) != 0) {
+      batch_.DeleteDue(compact_members::DeadlineOf(stored), due_version_, member);
+    }
     *existed = compact_members::Erase(&*edited_, member);
     count_ -= *existed ? 1 : 0;
     dirty_ |= *existed;
@@ -363,9 +418,22 @@ bool Collection::ForEach(Request& r,
     return s.ok();
   }
   compact_members::Reader reader(meta_->payload);
+  const bool deadlines = compact_members::DueVersion(meta_->payload) != 0;
+  const int64_t now = deadlines ? Keyspace::NowMs() : 0;
   Slice m, v;
   while (reader.Next(&m, &v)) {
-    if (m.compare(from) >= 0 && !visit(m.ToString(), v.ToString())) return true;
+    if (m.compare(from) < 0) continue;
+    if (!deadlines) {
+      if (!visit(m.ToString(), v.ToString())) return true;
+      continue;
+    }
+    if (v.size() < 8) return ReplyStorageError(r, Damaged(key_)), false;
+    const int64_t deadline = compact_members::DeadlineOf(v);
+    const bool past = deadline != 0 && deadline <= now;
+    if (past ? expired && !expired(m.ToString())
+             : !visit(m.ToString(), compact_members::ValueOf(v).ToString())) {
+      return true;
+    }
   }
   if (reader.corrupt()) ReplyStorageError(r, Damaged(key_));
   return !reader.corrupt();
@@ -446,16 +514,30 @@ bool Collection::PastLimits(Request& r) {
 }
 
 bool Collection::ConvertToMembers(Request& r) {
+  // A listpackex's deadlines become "E" records and due entries of the new
+  // version (those of its due version are left to the sweep and
+  // compactions: no meta record names that version any more).
+  const bool deadlines = listpack_ex();
   const Status s = r.keyspace->NewVersion(&version_);
   if (!s.ok()) return ReplyStorageError(r, s), false;
   created_ = true;
   compact_members::Reader reader(*edited_);
   Slice member, value;
   while (reader.Next(&member, &value)) {
-    const std::string m = member.ToString(), v = value.ToString();
+    const std::string m = member.ToString();
+    const std::string v = (deadlines ? compact_members::ValueOf(value) : value).ToString();
     batch_.PutMember(version_, m, v);
     if (type_ == Keyspace::kZSet) batch_.PutIndex(version_, IndexEntry(ScoreOf(v), m));
     staged_[m] = true;
+    if (!deadlines) continue;
+    const int64_t deadline = compact_members::DeadlineOf(value);
+    if (deadline != 0) batch_.PutDeadline(version_, m, deadline);
+    deadlines_[m] = deadline;
+  }
+  if (deadlines) {
+    hash_flags_ = storage_format::kHashDeadlines;
+    due_version_ = 0;
+    due_created_ = false;
   }
   edited_.reset();
   return true;
@@ -483,7 +565,11 @@ bool Collection::Commit(Request& r) {
     // written (compact_puts_merge.h).
     const bool puts_only = puts_only_ && !puts_.empty() && meta_ && meta_->payload[0] == encoding_;
     const bool small = puts_.size() * kRecordPerOperand <= value.payload.size();
-    puts_only && small ? batch_.MergePuts(key_, value, puts_) : batch_.Put(key_, value);
+    if (due_created_) {
+      batch_.PutNew(key_, value);  // (a new listpackex: its due version's owner record)
+    } else {
+      puts_only && small ? batch_.MergePuts(key_, value, puts_) : batch_.Put(key_, value);
+    }
   } else {
     const Keyspace::Value meta{type_, expire_ms, storage_format::CountPayload(count_, hash_flags_),
                                version_};

@@ -23,15 +23,19 @@
 // stored, before this command's staged changes, in its stored encoding.
 //
 // Hash field deadlines (Redis 7.4's HEXPIRE; DESIGN.md §14): a hash that
-// is given one (EnableDeadlines) is one record per field from then on, its
-// count followed by HashFlags (storage_format.h), and each field with a
-// deadline has an "E" record and a due entry beside its "H" record. Reads
-// skip a field past its deadline (a point read notes it for its
+// is given one (EnableDeadlines) keeps each field's deadline beside it: a
+// compact hash becomes a listpackex (compact_members.h: the deadline
+// inside the field's stored value, a due version to name it by), a hash
+// of one record per field gains HashFlags after its count
+// (storage_format.h) and an "E" record beside each "H" record that has a
+// deadline; each deadline has a due entry for the sweep. A listpackex past
+// the listpack limits converts as a listpack does, its deadlines with it.
+// Reads skip a field past its deadline (a point read notes it for its
 // connection to reclaim: Keyspace::NoteExpiredField; expired_met counts
 // those a write command met); HLEN's count counts it until it is
 // reclaimed, as Redis's does. PutMember clears the field's deadline (HSET)
 // unless told to keep it (HINCRBY); DeleteMember deletes it with the
-// field. A hash with no deadline pays one flag test per read.
+// field. A hash with no deadline pays one test per read.
 //
 // Thread safety: one command's, on one thread. Commands that write hold
 // the key's lock (Keyspace::LockKeys) from before Open to after Commit.
@@ -50,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "compact_members.h"
 #include "request.h"
 #include "storage_format.h"
 
@@ -75,8 +80,11 @@ class Collection {
   // Whether the members are in the meta record (see above): true for a
   // collection that did not exist, until a PutMember converts it.
   bool compact() const { return version_ == 0; }
-  // Whether the hash's fields may have deadlines (see above).
-  bool has_deadlines() const { return (hash_flags_ & storage_format::kHashDeadlines) != 0; }
+  // Whether the hash's fields may have deadlines (see above), as this
+  // command left it so far.
+  bool has_deadlines() const {
+    return (hash_flags_ & storage_format::kHashDeadlines) != 0 || listpack_ex();
+  }
   // Fields past their deadline that this command's reads met (see above).
   int64_t expired_met() const { return expired_met_; }
 
@@ -111,8 +119,7 @@ class Collection {
                const std::string& from = std::string(), const ExpiredVisit& expired = nullptr);
 
   // Hash field deadlines (REQUIRES the key's lock, a hash that exists).
-  // Makes the hash one that may have them: a compact one becomes a record
-  // per field, Redis's listpackex while within the listpack limits.
+  // Makes the hash one that may have them (a compact one a listpackex).
   bool EnableDeadlines(Request& r);
   // The field's stored deadline (0: none) and whether it is there, staged
   // changes included. A field past its deadline is there until reclaimed.
@@ -159,9 +166,8 @@ class Collection {
   bool PastDeadline(Request& r, const std::string& member, int64_t deadline_ms);
   // Reads the stored deadlines of `members` not known yet into deadlines_.
   bool LoadDeadlines(Request& r, const std::vector<std::string>& members);
-  // Clears a record-per-member hash's listpackex flag once a write takes it
-  // past Redis's listpack limits.
-  void CheckListpackEx(Request& r, const std::string& member, const std::string& value);
+  // Whether the compact payload this command edits is a listpackex.
+  bool listpack_ex() const { return compact() && encoding_ == compact_members::kListpackEx; }
   // A compact collection's payload, copied for a write (edited_).
   bool Editable(Request& r);
   // The value of `member` in the stored compact payload.
@@ -199,6 +205,8 @@ class Collection {
   std::map<std::string, bool> staged_;
   bool dirty_ = false;
   uint8_t hash_flags_ = 0;  // a record-per-member hash's (storage_format.h)
+  uint64_t due_version_ = 0;  // a listpackex's (compact_members.h)
+  bool due_created_ = false;  // due_version_ is new: Commit writes its owner record
   // has_deadlines(): the deadline of each field loaded so far, as staged
   std::map<std::string, int64_t> deadlines_;
   int64_t expired_met_ = 0;

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "compact_members.h"
 #include "expiry_sweeper.h"
 #include "keyspace.h"
 #include "rocksdb/db.h"
@@ -70,11 +71,34 @@ class ExpirySweeperTest : public ::testing::Test {
     return version;
   }
 
+  // Writes `key` as a listpackex (compact_members.h): each field's
+  // deadline (0: none) inside the record, their due entries beside it.
+  void PutListpackEx(const std::string& key,
+                     const std::vector<std::pair<std::string, int64_t>>& fields) {
+    uint64_t due_version = 0;
+    ASSERT_TRUE(keyspace_->NewVersion(&due_version).ok());
+    std::string payload = compact_members::WithDeadlines(
+        compact_members::Empty(compact_members::kListpack), due_version);
+    Keyspace::Batch batch;
+    for (const auto& [field, deadline] : fields) {
+      compact_members::Put(&payload, field, compact_members::Stored(deadline, "v"));
+      if (deadline != 0) batch.PutDue(deadline, due_version, field);
+    }
+    batch.PutNew(key, Keyspace::Value{Keyspace::kHash, 0, payload, 0});
+    ASSERT_TRUE(keyspace_->Commit(&batch).ok());
+  }
+
   // The field count a hash's meta record says, or -1 if the key is gone.
   int64_t HashCount(const std::string& key) {
     std::optional<Keyspace::Value> value;
     EXPECT_TRUE(keyspace_->Read(key, &value).ok());
-    return value ? storage_format::PayloadCount(value->payload) : -1;
+    if (!value) return -1;
+    char encoding;
+    int64_t count = storage_format::PayloadCount(value->payload);
+    if (value->version == 0) {
+      EXPECT_TRUE(compact_members::ReadHeader(value->payload, &encoding, &count));
+    }
+    return count;
   }
 
   void PutString(const std::string& key, int64_t expire_ms) {
@@ -211,6 +235,28 @@ TEST_F(ExpirySweeperTest, DropsDueEntriesThatNoLongerMatchTheirField) {
   EXPECT_EQ(HashCount("moved"), 1);
   EXPECT_EQ(HashCount("replaced"), 1);
   EXPECT_TRUE(any);  // moved's own entry, not due yet
+}
+
+TEST_F(ExpirySweeperTest, ReclaimsAListpackExsFieldsAndACompactionItsDueEntriesOnceItIsGone) {
+  const int64_t past = Keyspace::NowMs() - 1;
+  const int64_t future = Keyspace::NowMs() + 3600 * 1000;
+  PutListpackEx("small", {{"a", past}, {"b", 0}, {"c", future}});
+  PutListpackEx("gone", {{"x", past}});
+  PutListpackEx("deleted", {{"y", future}});
+  Keyspace::Batch del;
+  del.Delete("deleted");
+  ASSERT_TRUE(keyspace_->Commit(&del).ok());
+  ExpirySweeper sweeper(keyspace_.get());
+  ASSERT_TRUE(Eventually([&] { return sweeper.reclaimed_fields() == 2; }));
+  sweeper.Pause(true);
+  EXPECT_EQ(HashCount("small"), 2);
+  EXPECT_EQ(HashCount("gone"), -1);
+  // Left: small's meta, owner and due entry (c); gone's owner; deleted's
+  // owner and due entry (y), which no meta record names: the compaction
+  // takes those three.
+  EXPECT_EQ(CountRecords(), 3 + 1 + 2);
+  CompactAll();
+  EXPECT_EQ(CountRecords(), 3);
 }
 
 TEST_F(ExpirySweeperTest, StaysAwakeWhileAFieldDeadlineIsPending) {

@@ -3,7 +3,8 @@
 // member order, with their count and encoding byte, and the payload well
 // formed; every truncation and random damage of a payload is read as
 // damaged or as members within its bytes, never past its end (the bytes
-// are copied into a buffer of their exact size, so ASan sees any overread).
+// are copied into a buffer of their exact size, so ASan sees any overread);
+// a listpackex keeps each field's deadline and its due version.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,6 +91,44 @@ TEST(CompactMembersTest, OtherBytesAreNotACompactPayload) {
   // Members out of order, or twice.
   EXPECT_FALSE(compact_members::WellFormed(std::string("l\x02\x01" "b\x00\x01" "a\x00", 9)));
   EXPECT_FALSE(compact_members::WellFormed(std::string("l\x02\x01" "a\x00\x01" "a\x00", 9)));
+}
+
+TEST(CompactMembersTest, AListpackExKeepsADeadlineBesideEachValueAndItsDueVersion) {
+  std::string listpack = compact_members::Empty(compact_members::kListpack);
+  compact_members::Put(&listpack, "b", "2");
+  compact_members::Put(&listpack, "a", "1");
+  std::string ex = compact_members::WithDeadlines(listpack, 0x0102030405060708ULL);
+  EXPECT_TRUE(compact_members::WellFormed(ex));
+  EXPECT_EQ(compact_members::DueVersion(ex), 0x0102030405060708ULL);
+  EXPECT_EQ(compact_members::DueVersion(listpack), 0u);
+  char encoding;
+  int64_t count;
+  ASSERT_TRUE(compact_members::ReadHeader(ex, &encoding, &count));
+  EXPECT_EQ(encoding, compact_members::kListpackEx);
+  EXPECT_EQ(count, 2);
+  Slice stored;
+  ASSERT_TRUE(compact_members::Find(ex, "a", &stored));
+  EXPECT_EQ(compact_members::DeadlineOf(stored), 0);
+  EXPECT_EQ(compact_members::ValueOf(stored).ToString(), "1");
+  // Puts, erases and a new due version keep the header and the order.
+  compact_members::Put(&ex, "c", compact_members::Stored(4102444800000, "3"));
+  compact_members::Put(&ex, "a", compact_members::Stored(1234, "one"));
+  EXPECT_TRUE(compact_members::Erase(&ex, "b"));
+  compact_members::SetDueVersion(&ex, 42);
+  EXPECT_EQ(compact_members::DueVersion(ex), 42u);
+  std::map<std::string, std::pair<int64_t, std::string>> seen;
+  for (const auto& [field, value] : ReadAll(ex)) {
+    seen[field] = {compact_members::DeadlineOf(value), compact_members::ValueOf(value).ToString()};
+  }
+  const std::map<std::string, std::pair<int64_t, std::string>> want = {
+      {"a", {1234, "one"}}, {"c", {4102444800000, "3"}}};
+  EXPECT_EQ(seen, want);
+  // A value shorter than its deadline, or no room for the due version, is
+  // damaged.
+  std::string short_value = ex;
+  compact_members::Put(&short_value, "d", "x");
+  EXPECT_FALSE(compact_members::WellFormed(short_value));
+  EXPECT_FALSE(compact_members::ReadHeader(std::string("e\x00\x01", 3), &encoding, &count));
 }
 
 // Reads `bytes` from a buffer of exactly their size: whatever they hold,
