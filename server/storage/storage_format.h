@@ -23,9 +23,11 @@
 //                               slot and key that hold it (the stale member
 //                               filter's way from a member to its meta)
 //   "T" deadline version field  the deadlines by time, for the expiry sweep
-//                               (deadline 8 bytes big-endian, value empty):
-//                               a hint, checked against the field's "E"
-//                               record before anything is deleted
+//                               (deadline 8 bytes big-endian, value empty;
+//                               version: the hash's, or a listpackex's due
+//                               version, compact_members.h): a hint,
+//                               checked against the field's own deadline
+//                               before anything is deleted
 //   "Z" version score member    a sorted set's score index
 //   "\xff" name                 server records: the format, the version
 //                               ceiling (version_allocator.h), the

@@ -48,7 +48,11 @@ HPERSIST) answered as redis-server 7.4.1 answers it:
      (SIGKILL) and started on the same directory keeps every value and
      deadline (fields whose deadline passed meanwhile gone), and a replica
      (--replicaof), once in sync and after the deadlines it was sent
-     passed, holds every hash as the primary does.
+     passed, holds every hash as the primary does. SAVEs along the way
+     flush the memtables, so deadlines are read back from SST files too;
+  D. teksdb-rdb-import of an RDB file redis-server 7.4.1 wrote
+     (tests/support/fixtures/redis74_hash_field_deadlines.rdb): its field
+     deadlines and encodings kept (teksdb-server only).
 
 Usage: server_hash_field_expire_test.py PATH/TO/teksdb-server [--seed N]
        server_hash_field_expire_test.py --record PATH/TO/redis-server-7.4.1
@@ -1106,9 +1110,14 @@ def model_part(checks, port, rng, ops=4000, pace=0.004):
     c = Client(port)
     model.fill(c)
     started = time.time()
-    for _ in range(ops):
+    for i in range(ops):
         model.random_op(c)
         time.sleep(pace)
+        # Flushes along the way (SAVE: teksdb-server flushes its memtables
+        # to SST files; Redis writes its RDB), so deadlines are read back
+        # from files too.
+        if i % 1000 == 999:
+            checks.check(c.command("SAVE") == (b"+", b"OK"), f"part C: SAVE after op {i + 1}")
     took = time.time() - started
     model.settle()
     model.check_all(c)
@@ -1135,6 +1144,37 @@ class Reconnecting:
                     raise
                 time.sleep(0.1)
                 self.client = Client(self.port)
+
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support", "fixtures",
+                       "redis74_hash_field_deadlines.rdb")
+
+
+def rdb_import(checks, server_bin, port):
+    """Part D (teksdb-server only): teksdb-rdb-import of an RDB file
+    redis-server 7.4.1 wrote (FIXTURE, RDB version 12; with
+    hash-max-listpack-entries 4: "small", HSET a 1 b 2 c 3 and HPEXPIREAT
+    4102444800000 of a, a listpackex; "big", f1..f6 and HPEXPIREAT
+    4102444900000 of f1 and f2, a hashtable with field deadlines
+    (RDB_TYPE_HASH_METADATA); "persisted", one field whose deadline
+    HPERSIST took, a listpackex without any): the deadlines as Redis had
+    them."""
+    importer = os.path.join(os.path.dirname(os.path.abspath(server_bin)), "teksdb-rdb-import")
+    done = subprocess.run([importer, "--port", str(port), FIXTURE], capture_output=True, text=True)
+    checks.check(done.returncode == 0, f"part D: teksdb-rdb-import of {os.path.basename(FIXTURE)}: "
+                                       f"exit {done.returncode} {done.stderr[-300:]}")
+    c = Client(port)
+    got = [c.command("HPEXPIRETIME", "small", "FIELDS", 3, "a", "b", "c"),
+           c.command("HPEXPIRETIME", "big", "FIELDS", 3, "f1", "f2", "f3"),
+           c.command("HPEXPIRETIME", "persisted", "FIELDS", 1, "p"),
+           c.command("OBJECT", "ENCODING", "small"), c.command("OBJECT", "ENCODING", "persisted"),
+           c.command("HLEN", "big"), c.command("HGET", "small", "a")]
+    want = [(b"*", [(b":", b"4102444800000"), (b":", b"-1"), (b":", b"-1")]),
+            (b"*", [(b":", b"4102444900000"), (b":", b"4102444900000"), (b":", b"-1")]),
+            (b"*", [(b":", b"-1")]), (b"$", b"listpackex"), (b"$", b"listpackex"), (b":", b"6"),
+            (b"$", b"1")]
+    checks.check(got == want, "part D: the imported hashes keep redis-server 7.4.1's field "
+                              f"deadlines and encodings" + ("" if got == want else f": {got}"))
 
 
 def replication_info(c):
@@ -1244,6 +1284,8 @@ def main():
             restart_and_replica(checks, args.server, os.path.join(tmp, "c"), proc, port, model)
 
     part("c", part_c)
+    if not args.redis:
+        part("d", lambda port, proc, procs: rdb_import(checks, args.server, port))
     return checks.finish(tmp)
 
 
