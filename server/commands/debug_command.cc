@@ -4,7 +4,8 @@
 // memtables, as a restart would read them), DIGEST and DIGEST-VALUE (a
 // SHA1 over every key's type, expiry and contents, so two equal datasets
 // digest alike; not Redis's numbers), PROTOCOL (each RESP3 type), OBJECT
-// (Redis's line, with OBJECT ENCODING's encoding), SET-DISABLE-DENY-SCRIPTS
+// (Redis's line, with OBJECT ENCODING's encoding), LISTPACK (a compact
+// collection's members on the server's log), SET-DISABLE-DENY-SCRIPTS
 // (scripts may call what Redis denies them, DEBUG itself),
 // SET-SKIP-CHECKSUM-VALIDATION (RESTORE's CRC64 unchecked), PAUSE-CRON (the
 // server's cron: ops samples, soft output limits, pause deadlines, MIGRATE's
@@ -27,6 +28,7 @@
 #include "commands.h"
 #include "expiry_sweeper.h"
 #include "collection.h"
+#include "compact_members.h"
 #include "list_store.h"
 #include "object_encoding.h"
 #include "protected_command.h"
@@ -180,6 +182,32 @@ void Protocol(Request& r) {
                "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
 }
 
+// DEBUG LISTPACK key: a compact collection's members (a listpackex's
+// field deadlines too) on the server's log, as Redis prints its listpack.
+void Listpack(Request& r) {
+  std::optional<Keyspace::Value> v;
+  bool expired;
+  const Status s = r.keyspace->ReadAny(r.args[2], &v, &expired);
+  if (!s.ok()) return ReplyStorageError(r, s);
+  if (!v) return reply::Error(r.out, "ERR no such key");
+  const std::string encoding = ObjectEncoding(*v);
+  if (encoding != "listpack" && encoding != "listpackex") {
+    return reply::Error(r.out, "ERR Not a listpack encoded object.");
+  }
+  const bool deadlines = encoding == "listpackex";
+  std::string text = "{compact record of " + std::to_string(MemberCount(*v)) + " members}\n";
+  compact_members::Reader reader(v->payload);
+  ROCKSDB_NAMESPACE::Slice member, value;
+  for (int i = 0; reader.Next(&member, &value); ++i) {
+    const bool split = deadlines && value.size() >= 8;
+    text += "{member " + std::to_string(i) + "} " + member.ToString() + " = " +
+            (split ? compact_members::ValueOf(value) : value).ToString() +
+            (split ? " deadline " + std::to_string(compact_members::DeadlineOf(value)) : "") + "\n";
+  }
+  std::fprintf(stderr, "%s{end}\n", text.c_str());
+  reply::Simple(r.out, "Listpack structure printed on stdout");
+}
+
 void Debug(Request& r) {
   if (!ProtectedCommandAllowed(r.server.enable_debug_command, r.client)) {
     return reply::Error(r.out, ProtectedCommandRefusal("DEBUG", "enable-debug-command"));
@@ -223,6 +251,7 @@ void Debug(Request& r) {
       (sub == "replybuffer" && argc == 4 && AsciiLower(r.args[2]) == "resizing")) {
     return reply::Ok(r.out);
   }
+  if (sub == "listpack" && argc == 3) return Listpack(r);
   if (sub == "object" && argc == 3) {
     // An expired key not yet deleted is still there for DEBUG, as in Redis.
     std::optional<Keyspace::Value> v;

@@ -180,7 +180,7 @@ void HPersist(Request& r) {
     bool present;
     int64_t deadline;
     if (!hash.FieldDeadline(r, field, &present, &deadline)) return;
-    if (!present || (deadline != 0 && deadline < now)) {
+    if (!present || (deadline != 0 && deadline <= now)) {  // (past it, as reads see it)
       replies.push_back(kNoField);
     } else if (deadline == 0) {
       replies.push_back(kNoDeadline);

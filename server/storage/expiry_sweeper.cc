@@ -26,7 +26,10 @@ ExpirySweeper::~ExpirySweeper() {
 
 void ExpirySweeper::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, std::chrono::milliseconds(kTickMs), [this] { return stop_; })) {
+  for (;;) {
+    wake_.wait_for(lock, std::chrono::milliseconds(kTickMs), [this] { return stop_ || tick_now_; });
+    if (stop_) return;
+    tick_now_ = false;
     lock.unlock();
     {
       std::lock_guard<std::mutex> tick(tick_mu_);
@@ -60,7 +63,7 @@ ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimReadField(const Keyspace& view, 
   Keyspace in_db = view.InDatabase(db);
   bool reclaimed, key_deleted;
   const ROCKSDB_NAMESPACE::Status s =
-      field_deadlines::ReclaimField(in_db, key, field, 0, &reclaimed, &key_deleted);
+      field_deadlines::ReclaimField(in_db, key, field, 0, 0, &reclaimed, &key_deleted);
   if (reclaimed) {
     reclaimed_fields_.fetch_add(1, std::memory_order_relaxed);
     if (on_field_reclaimed_) on_field_reclaimed_(db, key, key_deleted);
@@ -90,8 +93,16 @@ ROCKSDB_NAMESPACE::Status ExpirySweeper::Reclaim(Keyspace view, int db, const st
 }
 
 void ExpirySweeper::SetActive(bool active) {
-  std::lock_guard<std::mutex> tick(tick_mu_);
-  active_ = active;
+  {
+    std::lock_guard<std::mutex> tick(tick_mu_);
+    active_ = active;
+  }
+  if (!active) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tick_now_ = true;
+  }
+  wake_.notify_all();
 }
 
 void ExpirySweeper::Tick() {

@@ -85,9 +85,9 @@ class ExpirySweeper {
   // reclaims skip their deletes (one already under way completes). Returns
   // at once: its caller may hold key stripes a reclaim waits for.
   void HoldForClientPause(bool held) { clients_paused_.store(held, std::memory_order_relaxed); }
-  // DEBUG SET-ACTIVE-EXPIRE: the sweep off (or on again) whatever the role,
-  // so that expired keys stay stored until then (they still read as
-  // absent).
+  // DEBUG SET-ACTIVE-EXPIRE: the sweep off (or on again, with a tick at
+  // once) whatever the role, so that expired keys stay stored until then
+  // (they still read as absent).
   void SetActive(bool active);
 
   // Lazy expiry: `key` of database `db`, which a command read as expired,
@@ -129,6 +129,7 @@ class ExpirySweeper {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
+  bool tick_now_ = false;  // SetActive(true): the next tick without waiting
   std::mutex tick_mu_;   // held for each tick
   bool paused_ = false;  // guarded by tick_mu_ and, exclusively, reclaim_mu_
   std::atomic<bool> clients_paused_{false};  // HoldForClientPause

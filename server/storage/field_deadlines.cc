@@ -14,12 +14,12 @@ using ROCKSDB_NAMESPACE::Status;
 
 namespace {
 
-// ReclaimField for a hash of one record per field, `meta` its meta record.
+// The field's deletion, if its deadline passed, added to `batch`, for a
+// hash of one record per field (`m` its meta record).
 Status ReclaimRecordField(Keyspace& view, const std::string& key, const std::string& field,
-                          uint64_t version, const Keyspace::Value& m, bool* reclaimed,
+                          const Keyspace::Value& m, Keyspace::Batch* batch, bool* reclaimed,
                           bool* key_deleted) {
-  if ((storage_format::PayloadHashFlags(m.payload) & storage_format::kHashDeadlines) == 0 ||
-      (version != 0 && m.version != version)) {
+  if ((storage_format::PayloadHashFlags(m.payload) & storage_format::kHashDeadlines) == 0) {
     return Status::OK();
   }
   std::vector<int64_t> deadlines;
@@ -28,71 +28,91 @@ Status ReclaimRecordField(Keyspace& view, const std::string& key, const std::str
   std::optional<std::string> value;
   s = view.ReadMember(m.version, field, &value);
   if (!s.ok()) return s;
-  Keyspace::Batch batch;
-  batch.DeleteDeadline(m.version, field, deadlines[0]);
+  batch->DeleteDeadline(m.version, field, deadlines[0]);
   int64_t count = storage_format::PayloadCount(m.payload);
   if (value) {
-    batch.DeleteMember(m.version, field);
+    batch->DeleteMember(m.version, field);
     --count;
   }
   if (count <= 0) {
-    batch.Delete(key);
+    batch->Delete(key);
   } else {
-    batch.Put(key, Keyspace::Value{m.type, m.expire_ms,
-                                   storage_format::CountPayload(
-                                       count, storage_format::PayloadHashFlags(m.payload)),
-                                   m.version});
+    batch->Put(key, Keyspace::Value{m.type, m.expire_ms,
+                                    storage_format::CountPayload(
+                                        count, storage_format::PayloadHashFlags(m.payload)),
+                                    m.version});
   }
-  s = view.Commit(&batch);
-  *reclaimed = s.ok() && value.has_value();
-  *key_deleted = s.ok() && count <= 0;
-  return s;
+  *reclaimed = value.has_value();
+  *key_deleted = count <= 0;
+  return Status::OK();
 }
 
-// ReclaimField for a listpackex hash (compact_members.h), its fields and
-// their deadlines inside `m`; `version`, if not 0, its due version.
-Status ReclaimCompactField(Keyspace& view, const std::string& key, const std::string& field,
-                           uint64_t version, const Keyspace::Value& m, bool* reclaimed,
-                           bool* key_deleted) {
+// The same for a listpackex hash (compact_members.h), its fields and their
+// deadlines inside `m`.
+void ReclaimCompactField(const std::string& key, const std::string& field,
+                         const Keyspace::Value& m, Keyspace::Batch* batch, bool* reclaimed,
+                         bool* key_deleted) {
   const uint64_t due_version = compact_members::DueVersion(m.payload);
-  if (due_version == 0 || (version != 0 && due_version != version) ||
-      !compact_members::WellFormed(m.payload)) {
-    return Status::OK();
-  }
+  if (due_version == 0 || !compact_members::WellFormed(m.payload)) return;
   std::string payload = m.payload;
   ROCKSDB_NAMESPACE::Slice stored;
-  if (!compact_members::Find(payload, field, &stored)) return Status::OK();
+  if (!compact_members::Find(payload, field, &stored)) return;
   const int64_t deadline = compact_members::DeadlineOf(stored);
-  if (deadline == 0 || deadline > Keyspace::NowMs()) return Status::OK();
+  if (deadline == 0 || deadline > Keyspace::NowMs()) return;
   compact_members::Erase(&payload, field);
   char encoding;
   int64_t count = 0;
   compact_members::ReadHeader(payload, &encoding, &count);
-  Keyspace::Batch batch;
-  batch.DeleteDue(deadline, due_version, field);
+  batch->DeleteDue(deadline, due_version, field);
   if (count <= 0) {
-    batch.Delete(key);
+    batch->Delete(key);
   } else {
-    batch.Put(key, Keyspace::Value{m.type, m.expire_ms, std::move(payload), 0});
+    batch->Put(key, Keyspace::Value{m.type, m.expire_ms, std::move(payload), 0});
   }
-  const Status s = view.Commit(&batch);
-  *reclaimed = s.ok();
-  *key_deleted = s.ok() && count <= 0;
-  return s;
+  *reclaimed = true;
+  *key_deleted = count <= 0;
 }
 
 }  // namespace
 
 Status ReclaimField(Keyspace& view, const std::string& key, const std::string& field,
-                    uint64_t version, bool* reclaimed, bool* key_deleted) {
+                    uint64_t version, int64_t due_deadline, bool* reclaimed, bool* key_deleted) {
   *reclaimed = *key_deleted = false;
   auto locks = view.LockKeys({key});
   std::optional<Keyspace::Value> meta;
-  const Status s = view.Read(key, &meta);
-  if (!s.ok() || !meta || meta->type != Keyspace::kHash) return s;
-  return meta->version == 0
-             ? ReclaimCompactField(view, key, field, version, *meta, reclaimed, key_deleted)
-             : ReclaimRecordField(view, key, field, version, *meta, reclaimed, key_deleted);
+  Status s = view.Read(key, &meta);
+  if (!s.ok()) return s;
+  const bool holds = meta && meta->type == Keyspace::kHash &&
+                     (version == 0 || meta->version == version ||
+                      (meta->version == 0 && compact_members::DueVersion(meta->payload) == version));
+  Keyspace::Batch batch;
+  if (due_deadline != 0) batch.DeleteDue(due_deadline, version, field);
+  if (!holds) {
+    // The hash is gone, replaced, or moved (RENAME, MOVE, SWAPDB since the
+    // sweep read the owner record). The entry goes only if its version is
+    // dead: the owner record still names this key, which, under its lock,
+    // nothing can give the version back to.
+    if (due_deadline == 0) return s;
+    int db;
+    std::string owner_key;
+    bool found;
+    s = view.OwnerOf(version, &db, &owner_key, &found);
+    if (!s.ok() || (found && (db != view.database() || owner_key != key))) return s;
+    return view.Commit(&batch);
+  }
+  if (meta->version == 0) {
+    ReclaimCompactField(key, field, *meta, &batch, reclaimed, key_deleted);
+  } else {
+    s = ReclaimRecordField(view, key, field, *meta, &batch, reclaimed, key_deleted);
+    if (!s.ok()) return s;
+  }
+  // (The entry itself goes whether the field did or was not due after
+  // all: rewritten, persisted or given another deadline, whose own entry
+  // stays.)
+  if (!*reclaimed && due_deadline == 0) return s;
+  s = view.Commit(&batch);
+  if (!s.ok()) *reclaimed = *key_deleted = false;
+  return s;
 }
 
 Status ReclaimDue(Keyspace& keyspace, size_t max, const Told& told,
@@ -113,21 +133,20 @@ Status ReclaimDue(Keyspace& keyspace, size_t max, const Told& told,
     bool found;
     s = keyspace.OwnerOf(version, &db, &key, &found);
     if (!s.ok()) break;
-    if (found) {
-      Keyspace view = keyspace.InDatabase(db);
-      bool field_reclaimed, key_deleted;
-      s = ReclaimField(view, key, field, version, &field_reclaimed, &key_deleted);
-      if (!s.ok()) break;
-      if (field_reclaimed) {
-        ++*reclaimed;
-        if (told) told(db, key, key_deleted);
-      }
+    if (!found) {
+      // A version without an owner record is dead for good.
+      Keyspace::Batch batch;
+      batch.DeleteDue(deadline, version, field);
+      s = keyspace.Commit(&batch);
+      continue;
     }
-    // The entry itself: acted on, or stale (the field's own record said
-    // otherwise, or its hash is gone).
-    Keyspace::Batch batch;
-    batch.DeleteDue(deadline, version, field);
-    s = keyspace.Commit(&batch);
+    Keyspace view = keyspace.InDatabase(db);
+    bool field_reclaimed, key_deleted;
+    s = ReclaimField(view, key, field, version, deadline, &field_reclaimed, &key_deleted);
+    if (s.ok() && field_reclaimed) {
+      ++*reclaimed;
+      if (told) told(db, key, key_deleted);
+    }
   }
   return s;
 }

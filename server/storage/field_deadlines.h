@@ -12,10 +12,11 @@
 // entries in deadline order, and a connection whose read met a field past
 // its deadline (lazy expiry, Keyspace::NoteExpiredField).
 //
-// A due entry is a hint: the field's own "E" record decides. An entry whose
+// A due entry is a hint: the field's own deadline decides. An entry whose
 // hash is gone or replaced (another version), whose field was rewritten,
 // persisted or given another deadline, is deleted without touching the
-// hash.
+// hash; one whose hash moved (RENAME, MOVE, SWAPDB) between the sweep's
+// read of the owner record and the key's lock waits for the next tick.
 //
 // Thread safety: each call takes the key's lock (Keyspace::LockKeys) for
 // its read and write; the sweep's walk of due entries reads without one.
@@ -31,11 +32,15 @@ namespace teksdb::server::field_deadlines {
 
 // Deletes `field` of hash `key` in `view`'s database if its deadline is at
 // or before now (and, when `version` is not 0, the hash is still that
-// version). *reclaimed: whether it did; *key_deleted: whether the key went
-// with it.
+// version, or a listpackex of that due version). *reclaimed: whether it
+// did; *key_deleted: whether the key went with it. `due_deadline` (not 0):
+// the sweep's due entry of `version` for the field, deleted in the same
+// batch, under the key's lock, once it is done with (the field reclaimed,
+// or its deadline another; the hash gone for good) and kept when the hash
+// moved to another key meanwhile (the next tick finds it there).
 ROCKSDB_NAMESPACE::Status ReclaimField(Keyspace& view, const std::string& key,
                                        const std::string& field, uint64_t version,
-                                       bool* reclaimed, bool* key_deleted);
+                                       int64_t due_deadline, bool* reclaimed, bool* key_deleted);
 
 // One field the sweep reclaimed, for its notifications.
 using Told = std::function<void(int db, const std::string& key, bool key_deleted)>;

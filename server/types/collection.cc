@@ -47,6 +47,7 @@ Status ForEachStoredMember(
   const bool deadlines = compact_members::DueVersion(value.payload) != 0;
   Slice member, v;
   while (reader.Next(&member, &v)) {
+    if (deadlines && v.size() < 8) return Status::Corruption("compact collection record is damaged");
     const Slice field_value = deadlines ? compact_members::ValueOf(v) : v;
     if (!visit(member.ToString(), field_value.ToString())) return Status::OK();
   }
@@ -140,12 +141,13 @@ bool Collection::ReadMember(Request& r, const std::string& member,
   value->reset();
   if (!meta_) return true;
   if (meta_->version == 0) return FindCompact(r, member, value);
-  Status s = r.keyspace->ReadMember(meta_->version, member, value);
-  if (s.ok() && value->has_value() && has_deadlines()) {
-    std::vector<int64_t> deadlines;
-    s = r.keyspace->ReadDeadlines(meta_->version, {member}, &deadlines);
-    if (s.ok() && PastDeadline(r, member, deadlines[0])) value->reset();
-  }
+  // The deadline before the value: a field the sweep deletes in between
+  // reads as absent, never as its value with no deadline.
+  std::vector<int64_t> deadlines(1, 0);
+  Status s = has_deadlines() ? r.keyspace->ReadDeadlines(meta_->version, {member}, &deadlines)
+                             : Status::OK();
+  if (s.ok()) s = r.keyspace->ReadMember(meta_->version, member, value);
+  if (s.ok() && value->has_value() && PastDeadline(r, member, deadlines[0])) value->reset();
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
 }
@@ -168,13 +170,13 @@ bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members
     }
     return true;
   }
-  Status s = r.keyspace->ReadMembers(meta_->version, members, values);
-  if (s.ok() && has_deadlines()) {
-    std::vector<int64_t> deadlines;
-    s = r.keyspace->ReadDeadlines(meta_->version, members, &deadlines);
-    for (size_t i = 0; s.ok() && i < members.size(); ++i) {
-      if ((*values)[i] && PastDeadline(r, members[i], deadlines[i])) (*values)[i].reset();
-    }
+  // (Deadlines first, as ReadMember reads them.)
+  std::vector<int64_t> deadlines(members.size(), 0);
+  Status s = has_deadlines() ? r.keyspace->ReadDeadlines(meta_->version, members, &deadlines)
+                             : Status::OK();
+  if (s.ok()) s = r.keyspace->ReadMembers(meta_->version, members, values);
+  for (size_t i = 0; s.ok() && i < members.size(); ++i) {
+    if ((*values)[i] && PastDeadline(r, members[i], deadlines[i])) (*values)[i].reset();
   }
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
@@ -293,8 +295,8 @@ bool Collection::ReadDeadlines(Request& r, const std::vector<std::string>& membe
 bool Collection::SetDeadline(Request& r, const std::string& member, int64_t deadline_ms) {
   if (compact()) {
     Slice stored;
-    if (!Editable(r) || !listpack_ex()) return false;
-    if (!compact_members::Find(*edited_, member, &stored)) return true;
+    if (!Editable(r)) return false;
+    if (!listpack_ex() || !compact_members::Find(*edited_, member, &stored)) return true;
     const int64_t old = compact_members::DeadlineOf(stored);
     if (old == deadline_ms) return true;
     const std::string value = compact_members::Stored(deadline_ms, compact_members::ValueOf(stored));

@@ -6,8 +6,9 @@
 // swept whole, and a sweep that found nothing to do wakes again when an
 // expiry is written. Hash fields past their deadline (field_deadlines.h)
 // are reclaimed, the hash with its last field; due entries that no longer
-// match their field are dropped without touching it; a compaction removes
-// the deadline records of a hash deleted whole.
+// match their field are dropped without touching it, one whose hash moved
+// under the sweep waits for it; a compaction removes the deadline records
+// of a hash deleted whole.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 
 #include "compact_members.h"
 #include "expiry_sweeper.h"
+#include "field_deadlines.h"
 #include "keyspace.h"
 #include "rocksdb/db.h"
 #include "stale_member_filter.h"
@@ -257,6 +259,38 @@ TEST_F(ExpirySweeperTest, ReclaimsAListpackExsFieldsAndACompactionItsDueEntriesO
   EXPECT_EQ(CountRecords(), 3 + 1 + 2);
   CompactAll();
   EXPECT_EQ(CountRecords(), 3);
+}
+
+TEST_F(ExpirySweeperTest, ADueEntryWhoseHashMovedAfterTheSweepFoundItsOwnerWaitsForIt) {
+  const int64_t past = Keyspace::NowMs() - 1;
+  const uint64_t version = PutHashWithDeadlines("before", {{"f", past}, {"g", 0}});
+  // RENAME before -> after, between the sweep's read of the owner record
+  // (which named "before") and its lock of that key.
+  std::optional<Keyspace::Value> value;
+  ASSERT_TRUE(keyspace_->Read("before", &value).ok() && value);
+  Keyspace::Batch rename;
+  rename.Delete("before");
+  rename.PutNew("after", *value);
+  ASSERT_TRUE(keyspace_->Commit(&rename).ok());
+  bool reclaimed, key_deleted;
+  ASSERT_TRUE(field_deadlines::ReclaimField(*keyspace_, "before", "f", version, past, &reclaimed,
+                                            &key_deleted)
+                  .ok());
+  EXPECT_FALSE(reclaimed);
+  bool any;
+  int due = 0;
+  ASSERT_TRUE(keyspace_
+                  ->ForEachDue(Keyspace::NowMs(),
+                               [&](int64_t, uint64_t, const std::string&) {
+                                 ++due;
+                                 return true;
+                               },
+                               &any)
+                  .ok());
+  EXPECT_EQ(due, 1);  // kept: the next tick finds the hash under its new name
+  ExpirySweeper sweeper(keyspace_.get());
+  ASSERT_TRUE(Eventually([&] { return sweeper.reclaimed_fields() == 1; }));
+  EXPECT_EQ(HashCount("after"), 1);
 }
 
 TEST_F(ExpirySweeperTest, StaysAwakeWhileAFieldDeadlineIsPending) {
