@@ -63,7 +63,6 @@ Usage: server_hash_field_expire_test.py PATH/TO/teksdb-server [--seed N]
 """
 
 import argparse
-import ast
 import os
 import random
 import re
@@ -76,6 +75,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import recorded_replies  # noqa: E402
 from resp_client import Client, free_port  # noqa: E402
 from server_checks import Checks, stop, wait_for  # noqa: E402
 
@@ -545,18 +545,12 @@ def record(redis_bin):
     finally:
         stop([proc])
         shutil.rmtree(tmp, ignore_errors=True)
-    with open(RECORDED, "w") as f:
-        f.write(f"# server_hash_field_expire_test.py's CASES, one reply a line, from redis-server "
-                f"{version.decode()} (--record)\n")
-        for v in views:
-            f.write(repr(v) + "\n")
-    print(f"wrote {RECORDED}: {len(views)} replies")
+    recorded_replies.write(RECORDED, "server_hash_field_expire_test.py", version.decode(), views)
     return 0
 
 
 def recorded():
-    with open(RECORDED) as f:
-        return [ast.literal_eval(line) for line in f if not line.startswith("#")]
+    return recorded_replies.read(RECORDED)
 
 
 # ---------------------------------------------------------------- part B
@@ -894,16 +888,24 @@ class Model:
             return {1}
         return {1, 2}
 
-    def hpexpireat(self, c, key, when, cond, fields):
-        h = self.hashes[key]
-        cmd = ["HPEXPIREAT", key, when, *([cond] if cond else []), "FIELDS", len(fields), *fields]
-        reply, tb, ta = self.run(c, cmd)
+    def ints_for(self, cmd, reply, fields, h):
+        """The integers of a reply with one per field; None (a mismatch
+        counted, the fields' deadlines no longer known) if it is not that."""
         got = ints(reply)
         if got is None or len(got) != len(fields):
             self.expect(False, cmd, reply, f"an array of {len(fields)} integers")
             for f in fields:
                 if f in h:
                     h[f][1] = UNKNOWN
+            return None
+        return got
+
+    def hpexpireat(self, c, key, when, cond, fields):
+        h = self.hashes[key]
+        cmd = ["HPEXPIREAT", key, when, *([cond] if cond else []), "FIELDS", len(fields), *fields]
+        reply, tb, ta = self.run(c, cmd)
+        got = self.ints_for(cmd, reply, fields, h)
+        if got is None:
             return reply
         for f, r in zip(fields, got):
             fs = h.get(f)
@@ -927,12 +929,8 @@ class Model:
         h = self.hashes[key]
         cmd = ["HPERSIST", key, "FIELDS", len(fields), *fields]
         reply, tb, ta = self.run(c, cmd)
-        got = ints(reply)
-        if got is None or len(got) != len(fields):
-            self.expect(False, cmd, reply, f"an array of {len(fields)} integers")
-            for f in fields:
-                if f in h:
-                    h[f][1] = UNKNOWN
+        got = self.ints_for(cmd, reply, fields, h)
+        if got is None:
             return
         for f, r in zip(fields, got):
             fs = h.get(f)

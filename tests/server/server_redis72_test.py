@@ -24,7 +24,6 @@ Usage: server_redis72_test.py PATH/TO/teksdb-server
          (runs CASES on that server, appendonly yes, and writes the file)
 """
 
-import ast
 import os
 import subprocess
 import sys
@@ -32,6 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import recorded_replies  # noqa: E402
 from resp_client import Client, free_port  # noqa: E402
 from server_checks import Checks, stop, wait_for  # noqa: E402
 
@@ -158,18 +158,12 @@ def record(redis_bin):
         views = run_cases(port)
     finally:
         stop([proc])
-    with open(RECORDED, "w") as f:
-        f.write(f"# server_redis72_test.py's CASES, one reply a line, from redis-server "
-                f"{version.decode()} (--record)\n")
-        for v in views:
-            f.write(repr(v) + "\n")
-    print(f"wrote {RECORDED}: {len(views)} replies")
+    recorded_replies.write(RECORDED, "server_redis72_test.py", version.decode(), views)
     return 0
 
 
 def recorded():
-    with open(RECORDED) as f:
-        return [ast.literal_eval(line) for line in f if not line.startswith("#")]
+    return recorded_replies.read(RECORDED)
 
 
 def replicas_and_waitaof(checks, server_bin, tmp):
