@@ -76,7 +76,11 @@ void SetDeadlines(Request& r, bool seconds, bool absolute) {
   const std::string bad_time = "ERR invalid expire time in '" + AsciiLower(r.args[0]) + "' command";
   if (seconds && when > kMaxDeadlineMs / 1000) return reply::Error(r.out, bad_time);
   if (seconds) when *= 1000;
-  const int64_t base = absolute ? 0 : Keyspace::NowMs();
+  // One clock read for the whole command, as Redis's command time: a
+  // relative deadline must not read as past because the clock moved on
+  // while the command ran.
+  const int64_t now = Keyspace::NowMs();
+  const int64_t base = absolute ? 0 : now;
   if (when > kMaxDeadlineMs - base) return reply::Error(r.out, bad_time);
   const int64_t deadline = when + base;
   Condition condition = Condition::kAlways;
@@ -94,7 +98,7 @@ void SetDeadlines(Request& r, bool seconds, bool absolute) {
   // A hash that may hold deadlines from now on, whatever the fields say
   // (Redis turns a listpack into a listpackex first, too).
   if (!hash.EnableDeadlines(r) || !hash.LoadPresence(r, fields)) return;
-  const bool past = deadline <= Keyspace::NowMs();
+  const bool past = deadline <= now;
   std::vector<int64_t> replies;
   for (const std::string& field : fields) {
     bool present;

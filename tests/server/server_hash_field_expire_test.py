@@ -33,7 +33,8 @@ HPERSIST) answered as redis-server 7.4.1 answers it:
      then del for each (hexpire for the deadlines set, hpersist, hdel for
      past times), and a hash with one such field among others keeps the
      others; a 1000-field hash whose 999 fields expired: an HSCAN loop
-     ends and returns only the live field;
+     ends and returns only the live field; 5000 HPEXPIREs of 1 ms each set
+     a deadline ahead of the command's time, none deletes its field;
   C. a random model test (seeded; the seed printed, --seed to rerun): 50
      hashes (10 of them past the listpack limit), thousands of random
      HSET, HDEL, HPEXPIREAT (deadlines now + 0..4000 ms, past, far; NX,
@@ -788,9 +789,25 @@ def mostly_expired_scan(checks, c):
                  f"field1 only ({shown(found, 200)})")
 
 
+def one_ms_ahead(checks, c, rounds=5000):
+    """HPEXPIRE of 1 ms sets a deadline ahead of the command's own time
+    (1), never one already past (2): the command reads the clock once, as
+    Redis's command time (two reads a few microseconds apart straddle a
+    millisecond now and then)."""
+    c.command("HSET", "oneahead", *[x for i in range(20) for x in (f"f{i}", i)])
+    replies = [c.command("HPEXPIRE", "oneahead", 1, "FIELDS", 1, f"f{i % 20}") for i in range(rounds)]
+    past = [r for r in replies if r != (b"*", [(b":", b"1")]) and r != (b"*", [(b":", b"-2")])]
+    deleted = sum(r == (b"*", [(b":", b"2")]) for r in replies)
+    checks.check(not past and deleted == 0,
+                 f"part B: {rounds} HPEXPIRE 1 ms each set a deadline ahead (1), never deleted "
+                 f"the field as past (2): {deleted} deleted" + (f", {past[:3]}" if past else ""))
+    c.command("DEL", "oneahead")
+
+
 def live_part(checks, port, rng):
     c = Client(port)
     c.command("FLUSHALL")
+    one_ms_ahead(checks, c)
     lazy_reads(checks, c)
     ttl_bounds(checks, c)
     active_expiry(checks, c, port, rng)
