@@ -72,11 +72,16 @@ ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimReadField(const Keyspace& view, 
 }
 
 ROCKSDB_NAMESPACE::Status ExpirySweeper::ReclaimDueFields() {
+  if (--ticks_to_due_restart_ <= 0) {
+    due_from_.clear();
+    ticks_to_due_restart_ = kFieldRestartTicks;
+  }
   bool any;
   uint64_t reclaimed;
   const ROCKSDB_NAMESPACE::Status s = field_deadlines::ReclaimDue(
       *keyspace_, kBatchFields, on_field_reclaimed_,
-      [this] { return clients_paused_.load(std::memory_order_relaxed); }, &any, &reclaimed);
+      [this] { return clients_paused_.load(std::memory_order_relaxed); }, &any, &reclaimed,
+      &due_from_);
   reclaimed_fields_.fetch_add(reclaimed, std::memory_order_relaxed);
   pass_saw_expiry_ |= any;
   return s;

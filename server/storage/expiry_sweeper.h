@@ -15,7 +15,10 @@
 // nothing.
 //
 // Hash fields with deadlines (field_deadlines.h): each tick also takes up
-// to kBatchFields due entries whose deadline passed, in deadline order, and
+// to kBatchFields due entries whose deadline passed, in deadline order,
+// from where the last tick stopped (so a mass expiry does not walk its own
+// deletes again each tick; from the first entry again every
+// kFieldRestartTicks, for entries kept because their hash moved), and
 // reclaims their fields; a pass that met no key with an expiry stays awake
 // while any due entry is left.
 //
@@ -49,6 +52,7 @@ class ExpirySweeper {
   static constexpr int kTickMs = 100;
   static constexpr int kBatchKeys = 1000;
   static constexpr size_t kBatchFields = 1000;
+  static constexpr int kFieldRestartTicks = 50;
 
   // `reclaimed`, if set, is told each key the sweep deleted (on the
   // sweep's thread: keyspace notifications' "expired"); `fields_reclaimed`
@@ -111,6 +115,10 @@ class ExpirySweeper {
 
   // The tick's step over hash fields: up to kBatchFields due ones.
   ROCKSDB_NAMESPACE::Status ReclaimDueFields();
+  // Where the next step over due entries starts (field_deadlines.h's
+  // ReclaimDue), and the ticks until it starts from the first again.
+  std::string due_from_;
+  int ticks_to_due_restart_ = kFieldRestartTicks;
 
   Keyspace* const keyspace_;
   const Reclaimed on_reclaimed_;

@@ -116,7 +116,8 @@ Status ReclaimField(Keyspace& view, const std::string& key, const std::string& f
 }
 
 Status ReclaimDue(Keyspace& keyspace, size_t max, const Told& told,
-                  const std::function<bool()>& stop, bool* any, uint64_t* reclaimed) {
+                  const std::function<bool()>& stop, bool* any, uint64_t* reclaimed,
+                  std::string* from) {
   *reclaimed = 0;
   std::vector<std::tuple<int64_t, uint64_t, std::string>> due;
   Status s = keyspace.ForEachDue(
@@ -125,9 +126,14 @@ Status ReclaimDue(Keyspace& keyspace, size_t max, const Told& told,
         due.emplace_back(deadline, version, field);
         return due.size() < max;
       },
-      any);
+      any, *from);
+  if (s.ok() && !*any && !from->empty()) {
+    from->clear();  // (entries kept below it: the next step looks)
+    *any = true;
+  }
   for (size_t i = 0; s.ok() && i < due.size() && !stop(); ++i) {
     const auto& [deadline, version, field] = due[i];
+    *from = storage_format::DueKey(deadline, version, field) + '\0';
     int db;
     std::string key;
     bool found;

@@ -46,11 +46,17 @@ ROCKSDB_NAMESPACE::Status ReclaimField(Keyspace& view, const std::string& key,
 using Told = std::function<void(int db, const std::string& key, bool key_deleted)>;
 
 // The sweep's step: up to `max` due entries with a deadline at or before
-// now, each acted on (ReclaimField) and deleted. *any: whether any due
-// entry exists (due or not); *reclaimed: fields reclaimed. `stop` is
-// asked before each entry (a client pause began).
+// now, from the entry key *from on (empty: the first), each acted on
+// (ReclaimField) and deleted; *from is left past the last one acted on,
+// so the next step does not walk again over the deletes this one left
+// (tombstones, until a compaction). Entries below *from that a step kept
+// (their hash moved) wait until the caller empties *from again; an empty
+// walk from a non-empty *from empties it and answers *any true, so a
+// sweep goes idle only once a walk from the first entry found none.
+// *any: whether any due entry exists (due or not); *reclaimed: fields
+// reclaimed. `stop` is asked before each entry (a client pause began).
 ROCKSDB_NAMESPACE::Status ReclaimDue(Keyspace& keyspace, size_t max, const Told& told,
                                      const std::function<bool()>& stop, bool* any,
-                                     uint64_t* reclaimed);
+                                     uint64_t* reclaimed, std::string* from);
 
 }  // namespace teksdb::server::field_deadlines

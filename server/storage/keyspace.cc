@@ -440,14 +440,16 @@ Status Keyspace::ForEachMemberWithDeadline(
 
 Status Keyspace::ForEachDue(
     int64_t now_ms,
-    const std::function<bool(int64_t, uint64_t, const std::string&)>& visit, bool* any) const {
+    const std::function<bool(int64_t, uint64_t, const std::string&)>& visit, bool* any,
+    const std::string& from) const {
   const std::string end = storage_format::PrefixEnd(storage_format::DuePrefix().ToString());
   const Slice upper(end);
   ROCKSDB_NAMESPACE::ReadOptions read;
   read.iterate_upper_bound = &upper;
   std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it = NewIterator(read);
   *any = false;
-  for (it->Seek(storage_format::DuePrefix()); it->Valid(); it->Next()) {
+  for (it->Seek(from.empty() ? storage_format::DuePrefix() : Slice(from)); it->Valid();
+       it->Next()) {
     int64_t deadline;
     uint64_t version;
     Slice field;

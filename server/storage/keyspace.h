@@ -282,13 +282,14 @@ class Keyspace {
                                int64_t deadline_ms)>& visit,
       const std::string& from = std::string()) const;
   // The due entries with a deadline at or before `now_ms`, in deadline
-  // order, until `visit` returns false; *any: whether there is any due
-  // entry at all, due yet or not (the sweep's reason to stay awake).
+  // order, from the entry key `from` on (empty: the first), until `visit`
+  // returns false; *any: whether there is any due entry from there on, due
+  // yet or not (the sweep's reason to stay awake).
   ROCKSDB_NAMESPACE::Status ForEachDue(
       int64_t now_ms,
       const std::function<bool(int64_t deadline_ms, uint64_t version, const std::string& field)>&
           visit,
-      bool* any) const;
+      bool* any, const std::string& from = std::string()) const;
   // The database and key whose meta record collection `version` belongs to
   // (its owner record); *found is false when there is none.
   ROCKSDB_NAMESPACE::Status OwnerOf(uint64_t version, int* db, std::string* key,

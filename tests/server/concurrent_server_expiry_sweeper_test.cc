@@ -293,6 +293,37 @@ TEST_F(ExpirySweeperTest, ADueEntryWhoseHashMovedAfterTheSweepFoundItsOwnerWaits
   EXPECT_EQ(HashCount("after"), 1);
 }
 
+TEST_F(ExpirySweeperTest, ReclaimDueStartsWhereItStoppedAndLooksFromTheFirstOnceItFindsNone) {
+  const int64_t past = Keyspace::NowMs() - 1000;
+  PutHashWithDeadlines("a", {{"f", past}});
+  PutHashWithDeadlines("b", {{"f", past + 1}});
+  PutHashWithDeadlines("c", {{"f", past + 2}});
+  const auto step = [&](std::string* from, bool* any) {
+    uint64_t reclaimed = 0;
+    EXPECT_TRUE(field_deadlines::ReclaimDue(*keyspace_, 2, nullptr, [] { return false; }, any,
+                                            &reclaimed, from)
+                    .ok());
+    return reclaimed;
+  };
+  std::string from;
+  bool any = false;
+  EXPECT_EQ(step(&from, &any), 2u);
+  EXPECT_FALSE(from.empty());
+  // An entry below where the step stopped (an earlier deadline written
+  // since): not seen until a walk from the first entry.
+  PutHashWithDeadlines("early", {{"f", past - 1}});
+  EXPECT_EQ(step(&from, &any), 1u);  // c
+  EXPECT_TRUE(any);
+  EXPECT_EQ(step(&from, &any), 0u);  // none from there: look from the first next
+  EXPECT_TRUE(any);
+  EXPECT_TRUE(from.empty());
+  EXPECT_EQ(step(&from, &any), 1u);  // early
+  EXPECT_EQ(HashCount("early"), -1);
+  from.clear();
+  EXPECT_EQ(step(&from, &any), 0u);
+  EXPECT_FALSE(any);
+}
+
 TEST_F(ExpirySweeperTest, StaysAwakeWhileAFieldDeadlineIsPending) {
   PutString("plain", 0);
   PutHashWithDeadlines("soon", {{"f", Keyspace::NowMs() + 300}, {"g", 0}});
