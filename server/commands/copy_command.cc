@@ -59,7 +59,7 @@ void Copy(Request& r) {
     compact_members::Reader reader(copy.payload);
     ROCKSDB_NAMESPACE::Slice field, stored;
     while (reader.Next(&field, &stored)) {
-      const int64_t deadline = stored.size() >= 8 ? compact_members::DeadlineOf(stored) : 0;
+      const int64_t deadline = compact_members::DeadlineOf(stored);
       if (deadline != 0) batch.PutDue(deadline, due_version, field.ToString());
     }
     batch.PutNewIn(db, destination, copy);

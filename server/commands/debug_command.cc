@@ -199,10 +199,10 @@ void Listpack(Request& r) {
   compact_members::Reader reader(v->payload);
   ROCKSDB_NAMESPACE::Slice member, value;
   for (int i = 0; reader.Next(&member, &value); ++i) {
-    const bool split = deadlines && value.size() >= 8;
     text += "{member " + std::to_string(i) + "} " + member.ToString() + " = " +
-            (split ? compact_members::ValueOf(value) : value).ToString() +
-            (split ? " deadline " + std::to_string(compact_members::DeadlineOf(value)) : "") + "\n";
+            (deadlines ? compact_members::ValueOf(value) : value).ToString() +
+            (deadlines ? " deadline " + std::to_string(compact_members::DeadlineOf(value)) : "") +
+            "\n";
   }
   std::fprintf(stderr, "%s{end}\n", text.c_str());
   reply::Simple(r.out, "Listpack structure printed on stdout");

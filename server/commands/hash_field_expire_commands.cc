@@ -55,9 +55,6 @@ bool ParseFields(Request& r, size_t fields_at, const char* count_error,
   return true;
 }
 
-// Opens the hash r.args[1]; false, having replied, for another type.
-bool OpenHash(Request& r, Collection* hash) { return hash->Open(r, Keyspace::kHash); }
-
 // What every field gets when the key holds no hash.
 void ReplyNoFields(Request& r, size_t n) {
   reply::ArrayHeader(r.out, n);
@@ -69,7 +66,7 @@ void ReplyNoFields(Request& r, size_t n) {
 void SetDeadlines(Request& r, bool seconds, bool absolute) {
   auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection hash;
-  if (!OpenHash(r, &hash)) return;
+  if (!hash.Open(r, Keyspace::kHash)) return;
   int64_t when;
   if (!ParseStrictInt64(r.args[2], &when)) return reply::Error(r.out, kNotInteger);
   if (when < 0) return reply::Error(r.out, "ERR invalid expire time, must be >= 0");
@@ -142,13 +139,13 @@ void HPExpireAt(Request& r) { SetDeadlines(r, false, true); }
 // seconds (rounded up, as Redis) or milliseconds.
 void ReadDeadlines(Request& r, bool seconds, bool relative) {
   Collection hash;
-  if (!OpenHash(r, &hash)) return;
+  if (!hash.Open(r, Keyspace::kHash)) return;
   std::vector<std::string> fields;
   if (!ParseFields(r, 2, "ERR Number of fields must be a positive integer", &fields)) return;
   if (!hash.exists()) return ReplyNoFields(r, fields.size());
   std::vector<int64_t> deadlines;
   std::vector<std::optional<std::string>> values;
-  if (!hash.ReadMembers(r, fields, &values) || !hash.ReadDeadlines(r, fields, &deadlines)) return;
+  if (!hash.ReadMembers(r, fields, &values, &deadlines)) return;
   const bool missed = std::any_of(values.begin(), values.end(), [](auto& v) { return !v; });
   if (missed && !hash.Settled(r)) return;
   const int64_t now = relative ? Keyspace::NowMs() : 0;
@@ -173,7 +170,7 @@ void HPExpireTime(Request& r) { ReadDeadlines(r, false, false); }
 void HPersist(Request& r) {
   auto locks = r.keyspace->LockKeys({r.args[1]});
   Collection hash;
-  if (!OpenHash(r, &hash)) return;
+  if (!hash.Open(r, Keyspace::kHash)) return;
   std::vector<std::string> fields;
   if (!ParseFields(r, 2, "ERR Number of fields must be a positive integer", &fields)) return;
   if (!hash.exists()) return ReplyNoFields(r, fields.size());

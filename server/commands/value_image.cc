@@ -63,12 +63,10 @@ bool ReadListpackEx(Request& r, const Keyspace::Value& stored, RedisValue* value
   compact_members::Reader reader(stored.payload);
   Slice field, v;
   while (reader.Next(&field, &v)) {
-    if (v.size() < 8) break;
     value->fields.emplace_back(field.ToString(), compact_members::ValueOf(v).ToString());
     value->field_deadlines.push_back(compact_members::DeadlineOf(v));
   }
-  if (reader.corrupt() || value->fields.size() != value->field_deadlines.size() ||
-      static_cast<int64_t>(value->fields.size()) != MemberCount(stored)) {
+  if (reader.corrupt()) {
     return ReplyStorageError(r, Status::Corruption("a damaged listpackex record")), false;
   }
   return true;

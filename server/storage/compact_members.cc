@@ -75,6 +75,7 @@ Reader::Reader(const Slice& payload) : rest_(payload) {
   }
   rest_.remove_prefix(PrefixBytes(encoding));
   GetVarint(&rest_, &n);
+  deadlines_ = encoding == kListpackEx;
 }
 
 bool Reader::Next(Slice* member, Slice* value) {
@@ -83,7 +84,8 @@ bool Reader::Next(Slice* member, Slice* value) {
     return false;
   }
   --left_;
-  if (!GetLengthPrefixed(&rest_, member) || !GetLengthPrefixed(&rest_, value)) {
+  if (!GetLengthPrefixed(&rest_, member) || !GetLengthPrefixed(&rest_, value) ||
+      (deadlines_ && value->size() < 8)) {
     corrupt_ = true;
     return false;
   }
@@ -138,10 +140,8 @@ bool WellFormed(const Slice& payload) {
   Reader reader(payload);
   Slice member, value, previous;
   bool first = true;
-  const bool deadlines = !payload.empty() && payload[0] == kListpackEx;
   while (reader.Next(&member, &value)) {
     if (!first && previous.compare(member) >= 0) return false;
-    if (deadlines && value.size() < 8) return false;
     previous = member;
     first = false;
   }

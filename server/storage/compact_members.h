@@ -48,7 +48,8 @@ class Reader {
   // REQUIRES: `payload` outlives the reader.
   explicit Reader(const ROCKSDB_NAMESPACE::Slice& payload);
   // The next member and its value (pointing into the payload); false at
-  // the end, or when the bytes are damaged (then corrupt()).
+  // the end, or when the bytes are damaged (then corrupt()): in a
+  // kListpackEx, a stored value shorter than its deadline too.
   bool Next(ROCKSDB_NAMESPACE::Slice* member, ROCKSDB_NAMESPACE::Slice* value);
   bool corrupt() const { return corrupt_; }
 
@@ -56,6 +57,7 @@ class Reader {
   ROCKSDB_NAMESPACE::Slice rest_;
   int64_t left_ = 0;
   bool corrupt_ = false;
+  bool deadlines_ = false;  // a kListpackEx: each value starts with its deadline
 };
 
 // The payload of no member in `encoding` (kListpack or kIntset).
@@ -68,8 +70,8 @@ uint64_t DueVersion(const ROCKSDB_NAMESPACE::Slice& payload);
 std::string WithDeadlines(const ROCKSDB_NAMESPACE::Slice& listpack, uint64_t due_version);
 void SetDueVersion(std::string* payload, uint64_t due_version);
 // A kListpackEx member's stored value: its deadline and the field's value
-// (REQUIRES at least 8 bytes: WellFormed checks it); and the stored value
-// of a field's value and deadline.
+// (REQUIRES at least 8 bytes: what Reader and WellFormed pass); and the
+// stored value of a field's value and deadline.
 int64_t DeadlineOf(const ROCKSDB_NAMESPACE::Slice& stored);
 ROCKSDB_NAMESPACE::Slice ValueOf(const ROCKSDB_NAMESPACE::Slice& stored);
 std::string Stored(int64_t deadline_ms, const ROCKSDB_NAMESPACE::Slice& value);

@@ -442,22 +442,20 @@ Status Keyspace::ForEachDue(
     int64_t now_ms,
     const std::function<bool(int64_t, uint64_t, const std::string&)>& visit, bool* any,
     const std::string& from) const {
-  const std::string end = storage_format::PrefixEnd(storage_format::DuePrefix().ToString());
-  const Slice upper(end);
-  ROCKSDB_NAMESPACE::ReadOptions read;
-  read.iterate_upper_bound = &upper;
-  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it = NewIterator(read);
+  const std::string prefix = storage_format::DuePrefix().ToString();
   *any = false;
-  for (it->Seek(from.empty() ? storage_format::DuePrefix() : Slice(from)); it->Valid();
-       it->Next()) {
-    int64_t deadline;
-    uint64_t version;
-    Slice field;
-    if (!storage_format::ParseDueKey(it->key(), &deadline, &version, &field)) continue;
-    *any = true;
-    if (deadline > now_ms || !visit(deadline, version, field.ToString())) break;
-  }
-  return it->status();
+  return ScanPrefix(prefix, from.empty() ? std::string() : from.substr(prefix.size()),
+                    [&](const std::string& rest, const Slice&) {
+                      int64_t deadline;
+                      uint64_t version;
+                      Slice field;
+                      const std::string key = prefix + rest;
+                      if (!storage_format::ParseDueKey(key, &deadline, &version, &field)) {
+                        return true;
+                      }
+                      *any = true;
+                      return deadline <= now_ms && visit(deadline, version, field.ToString());
+                    });
 }
 
 Status Keyspace::OwnerOf(uint64_t version, int* db, std::string* key, bool* found) const {

@@ -47,7 +47,6 @@ Status ForEachStoredMember(
   const bool deadlines = compact_members::DueVersion(value.payload) != 0;
   Slice member, v;
   while (reader.Next(&member, &v)) {
-    if (deadlines && v.size() < 8) return Status::Corruption("compact collection record is damaged");
     const Slice field_value = deadlines ? compact_members::ValueOf(v) : v;
     if (!visit(member.ToString(), field_value.ToString())) return Status::OK();
   }
@@ -97,7 +96,6 @@ bool Collection::Open(Request& r, char type, const std::string& key) {
     ReplyStorageError(r, Damaged(key_));
     return false;
   }
-  due_version_ = compact() ? compact_members::DueVersion(meta_->payload) : 0;
   return true;
 }
 
@@ -106,14 +104,14 @@ bool Collection::Settled(Request& r) {
 }
 
 bool Collection::FindCompact(Request& r, const std::string& member,
-                             std::optional<std::string>* value) {
+                             std::optional<std::string>* value, int64_t* deadline) {
   compact_members::Reader reader(meta_->payload);
   const bool deadlines = compact_members::DueVersion(meta_->payload) != 0;
   Slice m, v;
   while (reader.Next(&m, &v)) {
     const int order = m.compare(member);
     if (order == 0 && deadlines) {
-      if (v.size() < 8) return ReplyStorageError(r, Damaged(key_)), false;
+      if (deadline != nullptr) *deadline = compact_members::DeadlineOf(v);
       if (!PastDeadline(r, member, compact_members::DeadlineOf(v))) {
         *value = compact_members::ValueOf(v).ToString();
       }
@@ -158,25 +156,25 @@ bool Collection::ReadMemberUnlocked(Request& r, const std::string& member,
 }
 
 bool Collection::ReadMembers(Request& r, const std::vector<std::string>& members,
-                             std::vector<std::optional<std::string>>* values) {
-  if (!meta_) {
-    values->assign(members.size(), std::nullopt);
-    return true;
-  }
+                             std::vector<std::optional<std::string>>* values,
+                             std::vector<int64_t>* deadlines) {
+  std::vector<int64_t> read(members.size(), 0);
+  if (deadlines == nullptr) deadlines = &read;
+  deadlines->assign(members.size(), 0);
+  values->assign(members.size(), std::nullopt);
+  if (!meta_) return true;
   if (meta_->version == 0) {
-    values->assign(members.size(), std::nullopt);
     for (size_t i = 0; i < members.size(); ++i) {
-      if (!FindCompact(r, members[i], &(*values)[i])) return false;
+      if (!FindCompact(r, members[i], &(*values)[i], &(*deadlines)[i])) return false;
     }
     return true;
   }
   // (Deadlines first, as ReadMember reads them.)
-  std::vector<int64_t> deadlines(members.size(), 0);
-  Status s = has_deadlines() ? r.keyspace->ReadDeadlines(meta_->version, members, &deadlines)
+  Status s = has_deadlines() ? r.keyspace->ReadDeadlines(meta_->version, members, deadlines)
                              : Status::OK();
   if (s.ok()) s = r.keyspace->ReadMembers(meta_->version, members, values);
   for (size_t i = 0; s.ok() && i < members.size(); ++i) {
-    if ((*values)[i] && PastDeadline(r, members[i], deadlines[i])) (*values)[i].reset();
+    if ((*values)[i] && PastDeadline(r, members[i], (*deadlines)[i])) (*values)[i].reset();
   }
   if (!s.ok()) ReplyStorageError(r, s);
   return s.ok();
@@ -247,9 +245,10 @@ bool Collection::EnableDeadlines(Request& r) {
   // A listpack becomes a listpackex: a due version of its own, whose owner
   // record Commit writes.
   if (!Editable(r)) return false;
-  const Status s = r.keyspace->NewVersion(&due_version_);
+  uint64_t due_version;
+  const Status s = r.keyspace->NewVersion(&due_version);
   if (!s.ok()) return ReplyStorageError(r, s), false;
-  edited_ = compact_members::WithDeadlines(*edited_, due_version_);
+  edited_ = compact_members::WithDeadlines(*edited_, due_version);
   encoding_ = compact_members::kListpackEx;
   due_created_ = true;
   puts_only_ = false;
@@ -261,10 +260,7 @@ bool Collection::FieldDeadline(Request& r, const std::string& member, bool* pres
   *deadline = 0;
   if (!Present(r, member, present)) return false;
   if (*present && compact()) {
-    Slice stored;
-    if (listpack_ex() && compact_members::Find(*edited_, member, &stored)) {
-      *deadline = compact_members::DeadlineOf(stored);
-    }
+    *deadline = EditedDeadline(member);
   } else if (*present && has_deadlines()) {
     const auto it = deadlines_.find(member);
     *deadline = it == deadlines_.end() ? 0 : it->second;
@@ -272,24 +268,11 @@ bool Collection::FieldDeadline(Request& r, const std::string& member, bool* pres
   return true;
 }
 
-bool Collection::ReadDeadlines(Request& r, const std::vector<std::string>& members,
-                               std::vector<int64_t>* deadlines) {
-  deadlines->assign(members.size(), 0);
-  if (!meta_) return true;
-  if (meta_->version == 0) {
-    if (compact_members::DueVersion(meta_->payload) == 0) return true;
-    for (size_t i = 0; i < members.size(); ++i) {
-      Slice stored;
-      if (compact_members::Find(meta_->payload, members[i], &stored) && stored.size() >= 8) {
-        (*deadlines)[i] = compact_members::DeadlineOf(stored);
-      }
-    }
-    return true;
-  }
-  if (!has_deadlines()) return true;
-  const Status s = r.keyspace->ReadDeadlines(meta_->version, members, deadlines);
-  if (!s.ok()) ReplyStorageError(r, s);
-  return s.ok();
+int64_t Collection::EditedDeadline(const std::string& member) const {
+  Slice stored;
+  return listpack_ex() && compact_members::Find(*edited_, member, &stored)
+             ? compact_members::DeadlineOf(stored)
+             : 0;
 }
 
 bool Collection::SetDeadline(Request& r, const std::string& member, int64_t deadline_ms) {
@@ -301,8 +284,9 @@ bool Collection::SetDeadline(Request& r, const std::string& member, int64_t dead
     if (old == deadline_ms) return true;
     const std::string value = compact_members::Stored(deadline_ms, compact_members::ValueOf(stored));
     compact_members::Put(&*edited_, member, value);
-    if (old != 0) batch_.DeleteDue(old, due_version_, member);
-    if (deadline_ms != 0) batch_.PutDue(deadline_ms, due_version_, member);
+    const uint64_t due_version = compact_members::DueVersion(*edited_);
+    if (old != 0) batch_.DeleteDue(old, due_version, member);
+    if (deadline_ms != 0) batch_.PutDue(deadline_ms, due_version, member);
     dirty_ = true;
     return true;
   }
@@ -324,12 +308,9 @@ bool Collection::PutMember(Request& r, const std::string& member, const std::str
     if (listpack_ex()) {
       // The field's deadline kept (HINCRBY) or cleared (HSET), its due
       // entry with it.
-      Slice stored;
-      const int64_t old = compact_members::Find(*edited_, member, &stored)
-                              ? compact_members::DeadlineOf(stored)
-                              : 0;
+      const int64_t old = EditedDeadline(member);
       const int64_t kept = keep_deadline ? old : 0;
-      if (old != 0 && kept == 0) batch_.DeleteDue(old, due_version_, member);
+      if (old != 0 && kept == 0) batch_.DeleteDue(old, compact_members::DueVersion(*edited_), member);
       *existed = compact_members::Put(&*edited_, member, compact_members::Stored(kept, value));
     } else {
       *existed = compact_members::Put(&*edited_, member, value);
@@ -368,11 +349,8 @@ bool Collection::DeleteMember(Request& r, const std::string& member, bool* exist
   puts_only_ = false;
   if (compact()) {
     if (!Editable(r)) return false;
-    Slice stored;
-    if (listpack_ex() && compact_members::Find(*edited_, member, &stored) &&
-        compact_members::DeadlineOf(stored) != 0) {
-      batch_.DeleteDue(compact_members::DeadlineOf(stored), due_version_, member);
-    }
+    const int64_t deadline = EditedDeadline(member);
+    if (deadline != 0) batch_.DeleteDue(deadline, compact_members::DueVersion(*edited_), member);
     *existed = compact_members::Erase(&*edited_, member);
     count_ -= *existed ? 1 : 0;
     dirty_ |= *existed;
@@ -429,7 +407,6 @@ bool Collection::ForEach(Request& r,
       if (!visit(m.ToString(), v.ToString())) return true;
       continue;
     }
-    if (v.size() < 8) return ReplyStorageError(r, Damaged(key_)), false;
     const int64_t deadline = compact_members::DeadlineOf(v);
     const bool past = deadline != 0 && deadline <= now;
     if (past ? expired && !expired(m.ToString())
@@ -538,7 +515,6 @@ bool Collection::ConvertToMembers(Request& r) {
   }
   if (deadlines) {
     hash_flags_ = storage_format::kHashDeadlines;
-    due_version_ = 0;
     due_created_ = false;
   }
   edited_.reset();

@@ -96,9 +96,11 @@ class Collection {
   bool ReadMemberUnlocked(Request& r, const std::string& member,
                           std::optional<std::string>* value);
   // Several members at once (one MultiGet); as stored, before this
-  // command's staged changes.
+  // command's staged changes. `deadlines`, if set: each hash field's
+  // deadline as read beside it (0: none).
   bool ReadMembers(Request& r, const std::vector<std::string>& members,
-                   std::vector<std::optional<std::string>>* values);
+                   std::vector<std::optional<std::string>>* values,
+                   std::vector<int64_t>* deadlines = nullptr);
   // Reads whether each of `members` is stored, in one MultiGet, so that
   // the PutMember and DeleteMember calls that follow need no read of their
   // own (HSET, SADD, HDEL, SREM of several members).
@@ -124,10 +126,6 @@ class Collection {
   // The field's stored deadline (0: none) and whether it is there, staged
   // changes included. A field past its deadline is there until reclaimed.
   bool FieldDeadline(Request& r, const std::string& member, bool* present, int64_t* deadline);
-  // The stored deadlines of `members` (0: none), as ReadMembers reads
-  // them: for commands without the key's lock too.
-  bool ReadDeadlines(Request& r, const std::vector<std::string>& members,
-                     std::vector<int64_t>* deadlines);
   // Sets (0: clears) a present field's deadline. REQUIRES has_deadlines().
   bool SetDeadline(Request& r, const std::string& member, int64_t deadline_ms);
   // A sorted set's score index (sorted_set.h's IndexEntry: score, then
@@ -170,8 +168,13 @@ class Collection {
   bool listpack_ex() const { return compact() && encoding_ == compact_members::kListpackEx; }
   // A compact collection's payload, copied for a write (edited_).
   bool Editable(Request& r);
-  // The value of `member` in the stored compact payload.
-  bool FindCompact(Request& r, const std::string& member, std::optional<std::string>* value);
+  // The value of `member` in the stored compact payload (and, if set, its
+  // deadline: 0 for none).
+  bool FindCompact(Request& r, const std::string& member, std::optional<std::string>* value,
+                   int64_t* deadline = nullptr);
+  // A listpackex's: `member`'s deadline in the payload this command edits
+  // (0: none, or not there).
+  int64_t EditedDeadline(const std::string& member) const;
   // Every index entry of a compact sorted set as stored, in order.
   bool CompactIndex(Request& r, std::vector<std::string>* entries);
   // Whether a compact collection is past a limit after a PutMember,
@@ -205,8 +208,9 @@ class Collection {
   std::map<std::string, bool> staged_;
   bool dirty_ = false;
   uint8_t hash_flags_ = 0;  // a record-per-member hash's (storage_format.h)
-  uint64_t due_version_ = 0;  // a listpackex's (compact_members.h)
-  bool due_created_ = false;  // due_version_ is new: Commit writes its owner record
+  // The listpackex's due version (compact_members.h) is new: Commit writes
+  // its owner record.
+  bool due_created_ = false;
   // has_deadlines(): the deadline of each field loaded so far, as staged
   std::map<std::string, int64_t> deadlines_;
   int64_t expired_met_ = 0;

@@ -90,6 +90,20 @@ class ExpirySweeperTest : public ::testing::Test {
     ASSERT_TRUE(keyspace_->Commit(&batch).ok());
   }
 
+  // How many due entries are due now; *any: whether there is any at all.
+  int DueNow(bool* any) {
+    int due = 0;
+    EXPECT_TRUE(keyspace_
+                    ->ForEachDue(Keyspace::NowMs(),
+                                 [&](int64_t, uint64_t, const std::string&) {
+                                   ++due;
+                                   return true;
+                                 },
+                                 any)
+                    .ok());
+    return due;
+  }
+
   // The field count a hash's meta record says, or -1 if the key is gone.
   int64_t HashCount(const std::string& key) {
     std::optional<Keyspace::Value> value;
@@ -216,22 +230,10 @@ TEST_F(ExpirySweeperTest, DropsDueEntriesThatNoLongerMatchTheirField) {
   // A hash replaced by another version under the same key.
   PutHashWithDeadlines("replaced", {{"g", past}});
   PutHashWithDeadlines("replaced", {{"g", 0}});
-  const auto due_now = [&](bool* any) {
-    int due = 0;
-    EXPECT_TRUE(keyspace_
-                    ->ForEachDue(Keyspace::NowMs(),
-                                 [&](int64_t, uint64_t, const std::string&) {
-                                   ++due;
-                                   return true;
-                                 },
-                                 any)
-                    .ok());
-    return due;
-  };
   bool any = false;
-  ASSERT_EQ(due_now(&any), 2);
+  ASSERT_EQ(DueNow(&any), 2);
   ExpirySweeper sweeper(keyspace_.get());
-  ASSERT_TRUE(Eventually([&] { return due_now(&any) == 0; }));
+  ASSERT_TRUE(Eventually([&] { return DueNow(&any) == 0; }));
   sweeper.Pause(true);
   EXPECT_EQ(sweeper.reclaimed_fields(), 0u);
   EXPECT_EQ(HashCount("moved"), 1);
@@ -278,16 +280,7 @@ TEST_F(ExpirySweeperTest, ADueEntryWhoseHashMovedAfterTheSweepFoundItsOwnerWaits
                   .ok());
   EXPECT_FALSE(reclaimed);
   bool any;
-  int due = 0;
-  ASSERT_TRUE(keyspace_
-                  ->ForEachDue(Keyspace::NowMs(),
-                               [&](int64_t, uint64_t, const std::string&) {
-                                 ++due;
-                                 return true;
-                               },
-                               &any)
-                  .ok());
-  EXPECT_EQ(due, 1);  // kept: the next tick finds the hash under its new name
+  EXPECT_EQ(DueNow(&any), 1);  // kept: the next tick finds the hash under its new name
   ExpirySweeper sweeper(keyspace_.get());
   ASSERT_TRUE(Eventually([&] { return sweeper.reclaimed_fields() == 1; }));
   EXPECT_EQ(HashCount("after"), 1);
